@@ -1,0 +1,32 @@
+package io.conduit.channel;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+
+import io.conduit.concurrent.Future;
+import org.osgi.annotation.versioning.ProviderType;
+
+/**
+ * A UDP endpoint. Unconnected, it reads and writes {@link DatagramPacket}s; once connected it also accepts
+ * plain {@link io.conduit.buffer.Buffer}s, sent to the connected peer, and reads only that peer's datagrams.
+ * Empty datagrams are delivered; a datagram larger than the receive buffer is reported as truncated.
+ */
+@ProviderType
+public interface DatagramChannel extends Channel {
+
+    /** @return {@code true} when connected to one peer */
+    boolean isConnected();
+
+    @Override
+    InetSocketAddress localAddress();
+
+    @Override
+    InetSocketAddress remoteAddress();
+
+    /** Joins multicast {@code group} on {@code networkInterface} ({@code IP_ADD_MEMBERSHIP}). */
+    Future<Void> joinGroup(InetAddress group, NetworkInterface networkInterface);
+
+    /** Leaves multicast {@code group} on {@code networkInterface}. */
+    Future<Void> leaveGroup(InetAddress group, NetworkInterface networkInterface);
+}
