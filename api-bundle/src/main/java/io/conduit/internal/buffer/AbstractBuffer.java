@@ -77,8 +77,12 @@ abstract class AbstractBuffer implements Buffer {
 
     abstract ByteBuffer _nioBuffer(int index, int length);
 
-    /** Changes the capacity to {@code newCapacity} (greater than the current one and at most maxCapacity). */
-    abstract void grow(int newCapacity);
+    /**
+     * Raises the capacity to at least {@code minCapacity}: to {@code preferredCapacity}, or to anything between
+     * the two that is cheaper (a pooled buffer first uses the rest of its block). Both are greater than the
+     * current capacity and at most maxCapacity.
+     */
+    abstract void grow(int minCapacity, int preferredCapacity);
 
     /** Frees the memory; called once, when the count reaches 0. */
     abstract void deallocate();
@@ -234,7 +238,8 @@ abstract class AbstractBuffer implements Buffer {
             throw new IndexOutOfBoundsException(op + ": writerIndex " + writerIndex + " + " + minWritableBytes
                     + " bytes exceeds maxCapacity " + maxCapacity + " (capacity " + capacity + ")");
         }
-        grow(newCapacity(writerIndex + minWritableBytes, capacity, maxCapacity));
+        int minCapacity = writerIndex + minWritableBytes;
+        grow(minCapacity, newCapacity(minCapacity, capacity, maxCapacity));
     }
 
     /** Doubles (at least 64 bytes) up to 4 MiB, then grows in 4 MiB steps, never past {@code maxCapacity}. */

@@ -4,7 +4,7 @@ import io.conduit.buffer.BufferAllocator;
 
 /**
  * A buffer over one {@link PoolBlock}. Its capacity may be smaller than the block (the block is the size class);
- * growth inside the block only moves the capacity, growth past it takes a bigger block, copies and frees the old
+ * growth that fits the block only raises the capacity to the block's length (or maxCapacity), growth past it takes a bigger block, copies and frees the old
  * one. Freed blocks go back through {@link PooledAllocator#free} on whichever thread releases the buffer.
  */
 final class PooledBuffer extends MemoryBuffer {
@@ -19,9 +19,9 @@ final class PooledBuffer extends MemoryBuffer {
     }
 
     @Override
-    void grow(int newCapacity) {
-        if (newCapacity <= block.length) {
-            capacity = newCapacity;
+    void grow(int minCapacity, int newCapacity) {
+        if (minCapacity <= block.length) { // the size class has room: no copy
+            capacity = Math.min(block.length, maxCapacity);
             return;
         }
         PoolBlock grown = allocator.allocate(newCapacity);

@@ -54,7 +54,7 @@ final class SliceBuffer extends AbstractBuffer {
     }
 
     @Override
-    void grow(int newCapacity) {
+    void grow(int minCapacity, int preferredCapacity) {
         throw new IllegalStateException("a slice cannot grow"); // unreachable: capacity == maxCapacity
     }
 

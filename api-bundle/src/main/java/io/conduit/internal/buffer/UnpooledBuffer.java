@@ -16,7 +16,7 @@ final class UnpooledBuffer extends MemoryBuffer {
     }
 
     @Override
-    void grow(int newCapacity) {
+    void grow(int minCapacity, int newCapacity) {
         ByteBuffer grown = memory.isDirect() ? ByteBuffer.allocateDirect(newCapacity) : ByteBuffer.allocate(newCapacity);
         moveTo(grown, 0, newCapacity);
     }
