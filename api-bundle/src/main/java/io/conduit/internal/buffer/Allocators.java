@@ -52,6 +52,11 @@ public final class Allocators {
         }
     }
 
+    /** @return an empty composite that grows with direct buffers of {@code allocator} */
+    public static io.conduit.buffer.CompositeBuffer compositeBuffer(BufferAllocator allocator) {
+        return new DefaultCompositeBuffer(allocator);
+    }
+
     private static LeakDetector leakDetector() {
         synchronized (LOCK) {
             if (leakDetector == null) {

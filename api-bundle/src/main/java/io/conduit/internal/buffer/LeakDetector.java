@@ -116,6 +116,9 @@ final class LeakDetector {
             "PoolChunk", "LoopCache", "Allocators");
 
     static boolean isAllocatorFrame(String className) {
+        if (className.equals("io.conduit.buffer.Buffer") || className.equals("io.conduit.buffer.ReferenceCounted")) {
+            return true; // default methods such as touch()
+        }
         String prefix = "io.conduit.internal.buffer.";
         if (!className.startsWith(prefix)) {
             return false;
@@ -162,8 +165,8 @@ final class LeakDetector {
 
         String report() {
             StringBuilder sb = new StringBuilder(1024);
-            sb.append("LEAK: a buffer was garbage-collected without being released (refCnt > 0); its memory is ")
-                    .append("lost to the pool. Call release() or close() where it is last used. (")
+            sb.append("LEAK: a buffer was garbage-collected without being released (refCnt > 0); pooled memory ")
+                    .append("stays lost to the pool. Call release() or close() where it is last used. (")
                     .append(PROPERTY).append('=').append(mode.name().toLowerCase(Locale.ROOT)).append(')');
             synchronized (touches) {
                 sb.append("\nLast touched (").append(touches.size()).append(" newest of ").append(touchCount)
