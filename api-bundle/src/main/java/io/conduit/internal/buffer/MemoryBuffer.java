@@ -28,6 +28,7 @@ abstract class MemoryBuffer extends AbstractBuffer {
     ByteBuffer memory; // confined to the using thread; replaced by grow(), null after free
     int base;          // confined to the using thread; offset of index 0 within memory
     int capacity;      // confined to the using thread
+    private final boolean direct;
 
     /**
      * Non-null when leak detection tracks this buffer; closed when the buffer is freed. Set once by the allocator
@@ -40,6 +41,7 @@ abstract class MemoryBuffer extends AbstractBuffer {
         this.memory = memory;
         this.base = base;
         this.capacity = capacity;
+        this.direct = memory.isDirect();
     }
 
     final void attachLeakRecord(LeakDetector.Record record) {
@@ -78,8 +80,7 @@ abstract class MemoryBuffer extends AbstractBuffer {
 
     @Override
     public final boolean isDirect() {
-        ByteBuffer m = memory;
-        return m == null || m.isDirect();
+        return direct;
     }
 
     /** Copies the whole current capacity into {@code [newBase, newBase + capacity)} of {@code newMemory}. */

@@ -26,7 +26,8 @@ import io.conduit.internal.concurrent.LoopThread;
  * (see {@link PoolArena}). On an event loop ({@link LoopThread}) allocations first look in that loop's
  * {@link LoopCache}, kept as a {@link LoopThread#attachment} keyed by this allocator and drained back to the arena
  * by {@link LoopThread#onTermination}; a loop's cache is bound to one arena chosen round-robin. Any other thread
- * (platform or virtual) uses the arena picked by its identity hash directly.
+ * (platform or virtual) uses the arena picked by its identity hash directly. A loop thread that allocates or
+ * frees after its {@code runTerminationHooks()} gets a new cache (and a new hook), like any first use.
  *
  * <p>Invariants: a block is owned by exactly one of a live buffer, a loop cache, or its arena's free structures;
  * a freed block goes to the current thread's loop cache only when the current thread is a loop whose cache uses
