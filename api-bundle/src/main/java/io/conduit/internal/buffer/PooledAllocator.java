@@ -3,6 +3,7 @@ package io.conduit.internal.buffer;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
@@ -61,6 +62,7 @@ final class PooledAllocator implements BufferAllocator {
     private final AtomicInteger nextLoopArena = new AtomicInteger(); // round-robin for new loop caches
     private final AtomicInteger nextChunkId = new AtomicInteger();
     private final AtomicLong hugeBytes = new AtomicLong(); // bytes of live huge blocks
+    private final Supplier<LoopCache> newLoopCache = this::newLoopCache;
 
     /**
      * @param arenaCount number of arenas, {@code >= 1}
@@ -176,12 +178,15 @@ final class PooledAllocator implements BufferAllocator {
     }
 
     private LoopCache loopCache(LoopThread loop) {
-        return loop.attachment(this, () -> {
-            PoolArena arena = arenas[Math.floorMod(nextLoopArena.getAndIncrement(), arenas.length)];
-            LoopCache cache = new LoopCache(arena, smallClasses, cachedClasses, CACHE_SMALL_ENTRIES, CACHE_NORMAL_ENTRIES);
-            loop.onTermination(cache::drain);
-            return cache;
-        });
+        return loop.attachment(this, newLoopCache); // no capturing lambda: nothing allocated per call
+    }
+
+    /** Runs on the loop thread (attachment factories do), on its first allocation or free. */
+    private LoopCache newLoopCache() {
+        PoolArena arena = arenas[Math.floorMod(nextLoopArena.getAndIncrement(), arenas.length)];
+        LoopCache cache = new LoopCache(arena, smallClasses, cachedClasses, CACHE_SMALL_ENTRIES, CACHE_NORMAL_ENTRIES);
+        LoopThread.current().onTermination(cache::drain);
+        return cache;
     }
 
     private PoolArena arenaOf(Thread thread) {
