@@ -127,27 +127,27 @@ public class DefaultChannelConfig implements ChannelConfig {
     @Override
     public Map<ChannelOption<?>, Object> getOptions() {
         Map<ChannelOption<?>, Object> snapshot = new LinkedHashMap<>();
+        Set<ChannelOption<?>> seen = new java.util.HashSet<>();
         for (ChannelOption<?> option : CORE_OPTIONS) {
-            if (isSupported(option)) {
-                Object v;
-                try {
-                    v = getOption(option);
-                } catch (RuntimeException unavailable) { // e.g. no pooled allocator in this runtime
-                    continue;
-                }
-                if (v != null) {
-                    snapshot.put(option, v);
-                }
-            }
+            put(snapshot, seen, option);
         }
         for (ChannelOption<?> option : ChannelOption.values()) {
-            if (!snapshot.containsKey(option) && isSupported(option)) {
-                Object v = getOption(option);
-                if (v != null) {
-                    snapshot.put(option, v);
-                }
-            }
+            put(snapshot, seen, option);
         }
         return Collections.unmodifiableMap(snapshot);
+    }
+
+    private void put(Map<ChannelOption<?>, Object> snapshot, Set<ChannelOption<?>> seen, ChannelOption<?> option) {
+        if (!seen.add(option) || !isSupported(option)) {
+            return;
+        }
+        try {
+            Object v = getOption(option);
+            if (v != null) {
+                snapshot.put(option, v);
+            }
+        } catch (RuntimeException unavailable) {
+            // e.g. no pooled allocator in this runtime: leave the option out of the snapshot
+        }
     }
 }
