@@ -398,4 +398,28 @@ class DefaultChannelPipelineTest {
         assertNull(ch.config().getOption(ChannelOption.TCP_CORK));
         assertEquals(5, ch.config().getOptions().get(ChannelOption.CONNECT_TIMEOUT_MILLIS));
     }
+
+    @Test
+    void beforeTheChannelHasALoopHandlerCallbacksAndEventsRunOnTheCallingThread() {
+        TestChannel ch = new TestChannel(null);
+        ch.registered = false;
+        Recorder r = new Recorder();
+        ch.pipeline.addLast("r", r);
+        assertEquals(1, r.added);
+        ch.pipeline.fireChannelRead("early");
+        assertEquals(List.of("early"), r.events);
+        ch.pipeline.remove("r");
+        assertEquals(1, r.removed);
+    }
+
+    @Test
+    void eventsFiredFromAnotherThreadAreHandedToTheChannelsLoop() throws Exception {
+        EmbeddedChannel ch = new EmbeddedChannel(new Recorder());
+        Thread other = new Thread(() -> ch.pipeline().fireChannelRead("from elsewhere"));
+        other.start();
+        other.join(5_000);
+        assertNull(ch.readInbound(), "nothing runs before the loop runs its tasks");
+        ch.runPendingTasks();
+        assertEquals("from elsewhere", ch.readInbound());
+    }
 }
