@@ -52,6 +52,7 @@ public final class TransportRegistry {
     private static volatile TransportRegistry global;
 
     private final Function<List<String>, List<TransportProvider>> discovery;
+    private final System.Logger log;
     private final Supplier<ConduitProperties> properties;
     private final List<String> discoveryProblems = new CopyOnWriteArrayList<>();
     private final List<TransportChangeListener> listeners = new CopyOnWriteArrayList<>();
@@ -102,6 +103,13 @@ public final class TransportRegistry {
      */
     public TransportRegistry(Function<List<String>, List<TransportProvider>> discovery,
             Supplier<ConduitProperties> properties) {
+        this(discovery, properties, LOG);
+    }
+
+    /** Like {@link #TransportRegistry(Function, Supplier)}, logging to {@code log} (tests). */
+    public TransportRegistry(Function<List<String>, List<TransportProvider>> discovery,
+            Supplier<ConduitProperties> properties, System.Logger log) {
+        this.log = Objects.requireNonNull(log, "log");
         this.discovery = Objects.requireNonNull(discovery, "discovery");
         this.properties = Objects.requireNonNull(properties, "properties");
     }
@@ -347,7 +355,7 @@ public final class TransportRegistry {
         TransportSelection selection = SelectionRules.select(effective, props, override);
         for (String w : selection.warnings()) {
             if (warned.add(w)) {
-                LOG.log(System.Logger.Level.WARNING, w);
+                log.log(System.Logger.Level.WARNING, w);
             }
         }
         Transport transport = null;
@@ -389,7 +397,7 @@ public final class TransportRegistry {
                     try {
                         l.transportChanged(event[0], event[1]);
                     } catch (RuntimeException e) {
-                        LOG.log(System.Logger.Level.WARNING, "transport change listener " + l + " failed", e);
+                        log.log(System.Logger.Level.WARNING, "transport change listener " + l + " failed", e);
                     }
                 }
             } finally {

@@ -34,12 +34,17 @@ public final class UnsupportedOptions {
      * @return {@code true} when this call logged the warning, {@code false} when the pair was warned about before
      */
     public static boolean warnOnce(ChannelOption<?> option, String transportName) {
+        return warnOnce(option, transportName, LOG);
+    }
+
+    /** Like {@link #warnOnce(ChannelOption, String)}, logging to {@code log} (tests). */
+    static boolean warnOnce(ChannelOption<?> option, String transportName, System.Logger log) {
         Objects.requireNonNull(option, "option");
         Objects.requireNonNull(transportName, "transportName");
         if (!WARNED.add(option.name() + '\0' + transportName)) {
             return false;
         }
-        LOG.log(System.Logger.Level.WARNING, message(option, transportName));
+        log.log(System.Logger.Level.WARNING, message(option, transportName));
         return true;
     }
 }
