@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -721,6 +722,72 @@ static void watchdog_expired(int signal_number)
     _exit(2);
 }
 
+struct stress_state {
+    int kq;
+    atomic_int stop;
+    atomic_int user_events;
+    atomic_int errors;
+};
+
+static void *stress_waiter(void *arg)
+{
+    struct stress_state *state = arg;
+    struct kevent ev[8];
+    while (!atomic_load(&state->stop)) {
+        int n = wait_events(state->kq, ev, 8, 5);
+        if (n < 0) {
+            atomic_fetch_add(&state->errors, 1);
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            if (ev[i].filter == EVFILT_USER) {
+                atomic_fetch_add(&state->user_events, 1);
+            }
+        }
+    }
+    return NULL;
+}
+
+static void concurrent_changes_and_waits_are_safe(void)
+{
+    static struct stress_state state;
+    state.kq = kqueue();
+    atomic_store(&state.stop, 0);
+    atomic_store(&state.user_events, 0);
+    atomic_store(&state.errors, 0);
+    REQUIRE_OK(state.kq);
+    int sv[2];
+    REQUIRE_OK(nonblocking_pair(sv));
+    CHECK_EQ(write(sv[1], "x", 1), 1);
+    CHECK_OK(change(state.kq, 1, EVFILT_USER, EV_ADD | EV_CLEAR, 0, 0, NULL));
+    pthread_t waiters[2];
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(pthread_create(&waiters[i], NULL, stress_waiter, &state) == 0);
+    }
+    for (int i = 0; i < 2000; i++) {
+        CHECK_OK(change(state.kq, 1, EVFILT_USER, 0, NOTE_TRIGGER, 0, NULL));
+        if (i % 4 == 0) {
+            CHECK_OK(change(state.kq, (uintptr_t) sv[0], EVFILT_READ, EV_ADD | EV_ONESHOT, 0, 0, NULL));
+        } else if (i % 4 == 2) {
+            change(state.kq, (uintptr_t) sv[0], EVFILT_READ, EV_DELETE, 0, 0, NULL); /* may be gone already */
+            CHECK_OK(change(state.kq, (uintptr_t) (1000 + i), EVFILT_TIMER, EV_ADD | EV_ONESHOT, NOTE_USECONDS, 100, NULL));
+        }
+    }
+    long long deadline = now_ms() + 2000;
+    while (atomic_load(&state.user_events) == 0 && now_ms() < deadline) {
+        sleep_ms(5);
+    }
+    atomic_store(&state.stop, 1);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(waiters[i], NULL);
+    }
+    CHECK_EQ(atomic_load(&state.errors), 0);
+    CHECK(atomic_load(&state.user_events) >= 1 && atomic_load(&state.user_events) <= 2000);
+    CHECK_OK(emu_close(state.kq));
+    close(sv[0]);
+    close(sv[1]);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -751,6 +818,7 @@ int main(void)
     RUN(many_fds_are_registered_and_reported);
     RUN(registration_of_a_closed_fd_disappears_with_it);
     RUN(closing_a_kqueue_wakes_its_waiter_with_ebadf);
+    RUN(concurrent_changes_and_waits_are_safe);
     RUN(closing_the_kqueue_releases_all_its_descriptors);
     return finish_tests();
 }
