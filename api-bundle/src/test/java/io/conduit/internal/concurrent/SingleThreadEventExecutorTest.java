@@ -297,12 +297,13 @@ class SingleThreadEventExecutorTest {
             return t.getName();
         });
         assertTrue(loopThread.matches("hooks-\\d+-0"), loopThread);
-        AtomicReference<String> atTermination = new AtomicReference<>();
-        group.terminationFuture().addListener(f -> atTermination.set(String.valueOf(hookThread.get())));
+        java.util.concurrent.CompletableFuture<String> atTermination = new java.util.concurrent.CompletableFuture<>();
+        group.terminationFuture().addListener(f -> atTermination.complete(String.valueOf(hookThread.get())));
         group.close();
         assertTrue(group.isTerminated());
         assertEquals(loopThread, hookThread.get());
-        assertEquals(loopThread, atTermination.get());
+        // listeners may still be running when close() returns: wait for ours
+        assertEquals(loopThread, atTermination.get(5, TimeUnit.SECONDS));
     }
 
     @Test
@@ -341,5 +342,40 @@ class SingleThreadEventExecutorTest {
                 g2.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
             }
         });
+    }
+
+    @Test
+    void everyAcceptedTaskRunsExactlyOnceWhenShutdownRacesWithProducers() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            DefaultEventLoop loop = newLoop("race");
+            AtomicInteger accepted = new AtomicInteger();
+            AtomicInteger ran = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            List<Thread> producers = new ArrayList<>();
+            for (int p = 0; p < 3; p++) {
+                Thread t = new Thread(() -> {
+                    try {
+                        go.await();
+                        for (int i = 0; i < 100_000; i++) {
+                            loop.execute(ran::incrementAndGet);
+                            accepted.incrementAndGet();
+                        }
+                    } catch (RejectedExecutionException expected) {
+                        // shut down: stop producing
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                t.start();
+                producers.add(t);
+            }
+            go.countDown();
+            Thread.sleep(round % 3);
+            assertTrue(loop.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
+            for (Thread t : producers) {
+                t.join(10_000);
+            }
+            assertEquals(accepted.get(), ran.get(), "round " + round);
+        }
     }
 }
