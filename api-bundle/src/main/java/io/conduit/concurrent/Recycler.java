@@ -29,6 +29,9 @@ import io.conduit.internal.concurrent.LoopThread;
  * default capacity when the class is loaded; {@code 0} disables pooling entirely.</li>
  * </ul>
  *
+ * <p>Keep one recycler per pooled type (a {@code static final} field): every instance has its own stack on every
+ * loop thread that uses it, kept until that loop terminates.
+ *
  * <p>Threading: {@link #get()} may be called on any thread; {@link Handle#recycle(Object)} on any thread, once per
  * {@code get()}.
  *

@@ -203,7 +203,9 @@ class IoEventLoopGroupTest {
         int first = ev.indexOf("first");
         int sec = ev.indexOf("second");
         assertEquals("run:poll", ev.get(sec - 1), "run between the two tasks: " + ev.subList(first, sec + 1));
-        assertEquals(wakeupsBefore + 1, h.wakeups.get(), "only the cross-thread execute wakes the handler");
+        // the cross-thread execute wakes the handler at most once (not at all if the loop was already awake);
+        // the execute from the loop itself never does
+        assertTrue(h.wakeups.get() <= wakeupsBefore + 1, "wakeups " + wakeupsBefore + " -> " + h.wakeups.get());
     }
 
     @Test
