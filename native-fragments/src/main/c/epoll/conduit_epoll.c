@@ -77,7 +77,7 @@ static const struct constant CONSTANTS[] = {
     K(ECONNREFUSED), K(ECONNRESET), K(ECONNABORTED), K(EPIPE), K(EMFILE), K(ENFILE), K(ENOBUFS), K(ENOMEM),
     K(EBADF), K(EINVAL), K(ETIMEDOUT), K(EHOSTUNREACH), K(ENETUNREACH), K(EADDRINUSE), K(EADDRNOTAVAIL),
     K(EACCES), K(EPERM), K(ENOENT), K(ENOTSOCK), K(EOPNOTSUPP), K(ENOPROTOOPT), K(EMSGSIZE), K(ESHUTDOWN),
-    K(EAFNOSUPPORT), K(ENOSYS),
+    K(EAFNOSUPPORT), K(ENOSYS), K(EEXIST),
     /* struct iovec, readv(2) */
     K(IOV_MAX),
     KV("IOVEC_SIZE", sizeof(struct iovec)),
@@ -127,7 +127,7 @@ static const struct constant CONSTANTS[] = {
     K(SHUT_RD), K(SHUT_WR), K(SHUT_RDWR),
     K(MSG_DONTWAIT), K(MSG_NOSIGNAL), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_WAITFORONE), K(MSG_PEEK),
     K(SPLICE_F_MOVE), K(SPLICE_F_NONBLOCK), K(SPLICE_F_MORE),
-    K(O_NONBLOCK), K(O_CLOEXEC),
+    K(O_NONBLOCK), K(O_CLOEXEC), K(O_RDONLY), K(O_WRONLY), K(O_RDWR), K(O_CREAT), K(ENAMETOOLONG),
     /* socket options: socket(7), tcp(7), ip(7), ipv6(7), unix(7) */
     K(SOL_SOCKET), K(SO_REUSEADDR), K(SO_REUSEPORT), K(SO_KEEPALIVE), K(SO_SNDBUF), K(SO_RCVBUF),
     K(SO_BROADCAST), K(SO_LINGER), K(SO_ERROR), K(SO_TYPE), K(SO_RCVLOWAT), K(SO_BUSY_POLL), K(SO_PEERCRED),
@@ -326,6 +326,19 @@ static jint c_shutdown(JNIEnv *env, jclass clazz, jint fd, jint how) {
     return shutdown(fd, how) < 0 ? -errno : 0;
 }
 
+/* open(2) of a path given as bytes without the terminating NUL */
+static jint c_open(JNIEnv *env, jclass clazz, jbyteArray path, jint flags, jint mode) {
+    char buf[PATH_MAX];
+    jsize length = (*env)->GetArrayLength(env, path);
+    if (length >= PATH_MAX) {
+        return -ENAMETOOLONG;
+    }
+    (*env)->GetByteArrayRegion(env, path, 0, length, (jbyte *) buf);
+    buf[length] = '\0';
+    int fd = open(buf, flags, (mode_t) mode);
+    return fd < 0 ? -errno : fd;
+}
+
 static jint c_close(JNIEnv *env, jclass clazz, jint fd) {
     return close(fd) < 0 ? -errno : 0;
 }
@@ -498,6 +511,7 @@ static const JNINativeMethod METHODS[] = {
     N("connect", "(I[BI)I", c_connect),
     N("finishConnect", "(I)I", c_finishConnect),
     N("shutdown", "(II)I", c_shutdown),
+    N("open", "([BII)I", c_open),
     N("close", "(I)I", c_close),
     N("read", "(IJI)I", c_read),
     N("write", "(IJI)I", c_write),

@@ -93,7 +93,7 @@ final class Epoll {
             loadedHow = NativeLibraryLoader.load(libraryName(), Epoll.class, System::loadLibrary, System::load);
             int epfd = Errors.check("epoll_create1", Native.epollCreate());
             try {
-                int eventfd = Errors.check("eventfd", Native.eventfd(0, Native.EFD_CLOEXEC | Native.EFD_NONBLOCK));
+                int eventfd = Errors.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK));
                 Errors.check("close", Native.close(eventfd));
             } finally {
                 Native.close(epfd);

@@ -21,7 +21,7 @@ final class EpollEventArray {
             throw new IllegalArgumentException("epoll event array capacity " + capacity + " must be > 0");
         }
         this.capacity = capacity;
-        this.memory = NativeMemory.allocate(capacity * Native.EPOLL_EVENT_SIZE);
+        this.memory = NativeMemory.allocate(capacity * NativeAbi.EPOLL_EVENT_SIZE);
     }
 
     /** @return the address to pass to {@link Native#epollWait} */
@@ -35,11 +35,11 @@ final class EpollEventArray {
 
     /** @return the {@code events} mask of entry {@code index} */
     int events(int index) {
-        return memory.buffer().getInt(index * Native.EPOLL_EVENT_SIZE + Native.EPOLL_EVENT_EVENTS_OFFSET);
+        return memory.buffer().getInt(index * NativeAbi.EPOLL_EVENT_SIZE + NativeAbi.EPOLL_EVENT_EVENTS_OFFSET);
     }
 
     /** @return the {@code data.u64} of entry {@code index}, as given to {@link Native#epollCtl} */
     long data(int index) {
-        return memory.buffer().getLong(index * Native.EPOLL_EVENT_SIZE + Native.EPOLL_EVENT_DATA_OFFSET);
+        return memory.buffer().getLong(index * NativeAbi.EPOLL_EVENT_SIZE + NativeAbi.EPOLL_EVENT_DATA_OFFSET);
     }
 }

@@ -22,17 +22,17 @@ final class Errors {
 
     /** @return {@code true} for {@code -EAGAIN}/{@code -EWOULDBLOCK}: try again when the fd is ready */
     static boolean isAgain(long result) {
-        return result == -Native.EAGAIN || result == -Native.EWOULDBLOCK;
+        return result == -NativeAbi.EAGAIN || result == -NativeAbi.EWOULDBLOCK;
     }
 
     /** @return {@code true} for {@code -EINTR}: a signal interrupted the call; retry */
     static boolean isInterrupted(long result) {
-        return result == -Native.EINTR;
+        return result == -NativeAbi.EINTR;
     }
 
     /** @return {@code true} for {@code -EINPROGRESS}: a non-blocking connect has started */
     static boolean isInProgress(long result) {
-        return result == -Native.EINPROGRESS;
+        return result == -NativeAbi.EINPROGRESS;
     }
 
     /**
@@ -83,7 +83,7 @@ final class Errors {
      */
     static IOException newConnectException(String call, int result) {
         int errno = -result;
-        if (errno == Native.ECONNREFUSED || errno == Native.ETIMEDOUT) {
+        if (errno == NativeAbi.ECONNREFUSED || errno == NativeAbi.ETIMEDOUT) {
             return new ConnectException(message(call, errno));
         }
         return newIoException(call, result);
@@ -100,16 +100,16 @@ final class Errors {
     static IOException newIoException(String call, int result) {
         int errno = -result;
         String message = message(call, errno);
-        if (errno == Native.ECONNREFUSED) {
+        if (errno == NativeAbi.ECONNREFUSED) {
             return new PortUnreachableException(message);
         }
-        if (errno == Native.EHOSTUNREACH || errno == Native.ENETUNREACH) {
+        if (errno == NativeAbi.EHOSTUNREACH || errno == NativeAbi.ENETUNREACH) {
             return new NoRouteToHostException(message);
         }
-        if (errno == Native.EADDRINUSE || errno == Native.EADDRNOTAVAIL) {
+        if (errno == NativeAbi.EADDRINUSE || errno == NativeAbi.EADDRNOTAVAIL) {
             return new BindException(message);
         }
-        if (errno == Native.EBADF) {
+        if (errno == NativeAbi.EBADF) {
             return new ChannelClosedException(message + ": the file descriptor is closed", null);
         }
         return new NativeIoException(message, errno);

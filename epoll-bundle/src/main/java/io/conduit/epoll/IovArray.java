@@ -18,12 +18,12 @@ final class IovArray {
 
     /** @param capacity entries, 1..{@link Native#IOV_MAX} */
     IovArray(int capacity) {
-        if (capacity <= 0 || capacity > Native.IOV_MAX) {
-            throw new IllegalArgumentException("iovec capacity " + capacity + " must be in 1.." + Native.IOV_MAX
+        if (capacity <= 0 || capacity > NativeAbi.IOV_MAX) {
+            throw new IllegalArgumentException("iovec capacity " + capacity + " must be in 1.." + NativeAbi.IOV_MAX
                     + " (IOV_MAX)");
         }
         this.capacity = capacity;
-        this.memory = NativeMemory.allocate(capacity * Native.IOVEC_SIZE);
+        this.memory = NativeMemory.allocate(capacity * NativeAbi.IOVEC_SIZE);
     }
 
     /**
@@ -37,9 +37,9 @@ final class IovArray {
         if (count == capacity) {
             return false;
         }
-        int base = count * Native.IOVEC_SIZE;
-        memory.putWord(base + Native.IOVEC_BASE_OFFSET, address, Native.SIZEOF_POINTER);
-        memory.putWord(base + Native.IOVEC_LEN_OFFSET, length, Native.SIZEOF_SIZE_T);
+        int base = count * NativeAbi.IOVEC_SIZE;
+        memory.putWord(base + NativeAbi.IOVEC_BASE_OFFSET, address, NativeAbi.SIZEOF_POINTER);
+        memory.putWord(base + NativeAbi.IOVEC_LEN_OFFSET, length, NativeAbi.SIZEOF_SIZE_T);
         count++;
         totalBytes += length;
         return true;

@@ -29,7 +29,7 @@ final class Sockaddr {
 
     /** @return a zeroed array large enough for any sockaddr ({@code sizeof(struct sockaddr_storage)}) */
     static byte[] newSockaddr() {
-        return new byte[Native.SOCKADDR_STORAGE_SIZE];
+        return new byte[NativeAbi.SOCKADDR_STORAGE_SIZE];
     }
 
     /**
@@ -40,7 +40,7 @@ final class Sockaddr {
      * @throws IllegalArgumentException for an unresolved or unsupported address, or a too-long Unix path
      */
     static int encode(SocketAddress address, ByteBuffer out, int offset, boolean ipv6Socket) {
-        for (int i = 0; i < Native.SOCKADDR_STORAGE_SIZE; i++) {
+        for (int i = 0; i < NativeAbi.SOCKADDR_STORAGE_SIZE; i++) {
             out.put(offset + i, (byte) 0);
         }
         if (address instanceof InetSocketAddress) {
@@ -50,10 +50,10 @@ final class Sockaddr {
                 throw new IllegalArgumentException("unresolved address " + inet + ": resolve it before use");
             }
             if (ip instanceof Inet4Address && !ipv6Socket) {
-                putFamily(out, offset + Native.SOCKADDR_IN_FAMILY_OFFSET, Native.AF_INET);
-                putPort(out, offset + Native.SOCKADDR_IN_PORT_OFFSET, inet.getPort());
-                out.put(offset + Native.SOCKADDR_IN_ADDR_OFFSET, ip.getAddress());
-                return Native.SOCKADDR_IN_SIZE;
+                putFamily(out, offset + NativeAbi.SOCKADDR_IN_FAMILY_OFFSET, NativeAbi.AF_INET);
+                putPort(out, offset + NativeAbi.SOCKADDR_IN_PORT_OFFSET, inet.getPort());
+                out.put(offset + NativeAbi.SOCKADDR_IN_ADDR_OFFSET, ip.getAddress());
+                return NativeAbi.SOCKADDR_IN_SIZE;
             }
             byte[] bytes = ip.getAddress();
             if (bytes.length == 4) { // IPv4-mapped: ::ffff:a.b.c.d
@@ -63,23 +63,23 @@ final class Sockaddr {
                 System.arraycopy(bytes, 0, mapped, 12, 4);
                 bytes = mapped;
             }
-            putFamily(out, offset + Native.SOCKADDR_IN6_FAMILY_OFFSET, Native.AF_INET6);
-            putPort(out, offset + Native.SOCKADDR_IN6_PORT_OFFSET, inet.getPort());
-            out.put(offset + Native.SOCKADDR_IN6_ADDR_OFFSET, bytes);
+            putFamily(out, offset + NativeAbi.SOCKADDR_IN6_FAMILY_OFFSET, NativeAbi.AF_INET6);
+            putPort(out, offset + NativeAbi.SOCKADDR_IN6_PORT_OFFSET, inet.getPort());
+            out.put(offset + NativeAbi.SOCKADDR_IN6_ADDR_OFFSET, bytes);
             int scope = ip instanceof Inet6Address ? ((Inet6Address) ip).getScopeId() : 0;
-            out.putInt(offset + Native.SOCKADDR_IN6_SCOPE_ID_OFFSET, scope);
-            return Native.SOCKADDR_IN6_SIZE;
+            out.putInt(offset + NativeAbi.SOCKADDR_IN6_SCOPE_ID_OFFSET, scope);
+            return NativeAbi.SOCKADDR_IN6_SIZE;
         }
         if (address instanceof UnixDomainSocketAddress) {
             byte[] path = ((UnixDomainSocketAddress) address).getPath().toString().getBytes(StandardCharsets.UTF_8);
-            int room = Native.SOCKADDR_UN_SIZE - Native.SOCKADDR_UN_PATH_OFFSET - 1; // keep the NUL
+            int room = NativeAbi.SOCKADDR_UN_SIZE - NativeAbi.SOCKADDR_UN_PATH_OFFSET - 1; // keep the NUL
             if (path.length > room) {
                 throw new IllegalArgumentException("Unix socket path of " + path.length + " bytes exceeds the "
                         + room + " bytes of sun_path: " + address);
             }
-            putFamily(out, offset + Native.SOCKADDR_UN_FAMILY_OFFSET, Native.AF_UNIX);
-            out.put(offset + Native.SOCKADDR_UN_PATH_OFFSET, path);
-            return Native.SOCKADDR_UN_PATH_OFFSET + path.length + 1;
+            putFamily(out, offset + NativeAbi.SOCKADDR_UN_FAMILY_OFFSET, NativeAbi.AF_UNIX);
+            out.put(offset + NativeAbi.SOCKADDR_UN_PATH_OFFSET, path);
+            return NativeAbi.SOCKADDR_UN_PATH_OFFSET + path.length + 1;
         }
         throw new IllegalArgumentException("unsupported socket address type " + address.getClass().getName()
                 + ": use InetSocketAddress or UnixDomainSocketAddress");
@@ -96,32 +96,32 @@ final class Sockaddr {
      * @throws IllegalArgumentException for an unknown family
      */
     static SocketAddress decode(ByteBuffer in, int offset, int length) {
-        if (length < Native.SA_FAMILY_SIZE) {
+        if (length < NativeAbi.SA_FAMILY_SIZE) {
             return null;
         }
         int family = getFamily(in, offset);
-        if (family == Native.AF_INET) {
+        if (family == NativeAbi.AF_INET) {
             byte[] ip = new byte[4];
-            in.get(offset + Native.SOCKADDR_IN_ADDR_OFFSET, ip);
-            return new InetSocketAddress(inetAddress(ip, 0), port(in, offset + Native.SOCKADDR_IN_PORT_OFFSET));
+            in.get(offset + NativeAbi.SOCKADDR_IN_ADDR_OFFSET, ip);
+            return new InetSocketAddress(inetAddress(ip, 0), port(in, offset + NativeAbi.SOCKADDR_IN_PORT_OFFSET));
         }
-        if (family == Native.AF_INET6) {
+        if (family == NativeAbi.AF_INET6) {
             byte[] ip = new byte[16];
-            in.get(offset + Native.SOCKADDR_IN6_ADDR_OFFSET, ip);
-            int scope = in.getInt(offset + Native.SOCKADDR_IN6_SCOPE_ID_OFFSET);
-            return new InetSocketAddress(inetAddress(ip, scope), port(in, offset + Native.SOCKADDR_IN6_PORT_OFFSET));
+            in.get(offset + NativeAbi.SOCKADDR_IN6_ADDR_OFFSET, ip);
+            int scope = in.getInt(offset + NativeAbi.SOCKADDR_IN6_SCOPE_ID_OFFSET);
+            return new InetSocketAddress(inetAddress(ip, scope), port(in, offset + NativeAbi.SOCKADDR_IN6_PORT_OFFSET));
         }
-        if (family == Native.AF_UNIX) {
-            int pathLength = length - Native.SOCKADDR_UN_PATH_OFFSET;
+        if (family == NativeAbi.AF_UNIX) {
+            int pathLength = length - NativeAbi.SOCKADDR_UN_PATH_OFFSET;
             byte[] path = new byte[Math.max(0, pathLength)];
-            in.get(offset + Native.SOCKADDR_UN_PATH_OFFSET, path);
+            in.get(offset + NativeAbi.SOCKADDR_UN_PATH_OFFSET, path);
             int end = 0;
             while (end < path.length && path[end] != 0) {
                 end++;
             }
             return UnixDomainSocketAddress.of(new String(path, 0, end, StandardCharsets.UTF_8));
         }
-        if (family == Native.AF_UNSPEC) {
+        if (family == NativeAbi.AF_UNSPEC) {
             return null;
         }
         throw new IllegalArgumentException("unsupported address family " + family);
@@ -156,7 +156,7 @@ final class Sockaddr {
     }
 
     private static void putFamily(ByteBuffer out, int offset, int family) {
-        if (Native.SA_FAMILY_SIZE == Short.BYTES) {
+        if (NativeAbi.SA_FAMILY_SIZE == Short.BYTES) {
             out.putShort(offset, (short) family);
         } else {
             out.put(offset, (byte) family);
@@ -164,7 +164,7 @@ final class Sockaddr {
     }
 
     private static int getFamily(ByteBuffer in, int offset) {
-        return Native.SA_FAMILY_SIZE == Short.BYTES ? Short.toUnsignedInt(in.getShort(offset))
+        return NativeAbi.SA_FAMILY_SIZE == Short.BYTES ? Short.toUnsignedInt(in.getShort(offset))
                 : Byte.toUnsignedInt(in.get(offset));
     }
 }
