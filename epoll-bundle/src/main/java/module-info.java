@@ -5,6 +5,4 @@
  */
 module io.conduit.epoll {
     requires io.conduit.api;
-    requires static org.osgi.annotation.bundle;
-    requires static org.osgi.annotation.versioning;
 }

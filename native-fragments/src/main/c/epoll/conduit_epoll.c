@@ -7,8 +7,8 @@
  *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;
  *  - memory is passed as native addresses (jlong) that Java obtained once per direct ByteBuffer through
  *    addressOf(ByteBuffer); struct layouts used by Java are published by constantNames()/constantValues();
- *  - JNI_OnLoad only looks up the facade class and registers the natives: it never calls Java code, so it
- *    cannot take a class-initialisation lock.
+ *  - JNI_OnLoad only looks up the facade class and registers the natives: the facade has no static
+ *    initialiser, so no Java code runs and no class-initialisation lock is waited for.
  *
  * Socket addresses cross the boundary as raw struct sockaddr bytes in Java byte arrays. Java encodes and
  * decodes them with the offsets published below. An "address out" array holds a socklen_t-sized jint (the
@@ -535,8 +535,9 @@ static const JNINativeMethod METHODS[] = {
 
 /*
  * Runs inside System.load/loadLibrary. FindClass here uses the class loader of the class that asked for the
- * library (the host bundle's class), loads the facade without initialising it, and RegisterNatives binds the
- * methods above. No Java method is called.
+ * library (the host bundle's class) and initialises the facade; io.conduit.epoll.Native deliberately has no
+ * static initialiser (its constants live in NativeAbi), so no Java code runs and no other class's
+ * initialisation lock is taken. RegisterNatives then binds the methods above.
  */
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
     JNIEnv *env;

@@ -57,6 +57,21 @@ class NativeAbiTest {
         assertTrue(missing.getMessage().contains("NOPE"));
     }
 
+    /**
+     * JNI_OnLoad's FindClass initialises {@link Native}: with a static initialiser, loading the library would run
+     * Java code (and once called natives before RegisterNatives had bound them).
+     */
+    @Test
+    void theFacadeHasNoStaticInitialiser() throws IOException {
+        byte[] classFile;
+        try (var in = Native.class.getResourceAsStream("Native.class")) {
+            classFile = in.readAllBytes();
+        }
+        String constantPool = new String(classFile, java.nio.charset.StandardCharsets.ISO_8859_1);
+        assertTrue(!constantPool.contains("<clinit>"), "io.conduit.epoll.Native must not have a static initialiser;"
+                + " put constants in NativeAbi");
+    }
+
     @Test
     void connectRefusedBecomesConnectExceptionNamingCallTextAndErrno() {
         IOException e = Errors.newConnectException("connect", -NativeAbi.ECONNREFUSED);

@@ -311,11 +311,47 @@ class NativeSyscallTest {
             Errors.check("recvmmsg", n);
             for (int i = 0; i < n; i++) {
                 assertEquals(from, receive.sender(i));
+                assertEquals(null, receive.recipient(i), "no IP_RECVORIGDSTADDR: no control message");
                 assertEquals(0, receive.flags(i) & NativeAbi.MSG_TRUNC);
                 got.add(text(slots, i * 16, receive.messageLength(i)));
             }
         }
         assertEquals(List.of(payloads), got);
+    }
+
+    @Test
+    void ipRecvOrigDstAddrReportsTheRealDestinationThroughRecvmmsgAndRecvmsg() throws Exception {
+        int receiver = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
+        Errors.check("setsockopt", Native.setsockoptInt(receiver, NativeAbi.IPPROTO_IP, NativeAbi.IP_RECVORIGDSTADDR, 1));
+        bind(receiver, new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)); // wildcard: any local address
+        int port = ((InetSocketAddress) localAddress(receiver)).getPort();
+        InetSocketAddress destination = new InetSocketAddress(InetAddress.getByName("127.0.0.2"), port);
+        int sender = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
+        byte[] sa = Sockaddr.newSockaddr();
+        int length = Sockaddr.encode(destination, sa, false);
+        NativeMemory data = bytes("first second");
+        Errors.check("sendto", Native.sendto(sender, data.address(), 5, 0, sa, length));
+        Errors.check("sendto", Native.sendto(sender, data.address() + 6, 6, 0, sa, length));
+
+        NativeMemory in = NativeMemory.allocate(32);
+        MmsghdrArray receive = new MmsghdrArray(1);
+        receive.setForReceive(0, in.address(), 32);
+        await(receiver, NativeAbi.EPOLLIN);
+        assertEquals(1, Errors.check("recvmmsg", Native.recvmmsg(receiver, receive.address(), 1, 0)));
+        assertEquals("first", text(in, 0, receive.messageLength(0)));
+        assertEquals(destination, receive.recipient(0), "the address the datagram was sent to, not 0.0.0.0");
+        InetSocketAddress source = (InetSocketAddress) receive.sender(0);
+        assertEquals(((InetSocketAddress) localAddress(sender)).getPort(), source.getPort());
+        assertTrue(source.getAddress().isLoopbackAddress(), source.toString());
+
+        receive.setForReceive(0, in.address(), 32);
+        int n;
+        while (Errors.isAgain(n = Native.recvmsg(receiver, receive.messageAddress(0), 0))) {
+            await(receiver, NativeAbi.EPOLLIN);
+        }
+        assertEquals("second", text(in, 0, Errors.check("recvmsg", n)));
+        assertEquals(destination, receive.recipient(0));
+        assertEquals(0, receive.flags(0) & NativeAbi.MSG_CTRUNC);
     }
 
     @Test

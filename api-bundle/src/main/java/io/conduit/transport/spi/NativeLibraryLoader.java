@@ -34,9 +34,13 @@ import java.util.function.Consumer;
  * {@code JNI_OnLoad}'s {@code FindClass} resolves through that loader. A method reference such as
  * {@code System::loadLibrary} written in the host class calls from a class of the host's loader (the lambda's
  * hidden class is a nestmate of the host), so the library is bound to the host bundle, not to this API bundle.
+ * (Verified: JDK 25 names {@code io.conduit.epoll.Epoll$$Lambda} as the caller of {@code System::loadLibrary} in
+ * its native-access warning, and a method reference created in a class of another loader binds the library
+ * to that other loader — see the epoll bundle's {@code ClassLoaderIsolationTest}.)
  * The host therefore calls, from its own class:
  * <pre>{@code
- * NativeLibraryLoader.load("conduit_epoll_" + NativeLibraryLoader.arch(), Native.class,
+ * // in io.conduit.epoll.Epoll, a class of the host bundle:
+ * NativeLibraryLoader.load("conduit_epoll_" + NativeLibraryLoader.arch(), Epoll.class,
  *         System::loadLibrary, System::load);
  * }</pre>
  *
