@@ -1,0 +1,127 @@
+package io.conduit.benchmarks;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.internal.PlatformDependent;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Netty 4.2 peer: the idiomatic echo handler ({@code ctx.write} per read, {@code ctx.flush} on read complete),
+ * stock options apart from {@code TCP_NODELAY} on accepted channels and a backlog of 4096, Netty's default
+ * allocator. Whether Netty uses {@code sun.misc.Unsafe} is decided by the JVM flags of the run.
+ */
+public final class NettyEchoServer implements EchoServer.Implementation {
+
+    private final boolean epoll;
+    private final AtomicInteger active = new AtomicInteger();
+    private EventLoopGroup group;  // written once by start, before any other call
+    private Channel listener;      // written once by start, before any other call
+
+    /** @param transport {@code epoll} or {@code nio} */
+    public NettyEchoServer(String transport) {
+        this.epoll = transport.equals("epoll");
+    }
+
+    /** Counts active channels and echoes. Stateless apart from the shared counter, so sharable. */
+    @ChannelHandler.Sharable
+    static final class Echo extends ChannelInboundHandlerAdapter {
+        private final AtomicInteger active;
+
+        Echo(AtomicInteger active) {
+            this.active = active;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            active.incrementAndGet();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            active.decrementAndGet();
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    @Override
+    public int start(int threads) throws Exception {
+        IoHandlerFactory factory;
+        Class<? extends ServerChannel> channelType;
+        if (epoll) {
+            Epoll.ensureAvailability();
+            factory = EpollIoHandler.newFactory();
+            channelType = EpollServerSocketChannel.class;
+        } else {
+            factory = NioIoHandler.newFactory();
+            channelType = NioServerSocketChannel.class;
+        }
+        group = new MultiThreadIoEventLoopGroup(threads, factory);
+        listener = new ServerBootstrap().group(group).channel(channelType)
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new Echo(active))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public int activeConnections() {
+        return active.get();
+    }
+
+    @Override
+    public long untrackedDirectMemoryBytes() {
+        long used = PlatformDependent.usedDirectMemory();
+        return Math.max(used, 0);
+    }
+
+    @Override
+    public boolean usesUnsafe() {
+        return PlatformDependent.hasUnsafe();
+    }
+
+    @Override
+    public String detail() {
+        return "netty " + (epoll ? "epoll" : "nio") + " directBufferPreferred=" + PlatformDependent.directBufferPreferred()
+                + " noCleaner=" + PlatformDependent.useDirectBufferNoCleaner();
+    }
+
+    @Override
+    public void close() throws Exception {
+        listener.close().sync();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).sync();
+    }
+}
