@@ -246,6 +246,8 @@ public final class LoadBenchmark {
             long[] loaded = memory(server, lines, control, idleConnections);
             double n = idleConnections;
             metrics.put("idle.bytesPerConn", ((loaded[1] - base[1]) + (loaded[2] - base[2])) / n);
+            metrics.put("idle.heapPerConn", (loaded[1] - base[1]) / n);
+            metrics.put("idle.directPerConn", (loaded[2] - base[2]) / n);
             metrics.put("idle.rssPerConn", (loaded[3] - base[3]) / n);
         } finally {
             client.getOutputStream().close();
@@ -325,6 +327,8 @@ public final class LoadBenchmark {
         }
         if (idleConnections > 0) {
             rows.add(new String[] {"idle.bytesPerConn", idleConnections + " idle conns: heap+direct bytes/conn"});
+            rows.add(new String[] {"idle.heapPerConn", idleConnections + " idle conns: of which heap (after GC)"});
+            rows.add(new String[] {"idle.directPerConn", idleConnections + " idle conns: of which direct"});
             rows.add(new String[] {"idle.rssPerConn", idleConnections + " idle conns: RSS bytes/conn"});
         }
         return rows;

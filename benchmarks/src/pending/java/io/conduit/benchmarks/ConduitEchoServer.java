@@ -1,0 +1,132 @@
+package io.conduit.benchmarks;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelConfig;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.Transport;
+import io.conduit.transport.Transports;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The Conduit side: an echo server on the named transport ({@code epoll} or {@code nio}, looked up with
+ * {@link Transports#get}), {@code TCP_NODELAY} on accepted channels, a backlog of 4096, the default (pooled)
+ * allocator. Conduit never uses {@code sun.misc.Unsafe}.
+ */
+public final class ConduitEchoServer implements EchoServer.Implementation {
+
+    private final String transportName;
+    private final AtomicInteger active = new AtomicInteger();
+    private EventLoopGroup group;  // written once by start, before any other call
+    private Channel listener;      // written once by start, before any other call
+    private Transport transport;   // written once by start, before any other call
+
+    /** @param transportName {@code epoll} or {@code nio} */
+    public ConduitEchoServer(String transportName) {
+        this.transportName = transportName;
+    }
+
+    /**
+     * Echoes with back-pressure that costs nothing while the peer keeps up: write every message, flush once per
+     * read operation, and only when that flush could not drain the outbound buffer below its high water mark
+     * (the channel is then not writable) stop reading; resume when the channel becomes writable again. Auto-read
+     * is therefore never touched on the fast path nor on every writability change. Sharable: its only state is
+     * the shared connection counter.
+     */
+    @ChannelHandler.Sharable
+    static final class Echo implements ChannelHandler {
+        private final AtomicInteger active;
+
+        Echo(AtomicInteger active) {
+            this.active = active;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            active.incrementAndGet();
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            active.decrementAndGet();
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.write(msg);
+        }
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            ctx.flush();
+            Channel channel = ctx.channel();
+            if (!channel.isWritable()) {
+                // The flush left more than the high water mark queued: the peer is slower than we read.
+                channel.config().setAutoRead(false);
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            Channel channel = ctx.channel();
+            if (channel.isWritable()) {
+                ChannelConfig config = channel.config();
+                if (!config.isAutoRead()) {
+                    config.setAutoRead(true);
+                }
+            }
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    @Override
+    public int start(int threads) throws Exception {
+        transport = Transports.get(transportName);
+        group = transport.newEventLoopGroup(threads);
+        listener = new ServerBootstrap().transport(transport).group(group)
+                .option(ChannelOption.SO_BACKLOG, 4096)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new Echo(active))
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
+        return ((InetSocketAddress) listener.localAddress()).getPort();
+    }
+
+    @Override
+    public int activeConnections() {
+        return active.get();
+    }
+
+    @Override
+    public long untrackedDirectMemoryBytes() {
+        return 0; // the pooled allocator's chunks are ByteBuffer.allocateDirect: the JDK's direct pool counts them
+    }
+
+    @Override
+    public boolean usesUnsafe() {
+        return false;
+    }
+
+    @Override
+    public String detail() {
+        return "conduit " + transport.name() + " native=" + transport.isNative();
+    }
+
+    @Override
+    public void close() throws Exception {
+        listener.close().sync();
+        group.close();
+    }
+}
