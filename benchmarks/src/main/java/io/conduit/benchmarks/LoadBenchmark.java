@@ -77,6 +77,8 @@ public final class LoadBenchmark {
     /** Why a contender could not run, or what it reported about itself; main thread only. */
     private final Map<String, String> notes = new LinkedHashMap<>();
     private final Map<String, Boolean> unavailable = new HashMap<>();
+    /** /proc/loadavg when the run started: other work on the machine skews every number; main thread only. */
+    private String loadBefore = "";
 
     private LoadBenchmark() throws IOException {
         String jdk = System.getProperty("bench.jdk");
@@ -131,6 +133,7 @@ public final class LoadBenchmark {
             results.put(c.name(), new ArrayList<>());
         }
         long started = System.nanoTime();
+        loadBefore = loadAverage();
         System.out.printf(Locale.ROOT, "Servers on %s (JDK %d), %d round(s) x %d contender(s), %d ms per step, "
                         + "%d ms warm-up, %d server I/O thread(s); logs in %s%n", javaHome, javaFeature, rounds,
                 contenders.size(), durationMillis, warmupMillis, serverThreads, out.toAbsolutePath());
@@ -343,6 +346,7 @@ public final class LoadBenchmark {
                 ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME.withLocale(Locale.ROOT)), machine(),
                 javaHome.getFileName(), javaFeature, serverThreads, rounds, durationMillis, warmupMillis, messageBytes,
                 chunkBytes, elapsedSeconds);
+        w.printf(Locale.ROOT, "Load average (1/5/15 min) at start: %s; at end: %s.%n%n", loadBefore, loadAverage());
         w.println("Cells: median over rounds (median of same-round ratios against " + BASELINE + ").");
         w.println();
         StringBuilder header = new StringBuilder("| metric |");
@@ -628,6 +632,15 @@ public final class LoadBenchmark {
             return -1;
         }
         return -1;
+    }
+
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
     }
 
     private static String machine() {
