@@ -38,7 +38,8 @@ import java.util.stream.Stream;
  * measured step (4000), {@code bench.warmupMillis} (2000), {@code bench.connections} ("1,16,256"),
  * {@code bench.streamConnections} ("1,16"), {@code bench.messageBytes} (64), {@code bench.chunkBytes} (65536),
  * {@code bench.idleConnections} (10000; 0 skips the step), {@code bench.contenders} (comma list, default all),
- * {@code bench.serverThreads} (1), {@code bench.jdk} (Java home for the servers, default the newest JDK under
+ * {@code bench.serverThreads} (1), {@code bench.serverJvmArgs} (extra JVM options of every server, separated by
+ * spaces, e.g. {@code -Dbench.conduit.backPressure=false}), {@code bench.jdk} (Java home for the servers, default the newest JDK under
  * {@code /usr/lib/jvm}), {@code bench.classpath} (the servers' class path, default this JVM's),
  * {@code bench.loadgen} (the load generator binary, default {@code benchmarks/target/loadgen}),
  * {@code bench.out} (where results and server logs go, default {@code benchmarks/target/bench-results}).
@@ -169,6 +170,11 @@ public final class LoadBenchmark {
         command.add(javaHome.resolve("bin/java").toString());
         command.addAll(c.jvmFlags());
         command.add("-Dbench.serverThreads=" + serverThreads);
+        for (String flag : System.getProperty("bench.serverJvmArgs", "").trim().split("\\s+")) {
+            if (!flag.isEmpty()) {
+                command.add(flag);
+            }
+        }
         command.add("-cp");
         command.add(classpath);
         command.add(EchoServer.class.getName());

@@ -21,6 +21,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ConduitEchoServer implements EchoServer.Implementation {
 
+    /**
+     * {@code -Dbench.conduit.backPressure=false} turns the auto-read back-pressure off (a diagnostic: the echo is
+     * then exactly Netty's idiomatic handler). Default {@code true}.
+     */
+    static final boolean BACK_PRESSURE = Boolean.parseBoolean(System.getProperty("bench.conduit.backPressure", "true"));
+
     private final String transportName;
     private final AtomicInteger active = new AtomicInteger();
     private EventLoopGroup group;  // written once by start, before any other call
@@ -42,9 +48,11 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
     @ChannelHandler.Sharable
     static final class Echo implements ChannelHandler {
         private final AtomicInteger active;
+        private final boolean backPressure;
 
-        Echo(AtomicInteger active) {
+        Echo(AtomicInteger active, boolean backPressure) {
             this.active = active;
+            this.backPressure = backPressure;
         }
 
         @Override
@@ -68,7 +76,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
         public void channelReadComplete(ChannelHandlerContext ctx) {
             ctx.flush();
             Channel channel = ctx.channel();
-            if (!channel.isWritable()) {
+            if (backPressure && !channel.isWritable()) {
                 // The flush left more than the high water mark queued: the peer is slower than we read.
                 channel.config().setAutoRead(false);
             }
@@ -99,7 +107,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
         listener = new ServerBootstrap().transport(transport).group(group)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new Echo(active))
+                .childHandler(new Echo(active, BACK_PRESSURE))
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -121,7 +129,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
 
     @Override
     public String detail() {
-        return "conduit " + transport.name() + " native=" + transport.isNative();
+        return "conduit " + transport.name() + " native=" + transport.isNative() + " backPressure=" + BACK_PRESSURE;
     }
 
     @Override
