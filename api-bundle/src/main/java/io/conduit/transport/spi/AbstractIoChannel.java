@@ -399,7 +399,7 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         try {
-            socket.register(events);
+            socket.register(eventLoop(), events);
         } catch (IOException | RuntimeException e) {
             promise.tryFailure(e);
             closeWithoutLoop();
@@ -1327,9 +1327,8 @@ public abstract class AbstractIoChannel implements Channel {
         interestOps = 0;
         if (linger > 0 && registered) {
             // close(2) may block for up to `linger` seconds: deregister, then close on another thread
-            socket.deregister();
             EventLoop l = eventLoop();
-            l.execute(() -> OffLoopCloser.execute(() -> {
+            socket.deregister(() -> OffLoopCloser.execute(() -> {
                 closeSocketQuietly();
                 try {
                     l.execute(() -> closeComplete(wasActive, promise));
@@ -1343,7 +1342,7 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         if (registered) {
-            socket.deregister();
+            socket.deregister(null);
         }
         closeSocketQuietly();
         closeComplete(wasActive, promise);

@@ -1,6 +1,7 @@
 package io.conduit.transport.spi;
 
 import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.EventLoop;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -28,16 +29,22 @@ public interface IoSocket {
     int OP_CONNECT = 1 << 3;
 
     /**
-     * Registers the socket with the poller of the calling event-loop thread, with no interest yet.
-     * Loop thread only.
+     * Registers the socket with the poller of {@code loop} (the calling thread), with no interest yet.
+     * Readiness is reported to {@code events} on that loop. Loop thread only.
      *
      * @throws IOException when the poller rejects it
      * @throws IllegalStateException when the calling thread is not a loop of this socket's transport
      */
-    void register(IoEvents events) throws IOException;
+    void register(EventLoop loop, IoEvents events) throws IOException;
 
-    /** Removes the socket from its poller; no more readiness is reported. Loop thread; idempotent. */
-    void deregister();
+    /**
+     * Removes the socket from its poller; no more readiness is reported. Loop thread; idempotent.
+     *
+     * @param whenReleased {@code null}, or run on the loop once the poller holds no reference to the socket
+     *        any more, so that a {@link #close()} afterwards (possibly on another thread) does no poller work
+     *        on the loop (with {@code java.nio}, a registered channel's close is finished by its selector)
+     */
+    void deregister(Runnable whenReleased);
 
     /** Replaces the interest set with {@code ops} (a combination of the {@code OP_*} bits). Loop thread. */
     void interestOps(int ops);
