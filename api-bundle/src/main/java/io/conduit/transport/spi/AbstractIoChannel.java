@@ -175,8 +175,13 @@ public abstract class AbstractIoChannel implements Channel {
         return type;
     }
 
+    /** @return the event loop, or {@code null} for an accepted channel not yet given one */
     @Override
     public EventLoop eventLoop() {
+        return loop;
+    }
+
+    private EventLoop loopOrThrow() {
         EventLoop l = loop;
         if (l == null) {
             throw new IllegalStateException("channel " + id + " has no event loop yet; register it first");
@@ -338,7 +343,7 @@ public abstract class AbstractIoChannel implements Channel {
 
     @Override
     public Promise<Void> newPromise() {
-        return new DefaultPromise<>(eventLoop());
+        return new DefaultPromise<>(loopOrThrow());
     }
 
     @Override
@@ -366,7 +371,7 @@ public abstract class AbstractIoChannel implements Channel {
 
     /** Registers with the event loop given at construction or with {@link #eventLoop(EventLoop)}. */
     public Future<Void> register() {
-        return register(eventLoop());
+        return register(loopOrThrow());
     }
 
     /**
@@ -491,7 +496,7 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     private void onLoop(Runnable task, Promise<Void> promise) {
-        EventLoop l = eventLoop();
+        EventLoop l = loopOrThrow();
         if (l.inEventLoop()) {
             task.run();
         } else {
