@@ -8,6 +8,7 @@ module io.conduit.api {
     exports io.conduit.buffer;
     exports io.conduit.concurrent;
     exports io.conduit.channel;
+    exports io.conduit.channel.embedded;
     exports io.conduit.transport;
     exports io.conduit.transport.spi;
 

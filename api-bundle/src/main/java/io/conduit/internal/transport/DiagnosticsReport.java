@@ -1,0 +1,198 @@
+package io.conduit.internal.transport;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URL;
+import java.util.Enumeration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.jar.Manifest;
+
+import io.conduit.internal.PlatformInfo;
+import io.conduit.transport.Availability;
+import io.conduit.transport.TransportSelection;
+import io.conduit.transport.spi.TransportProvider;
+
+/**
+ * Renders the diagnostics report of {@link io.conduit.transport.Diagnostics}: Conduit version, JDK, OS and
+ * processor, Unsafe status, the Conduit system properties, native access, every provider with its availability,
+ * cause and load attempts, and the selection with its reason. Plain text, one fact per line, no stack traces.
+ */
+public final class DiagnosticsReport {
+
+    private DiagnosticsReport() {
+    }
+
+    /** @return the report for {@code registry} with the current system properties */
+    public static String render(TransportRegistry registry) {
+        StringBuilder out = new StringBuilder(2048);
+        out.append("Conduit diagnostics\n");
+        out.append("  Conduit version: ").append(conduitVersion()).append('\n');
+        out.append("  JDK: ").append(System.getProperty("java.vendor")).append(' ')
+                .append(System.getProperty("java.runtime.version", System.getProperty("java.version")))
+                .append(", java.home=").append(System.getProperty("java.home")).append('\n');
+        out.append("  OS: ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
+                .append(", os.arch=").append(System.getProperty("os.arch")).append(", OSGi processor=")
+                .append(PlatformInfo.osgiProcessor()).append('\n');
+        PlatformInfo.UnsafeInfo unsafe = PlatformInfo.unsafe();
+        out.append("  sun.misc.Unsafe: ").append(label(unsafe.status())).append(" - ").append(unsafe.explanation())
+                .append(" (Conduit never uses it; buffers and native transports work without it)\n");
+
+        ConduitProperties props = ConduitProperties.fromSystem();
+        out.append("\nSystem properties\n");
+        for (Map.Entry<String, String> e : ConduitProperties.DEFAULTS.entrySet()) {
+            String raw = props.raw(e.getKey());
+            out.append("  ").append(e.getKey()).append(" = ")
+                    .append(raw != null ? raw + " (set)" : e.getValue() + " (default)").append('\n');
+        }
+
+        List<TransportProvider> providers = registry.providers();
+        TransportSelection selection = registry.selection();
+
+        out.append("\nNative access (--enable-native-access)\n");
+        Optional<Boolean> unnamed = PlatformInfo.nativeAccessEnabled(ClassLoader.getSystemClassLoader()
+                .getUnnamedModule());
+        if (unnamed.isEmpty()) {
+            out.append("  not needed: JDK ").append(Runtime.version().feature())
+                    .append(" loads native libraries without it (Module.isNativeAccessEnabled is JDK 22+)\n");
+        } else {
+            out.append("  classpath and OSGi bundles (ALL-UNNAMED): ").append(access(unnamed.get(), "ALL-UNNAMED"))
+                    .append('\n');
+            Module api = DiagnosticsReport.class.getModule();
+            if (api.isNamed()) {
+                out.append("  module ").append(api.getName()).append(": ")
+                        .append(access(PlatformInfo.nativeAccessEnabled(api).orElse(false), api.getName()))
+                        .append('\n');
+            }
+            Set<Module> seen = new HashSet<>();
+            for (TransportProvider p : providers) {
+                Module m = p.getClass().getModule();
+                if (p.isNative() && seen.add(m)) {
+                    String who = m.isNamed() ? "module " + m.getName() : "unnamed module of " + p.getClass().getName();
+                    out.append("  transport ").append(p.name()).append(" (").append(who).append("): ")
+                            .append(access(PlatformInfo.nativeAccessEnabled(m).orElse(false),
+                                    m.isNamed() ? m.getName() : "ALL-UNNAMED"))
+                            .append('\n');
+                }
+            }
+        }
+
+        out.append("\nTransports\n");
+        if (selection.candidates().isEmpty()) {
+            out.append("  No transport is registered. Add conduit-nio (bundle io.conduit.nio, pure Java) and, for"
+                    + " native I/O, conduit-epoll (io.conduit.epoll) with its fragment io.conduit.epoll.linux.")
+                    .append(PlatformInfo.libraryArch())
+                    .append(" on Linux, or conduit-kqueue (io.conduit.kqueue) with its fragment on macOS/FreeBSD.\n");
+        }
+        for (TransportSelection.Candidate c : selection.candidates()) {
+            out.append("  ").append(c.name()).append(": ").append(c.isNative() ? "native" : "pure Java")
+                    .append(", ranking ").append(c.ranking()).append(", ")
+                    .append(c.availability().isAvailable() ? "available" : "UNAVAILABLE")
+                    .append(c.outcome() == TransportSelection.Outcome.SELECTED ? ", SELECTED" : "").append('\n');
+            Availability a = c.availability();
+            if (!a.isAvailable()) {
+                appendCause(out, a.unavailabilityCause());
+            }
+        }
+        for (String problem : registry.problems()) {
+            out.append("  problem: ").append(oneLine(problem)).append('\n');
+        }
+
+        out.append("\nSelection\n");
+        out.append("  preference: ").append(selection.preference()).append(" (")
+                .append(describe(selection.preferenceSource())).append(")")
+                .append(selection.strict() ? ", strict" : "")
+                .append(selection.noNative() ? ", native transports disabled" : "").append('\n');
+        for (String w : selection.warnings()) {
+            out.append("  warning: ").append(oneLine(w)).append('\n');
+        }
+        if (selection.selectedName() != null) {
+            out.append("  selected: ").append(selection.selectedName()).append(" - ")
+                    .append(oneLine(selection.reason())).append('\n');
+        } else if (selection.candidates().isEmpty()) {
+            out.append("  selected: none - no transport is registered\n");
+        } else {
+            out.append("  selected: none - ").append(oneLine(selection.reason())).append('\n');
+        }
+        return out.toString();
+    }
+
+    private static String label(PlatformInfo.UnsafeStatus status) {
+        switch (status) {
+            case AVAILABLE:
+                return "available";
+            case DISABLED_BY_PROPERTY:
+                return "disabled by " + ConduitProperties.NO_UNSAFE;
+            case DENIED_BY_JVM:
+                return "denied by the JVM";
+            case WARNED_BY_JVM:
+                return "not used: the JVM would warn";
+            default:
+                return "absent";
+        }
+    }
+
+    private static void appendCause(StringBuilder out, Throwable cause) {
+        out.append("      cause: ").append(oneLine(String.valueOf(cause))).append('\n');
+        for (Throwable attempt : cause.getSuppressed()) {
+            out.append("        attempt: ").append(oneLine(String.valueOf(attempt))).append('\n');
+        }
+        Set<Throwable> seen = new HashSet<>();
+        seen.add(cause);
+        for (Throwable t = cause.getCause(); t != null && seen.add(t); t = t.getCause()) {
+            out.append("      caused by: ").append(oneLine(String.valueOf(t))).append('\n');
+        }
+    }
+
+    private static String access(boolean enabled, String name) {
+        return enabled ? "enabled"
+                : "NOT enabled - JDK 24+ warns when a native library is loaded; start the JVM with"
+                        + " --enable-native-access=" + name;
+    }
+
+    private static String describe(TransportSelection.PreferenceSource source) {
+        switch (source) {
+            case SYSTEM_PROPERTY:
+                return "from system property " + ConduitProperties.TRANSPORT;
+            case OVERRIDE:
+                return "run-time override";
+            default:
+                return "default";
+        }
+    }
+
+    private static String oneLine(String s) {
+        return s.replace("\r\n", " | ").replace('\n', ' ').replace('\r', ' ');
+    }
+
+    /** @return the {@code Bundle-Version} of the {@code io.conduit.api} manifest, or a note saying it is unknown */
+    static String conduitVersion() {
+        String impl = DiagnosticsReport.class.getPackage().getImplementationVersion();
+        if (impl != null) {
+            return impl;
+        }
+        try {
+            ClassLoader loader = DiagnosticsReport.class.getClassLoader();
+            Enumeration<URL> manifests = loader == null ? ClassLoader.getSystemResources("META-INF/MANIFEST.MF")
+                    : loader.getResources("META-INF/MANIFEST.MF");
+            while (manifests.hasMoreElements()) {
+                try (InputStream in = manifests.nextElement().openStream()) {
+                    Manifest m = new Manifest(in);
+                    String bsn = m.getMainAttributes().getValue("Bundle-SymbolicName");
+                    if (bsn != null && bsn.split(";")[0].trim().equals("io.conduit.api")) {
+                        String v = m.getMainAttributes().getValue("Bundle-Version");
+                        if (v != null) {
+                            return v;
+                        }
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            return "unknown (" + e + ")";
+        }
+        return "unknown (no io.conduit.api manifest found)";
+    }
+}

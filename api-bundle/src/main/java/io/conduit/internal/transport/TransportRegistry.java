@@ -1,0 +1,421 @@
+package io.conduit.internal.transport;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.ServiceConfigurationError;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.conduit.transport.Transport;
+import io.conduit.transport.TransportChangeListener;
+import io.conduit.transport.TransportSelection;
+import io.conduit.transport.UnavailableTransportException;
+import io.conduit.transport.spi.TransportProvider;
+
+/**
+ * The state behind {@link io.conduit.transport.Transports}: registered and discovered providers, the run-time
+ * preference override, the cached selection, logged warnings and listeners. One global instance serves the
+ * static facade; tests make their own with fake providers and a property snapshot supplier.
+ *
+ * <p><b>Caching.</b> A selection is recomputed when a provider is registered or unregistered, when the override
+ * changes, and when a call observes that the Conduit system properties differ from the snapshot the cached
+ * selection was made from. Provider availability is probed by the providers themselves once; the registry
+ * calls {@link TransportProvider#availability()} once per recomputation.
+ *
+ * <p><b>Warnings</b> of a selection (fallbacks, unknown names) are logged once per distinct text, at WARNING, on
+ * the logger {@code io.conduit.transport}.
+ *
+ * <p><b>Listeners</b> are told about every change of the selected transport, in order: events are queued under
+ * the lock and delivered outside it by one thread at a time (normally the thread that made the change; when
+ * another thread is already delivering, that thread delivers the later event too). A listener may call back
+ * into the registry.
+ *
+ * <p>Thread-safe.
+ */
+public final class TransportRegistry {
+
+    /** The logger name of every transport-selection message. */
+    public static final String LOGGER_NAME = "io.conduit.transport";
+
+    private static final System.Logger LOG = System.getLogger(LOGGER_NAME);
+
+    private static volatile TransportRegistry global;
+
+    private final Function<List<String>, List<TransportProvider>> discovery;
+    private final System.Logger log;
+    private final Supplier<ConduitProperties> properties;
+    private final List<String> discoveryProblems = new CopyOnWriteArrayList<>();
+    private final List<TransportChangeListener> listeners = new CopyOnWriteArrayList<>();
+
+    /** Guards every field below that says so. */
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Guarded by lock: providers registered programmatically, in registration order (identity). */
+    private final List<TransportProvider> registered = new ArrayList<>();
+    /** Guarded by lock: providers found by discovery; {@code null} until the first use. */
+    private List<TransportProvider> discovered;
+    /** Guarded by lock: the run-time preference, or {@code null} to use {@code conduit.transport}. */
+    private String override;
+    /** Guarded by lock: warning texts already logged. */
+    private final Set<String> warned = new HashSet<>();
+    /** Guarded by lock: the transport last announced to listeners (initially none). */
+    private Transport announced;
+    /** Guarded by lock: change events not yet delivered. */
+    private final ArrayDeque<Transport[]> pendingEvents = new ArrayDeque<>();
+    /** Guarded by lock: a thread is delivering events. */
+    private boolean delivering;
+    /** Written under lock, read without: the last selection; {@code null} after a change invalidates it. */
+    private volatile Snapshot cached;
+
+    /** A selection with the inputs it was made from. */
+    private static final class Snapshot {
+        final ConduitProperties props;
+        final List<TransportProvider> providers;
+        final TransportSelection selection;
+        final Transport transport;
+        final UnavailableTransportException transportFailure;
+        final List<String> notes;
+
+        Snapshot(ConduitProperties props, List<TransportProvider> providers, TransportSelection selection,
+                Transport transport, UnavailableTransportException transportFailure, List<String> notes) {
+            this.props = props;
+            this.providers = providers;
+            this.selection = selection;
+            this.transport = transport;
+            this.transportFailure = transportFailure;
+            this.notes = notes;
+        }
+    }
+
+    /**
+     * @param discovery finds providers (e.g. with {@link ServiceLoader}), adding a line to the given list for each
+     *        one that fails to load; called once, on first use
+     * @param properties reads the current property snapshot; called on every selection query
+     */
+    public TransportRegistry(Function<List<String>, List<TransportProvider>> discovery,
+            Supplier<ConduitProperties> properties) {
+        this(discovery, properties, LOG);
+    }
+
+    /** Like {@link #TransportRegistry(Function, Supplier)}, logging to {@code log} (tests). */
+    public TransportRegistry(Function<List<String>, List<TransportProvider>> discovery,
+            Supplier<ConduitProperties> properties, System.Logger log) {
+        this.log = Objects.requireNonNull(log, "log");
+        this.discovery = Objects.requireNonNull(discovery, "discovery");
+        this.properties = Objects.requireNonNull(properties, "properties");
+    }
+
+    /** @return the instance behind the static facade: {@link ServiceLoader} discovery and system properties */
+    public static TransportRegistry global() {
+        TransportRegistry r = global;
+        if (r == null) {
+            synchronized (TransportRegistry.class) {
+                r = global;
+                if (r == null) {
+                    global = r = new TransportRegistry(TransportRegistry::discoverWithServiceLoader,
+                            ConduitProperties::fromSystem);
+                }
+            }
+        }
+        return r;
+    }
+
+    /**
+     * Finds providers with {@link ServiceLoader} through the API's own class loader and the thread context class
+     * loader of the calling thread, keeping the first provider of each name. Providers that fail to load are
+     * skipped; {@code problems} receives one line for each.
+     */
+    public static List<TransportProvider> discoverWithServiceLoader(List<String> problems) {
+        List<ClassLoader> loaders = new ArrayList<>();
+        loaders.add(TransportRegistry.class.getClassLoader());
+        ClassLoader tccl = Thread.currentThread().getContextClassLoader();
+        if (tccl != null && tccl != loaders.get(0)) {
+            loaders.add(tccl);
+        }
+        return discover(loaders, problems);
+    }
+
+    /** Like {@link #discoverWithServiceLoader(List)} with explicit class loaders ({@code null} = system). */
+    public static List<TransportProvider> discover(List<ClassLoader> loaders, List<String> problems) {
+        Map<String, TransportProvider> byName = new LinkedHashMap<>();
+        for (ClassLoader loader : loaders) {
+            Iterator<TransportProvider> it = ServiceLoader.load(TransportProvider.class, loader).iterator();
+            while (true) {
+                TransportProvider p;
+                try {
+                    if (!it.hasNext()) {
+                        break;
+                    }
+                    p = it.next();
+                } catch (ServiceConfigurationError e) {
+                    problems.add("a TransportProvider could not be loaded by " + loader + ": " + e.getMessage());
+                    continue;
+                }
+                byName.putIfAbsent(p.name(), p);
+            }
+        }
+        return List.copyOf(byName.values());
+    }
+
+    // ---- providers
+
+    /**
+     * Adds a provider (the OSGi service tracker, tests). A provider whose name is already taken by an earlier
+     * registration is kept but ignored while the earlier one stays registered; programmatic registrations take
+     * precedence over discovered providers of the same name.
+     *
+     * @return {@code false} when this very provider object was already registered
+     */
+    public boolean register(TransportProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        lock.lock();
+        try {
+            for (TransportProvider p : registered) {
+                if (p == provider) {
+                    return false;
+                }
+            }
+            registered.add(provider);
+            recomputeLocked(properties.get());
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+        return true;
+    }
+
+    /** @return {@code false} when {@code provider} was not registered with {@link #register} */
+    public boolean unregister(TransportProvider provider) {
+        Objects.requireNonNull(provider, "provider");
+        lock.lock();
+        try {
+            boolean removed = registered.removeIf(p -> p == provider);
+            if (!removed) {
+                return false;
+            }
+            recomputeLocked(properties.get());
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+        return true;
+    }
+
+    /** @return the effective providers (unique by name) in {@code auto} order */
+    public List<TransportProvider> providers() {
+        List<TransportProvider> list = new ArrayList<>(current().providers);
+        list.sort(SelectionRules.AUTO_ORDER);
+        return List.copyOf(list);
+    }
+
+    /** @return lines about providers that could not be loaded or were shadowed by one of the same name */
+    public List<String> problems() {
+        List<String> out = new ArrayList<>(discoveryProblems);
+        out.addAll(current().notes);
+        return out;
+    }
+
+    // ---- selection
+
+    /** @return the current selection; recomputed when an input changed */
+    public TransportSelection selection() {
+        return current().selection;
+    }
+
+    /**
+     * @return the selected transport
+     * @throws UnavailableTransportException when none can be selected; a new exception each call, with the
+     *         selection's message, cause and suppressed causes
+     */
+    public Transport selected() {
+        Snapshot s = current();
+        if (s.transportFailure != null) {
+            throw copy(s.transportFailure);
+        }
+        return s.transport;
+    }
+
+    /**
+     * @return the registered, available transport named {@code name} (honouring {@code conduit.noNative})
+     * @throws UnavailableTransportException when it is not registered (the message lists the registered
+     *         names and what to add) or unavailable (the cause is its unavailability cause)
+     */
+    public Transport get(String name) {
+        Objects.requireNonNull(name, "name");
+        Snapshot s = current();
+        TransportSelection.Candidate c = s.selection.candidate(name).orElse(null);
+        if (c == null) {
+            List<String> names = new ArrayList<>();
+            s.selection.candidates().forEach(x -> names.add(x.name()));
+            throw new UnavailableTransportException("no transport named '" + name + "' is registered; registered: "
+                    + (names.isEmpty() ? "none (" + SelectionRules.noProviderMessage() + ")" : names), null);
+        }
+        c.availability().ensureAvailability(name);
+        for (TransportProvider p : s.providers) {
+            if (p.name().equals(name)) {
+                return p.transport();
+            }
+        }
+        throw new IllegalStateException("provider '" + name + "' vanished from the snapshot"); // not reachable
+    }
+
+    /**
+     * Sets the run-time preference (same syntax as {@code conduit.transport}); {@code null} returns to the
+     * system property.
+     *
+     * @throws IllegalArgumentException when {@code preference} is malformed (the message says what is allowed)
+     */
+    public void setPreference(String preference) {
+        String normalized = null;
+        if (preference != null) {
+            ConduitProperties.parsePreference("transport preference", preference);
+            normalized = preference.trim();
+        }
+        lock.lock();
+        try {
+            override = normalized;
+            recomputeLocked(properties.get());
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+    }
+
+    /** @return the run-time preference, or {@code null} when the system property applies */
+    public String preferenceOverride() {
+        lock.lock();
+        try {
+            return override;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public void addListener(TransportChangeListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeListener(TransportChangeListener listener) {
+        listeners.remove(listener);
+    }
+
+    // ---- internals
+
+    private Snapshot current() {
+        ConduitProperties props = properties.get();
+        Snapshot s = cached;
+        if (s != null && s.props.equals(props)) {
+            return s;
+        }
+        lock.lock();
+        try {
+            s = cached;
+            if (s == null || !s.props.equals(props)) {
+                s = recomputeLocked(props);
+            }
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+        return s;
+    }
+
+    private Snapshot recomputeLocked(ConduitProperties props) {
+        if (discovered == null) {
+            List<TransportProvider> found;
+            try {
+                found = discovery.apply(discoveryProblems);
+            } catch (RuntimeException | ServiceConfigurationError e) {
+                discoveryProblems.add("provider discovery failed: " + e);
+                found = List.of();
+            }
+            discovered = List.copyOf(found);
+        }
+        Map<String, TransportProvider> byName = new LinkedHashMap<>();
+        List<String> notes = new ArrayList<>();
+        for (List<TransportProvider> source : List.of(registered, discovered)) {
+            for (TransportProvider p : source) {
+                TransportProvider first = byName.putIfAbsent(p.name(), p);
+                if (first != null && first != p) {
+                    notes.add("provider " + p.getClass().getName() + " of transport '" + p.name()
+                            + "' is ignored: " + first.getClass().getName() + " already provides that name");
+                }
+            }
+        }
+        List<TransportProvider> effective = List.copyOf(byName.values());
+        TransportSelection selection = SelectionRules.select(effective, props, override);
+        for (String w : selection.warnings()) {
+            if (warned.add(w)) {
+                log.log(System.Logger.Level.WARNING, w);
+            }
+        }
+        Transport transport = null;
+        UnavailableTransportException failure = selection.failure();
+        if (failure == null) {
+            TransportProvider chosen = byName.get(selection.selectedName());
+            try {
+                transport = Objects.requireNonNull(chosen.transport(), "transport() returned null");
+            } catch (RuntimeException e) {
+                failure = e instanceof UnavailableTransportException ? (UnavailableTransportException) e
+                        : new UnavailableTransportException("transport '" + chosen.name()
+                                + "' is available but its provider failed to create it: " + e, e);
+            }
+        }
+        Snapshot s = new Snapshot(props, effective, selection, transport, failure, List.copyOf(notes));
+        cached = s;
+        if (transport != announced) {
+            pendingEvents.add(new Transport[] {announced, transport});
+            announced = transport;
+        }
+        return s;
+    }
+
+    private void deliverEvents() {
+        while (true) {
+            Transport[] event;
+            lock.lock();
+            try {
+                if (delivering || pendingEvents.isEmpty()) {
+                    return;
+                }
+                delivering = true;
+                event = pendingEvents.poll();
+            } finally {
+                lock.unlock();
+            }
+            try {
+                for (TransportChangeListener l : listeners) {
+                    try {
+                        l.transportChanged(event[0], event[1]);
+                    } catch (RuntimeException e) {
+                        log.log(System.Logger.Level.WARNING, "transport change listener " + l + " failed", e);
+                    }
+                }
+            } finally {
+                lock.lock();
+                try {
+                    delivering = false;
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+    }
+
+    private static UnavailableTransportException copy(UnavailableTransportException e) {
+        UnavailableTransportException c = new UnavailableTransportException(e.getMessage(), e.getCause());
+        for (Throwable s : e.getSuppressed()) {
+            c.addSuppressed(s);
+        }
+        return c;
+    }
+}

@@ -1,0 +1,49 @@
+package io.conduit.internal.transport;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class DiagnosticsReportTest {
+
+    @Test
+    void withoutProvidersTheReportSaysSoPlainly() {
+        TransportRegistry r = new TransportRegistry(p -> List.of(), () -> ConduitProperties.of(Map.of()),
+                new RecordingLogger());
+        String report = DiagnosticsReport.render(r);
+        assertTrue(report.contains("\n  No transport is registered. Add conduit-nio (bundle io.conduit.nio"), report);
+        assertTrue(report.contains("selected: none - no transport is registered\n"), report);
+    }
+
+    @Test
+    void providersAreListedWithCausesAndEveryLoadAttempt() {
+        TransportRegistry r = new TransportRegistry(p -> List.of(), () -> ConduitProperties.of(Map.of()),
+                new RecordingLogger());
+        r.register(FakeProvider.unavailable("epoll", true, 100, "libconduit_epoll_x86_64.so could not be loaded",
+                "fragment io.conduit.epoll.linux.x86_64: not installed",
+                "java.library.path [/usr/lib]: no libconduit_epoll_x86_64.so",
+                "resource META-INF/native/libconduit_epoll_x86_64.so: not found"));
+        r.register(FakeProvider.available("nio", false, 10));
+        String report = DiagnosticsReport.render(r);
+        assertTrue(report.contains("  epoll: native, ranking 100, UNAVAILABLE\n"
+                + "      cause: java.lang.UnsatisfiedLinkError: libconduit_epoll_x86_64.so could not be loaded\n"
+                + "        attempt: java.lang.UnsatisfiedLinkError: fragment io.conduit.epoll.linux.x86_64: not installed\n"
+                + "        attempt: java.lang.UnsatisfiedLinkError: java.library.path [/usr/lib]: no libconduit_epoll_x86_64.so\n"
+                + "        attempt: java.lang.UnsatisfiedLinkError: resource META-INF/native/libconduit_epoll_x86_64.so: not found\n"
+                + "  nio: pure Java, ranking 10, available, SELECTED\n"), report);
+        assertTrue(report.contains("  selected: nio - native transport 'epoll' is unavailable, fell back to 'nio'"),
+                report);
+        assertTrue(report.contains("  warning: native transport 'epoll' is unavailable"), report);
+        if (Runtime.version().feature() >= 22) {
+            assertTrue(report.contains("  transport epoll (unnamed module of " + FakeProvider.class.getName()),
+                    "native access per native provider: " + report);
+        } else {
+            assertTrue(report.contains("  not needed: JDK " + Runtime.version().feature()), report);
+        }
+        assertFalse(report.contains("No transport is registered"), report);
+    }
+}

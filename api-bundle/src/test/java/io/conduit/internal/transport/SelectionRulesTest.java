@@ -1,0 +1,255 @@
+package io.conduit.internal.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.conduit.transport.TransportSelection;
+import io.conduit.transport.TransportSelection.Outcome;
+import io.conduit.transport.TransportSelection.PreferenceSource;
+import io.conduit.transport.UnavailableTransportException;
+import org.junit.jupiter.api.Test;
+
+class SelectionRulesTest {
+
+    private final FakeProvider epollUp = FakeProvider.available("epoll", true, 100);
+    private final FakeProvider kqueueDown = FakeProvider.unavailable("kqueue", true, 90, "kqueue needs BSD");
+    private final FakeProvider nio = FakeProvider.available("nio", false, 10);
+    private final FakeProvider vthread = FakeProvider.available("nio-vthread", false, 5);
+
+    private static ConduitProperties props(String... kv) {
+        Map<String, String> m = new HashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put(kv[i], kv[i + 1]);
+        }
+        return ConduitProperties.of(m);
+    }
+
+    private static FakeProvider epollDown() {
+        return FakeProvider.unavailable("epoll", true, 100, "libconduit_epoll_x86_64.so not found",
+                "Bundle-NativeCode: no fragment", "java.library.path: not found", "META-INF/native: no resource");
+    }
+
+    private static TransportSelection select(ConduitProperties props, String override, FakeProvider... providers) {
+        return SelectionRules.select(Arrays.asList(providers), props, override);
+    }
+
+    @Test
+    void autoPicksNativeByRankingBeforeHigherRankedJavaTransports() {
+        FakeProvider bigJava = FakeProvider.available("fast-java", false, 1000);
+        TransportSelection s = select(props(), null, nio, bigJava, kqueueDown, epollUp);
+        assertEquals("epoll", s.selectedName());
+        assertEquals(PreferenceSource.DEFAULT, s.preferenceSource());
+        assertEquals("auto", s.preference());
+        assertEquals(List.of("epoll", "kqueue", "fast-java", "nio"),
+                s.candidates().stream().map(TransportSelection.Candidate::name).toList());
+        assertEquals(Outcome.SELECTED, s.candidate("epoll").orElseThrow().outcome());
+        assertEquals(Outcome.UNAVAILABLE, s.candidate("kqueue").orElseThrow().outcome());
+        assertTrue(s.candidate("kqueue").orElseThrow().reason().contains("kqueue needs BSD"));
+        assertEquals(Outcome.NOT_CHOSEN, s.candidate("nio").orElseThrow().outcome());
+        assertTrue(s.warnings().isEmpty(), s.warnings().toString());
+        assertNull(s.failure());
+    }
+
+    @Test
+    void autoChoosingTheOtherNativeTransportIsNotAFallback() {
+        FakeProvider epoll = epollDown();
+        FakeProvider kqueue = FakeProvider.available("kqueue", true, 90);
+        TransportSelection s = select(props(), null, nio, epoll, kqueue);
+        assertEquals("kqueue", s.selectedName());
+        assertTrue(s.warnings().isEmpty(), s.warnings().toString());
+    }
+
+    @Test
+    void autoFallbackFromAnUnavailableNativeTransportWarnsWithTheCause() {
+        TransportSelection s = select(props(), null, nio, epollDown(), vthread);
+        assertEquals("nio", s.selectedName());
+        assertEquals(1, s.warnings().size());
+        String w = s.warnings().get(0);
+        assertTrue(w.contains("'epoll'") && w.contains("'nio'") && w.contains("libconduit_epoll_x86_64.so"), w);
+    }
+
+    @Test
+    void explicitListIsAppliedInOrderWithWhitespaceAndCaseTolerated() {
+        TransportSelection s = select(props("conduit.transport", " NIO , epoll "), null, epollUp, nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(PreferenceSource.SYSTEM_PROPERTY, s.preferenceSource());
+        assertEquals(Outcome.NOT_CHOSEN, s.candidate("epoll").orElseThrow().outcome());
+        assertTrue(s.reason().contains("first in conduit.transport"), s.reason());
+    }
+
+    @Test
+    void explicitListFallsBackToTheNextAvailableTransportWithOneWarning() {
+        FakeProvider epoll = epollDown();
+        TransportSelection s = select(props("conduit.transport", "epoll,nio"), null, epoll, nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(1, s.warnings().size());
+        String w = s.warnings().get(0);
+        assertTrue(w.contains("'epoll'") && w.contains("'nio'") && w.contains("not found"), w);
+    }
+
+    @Test
+    void transportsNotListedStillServeAsLastResort() {
+        TransportSelection s = select(props("conduit.transport", "epoll"), null, epollDown(), nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(1, s.warnings().size());
+    }
+
+    @Test
+    void unknownNameIsSkippedWithAWarningListingTheKnownNames() {
+        TransportSelection s = select(props("conduit.transport", "epol,nio"), null, epollUp, nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(1, s.warnings().size());
+        String w = s.warnings().get(0);
+        assertTrue(w.contains("epol") && w.contains("registered transports: epoll, nio"), w);
+    }
+
+    @Test
+    void unknownNameFailsInStrictMode() {
+        TransportSelection s = select(props("conduit.transport", "epol,nio", "conduit.transport.strict", "true"), null,
+                epollUp, nio);
+        assertNull(s.selectedName());
+        UnavailableTransportException e = s.failure();
+        assertInstanceOf(IllegalArgumentException.class, e.getCause());
+        assertTrue(e.getMessage().contains("epol") && e.getMessage().contains("registered transports: epoll, nio"),
+                e.getMessage());
+    }
+
+    @Test
+    void strictModeFailsWithThePreferredTransportsOwnCauseAndItsLoadAttempts() {
+        FakeProvider epoll = epollDown();
+        TransportSelection s = select(props("conduit.transport", "epoll,nio", "conduit.transport.strict", "TRUE"),
+                null, epoll, nio);
+        assertNull(s.selectedName());
+        assertTrue(s.strict());
+        UnavailableTransportException e = s.failure();
+        assertSame(epoll.availability().unavailabilityCause(), e.getCause());
+        assertEquals(3, e.getCause().getSuppressed().length);
+        assertTrue(e.getMessage().contains("'epoll'") && e.getMessage().contains("conduit.transport.strict=true"),
+                e.getMessage());
+        assertEquals(Outcome.NOT_CHOSEN, s.candidate("nio").orElseThrow().outcome());
+    }
+
+    @Test
+    void strictModeWithAnAvailablePreferenceSelectsIt() {
+        TransportSelection s = select(props("conduit.transport", "epoll,nio", "conduit.transport.strict", "true"),
+                null, epollUp, nio);
+        assertEquals("epoll", s.selectedName());
+    }
+
+    @Test
+    void strictAutoFailsWhenNoRegisteredNativeTransportIsAvailable() {
+        FakeProvider epoll = epollDown();
+        TransportSelection s = select(props("conduit.transport.strict", "true"), null, epoll, kqueueDown, nio);
+        UnavailableTransportException e = s.failure();
+        assertNotNull(e);
+        assertSame(epoll.availability().unavailabilityCause(), e.getCause());
+        assertEquals(1, e.getSuppressed().length, "kqueue's cause is attached as suppressed");
+    }
+
+    @Test
+    void noNativeDisablesNativeTransportsWithoutProbingThem() {
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        TransportSelection s = select(props("conduit.noNative", "true", "conduit.transport.strict", "true"), null,
+                epoll, nio);
+        assertEquals("nio", s.selectedName(), "strict auto accepts nio when natives are disabled on purpose");
+        assertEquals(0, epoll.probes.get());
+        assertEquals(0, epoll.availabilityCalls.get());
+        TransportSelection.Candidate c = s.candidate("epoll").orElseThrow();
+        assertEquals(Outcome.UNAVAILABLE, c.outcome());
+        assertTrue(c.availability().unavailabilityCause().getMessage().contains("conduit.noNative"), c.reason());
+        assertTrue(s.warnings().isEmpty(), "disabling natives on purpose is not a fallback: " + s.warnings());
+        assertTrue(s.reason().contains("conduit.noNative"), s.reason());
+    }
+
+    @Test
+    void noNativeWithAnExplicitNativePreferenceInStrictModeFailsNamingTheProperty() {
+        TransportSelection s = select(props("conduit.noNative", "true", "conduit.transport", "epoll",
+                "conduit.transport.strict", "true"), null, epollUp, nio);
+        assertTrue(s.failure().getCause().getMessage().contains("conduit.noNative"), s.failure().getMessage());
+    }
+
+    @Test
+    void malformedBooleansFailTheSelectionNamingPropertyValueAndAllowedValues() {
+        for (String property : List.of("conduit.transport.strict", "conduit.noNative")) {
+            TransportSelection s = select(props(property, "yes"), null, epollUp, nio);
+            assertNull(s.selectedName(), property);
+            String m = s.failure().getMessage();
+            assertTrue(m.contains(property) && m.contains("'yes'") && m.contains("true, false"), m);
+            assertInstanceOf(IllegalArgumentException.class, s.failure().getCause());
+            assertEquals(2, s.candidates().size(), "providers are still listed");
+        }
+    }
+
+    @Test
+    void malformedNoNativeDoesNotProbeNativeTransports() {
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        select(props("conduit.noNative", "maybe"), null, epoll, nio);
+        assertEquals(0, epoll.probes.get());
+    }
+
+    @Test
+    void malformedPreferenceFailsTheSelection() {
+        for (String bad : List.of("", " ", "epoll,,nio", "auto,nio", "ep oll", "nio,")) {
+            TransportSelection s = select(props("conduit.transport", bad), null, nio);
+            assertNull(s.selectedName(), bad);
+            assertTrue(s.failure().getMessage().contains("conduit.transport"), s.failure().getMessage());
+        }
+    }
+
+    @Test
+    void overrideTakesThePlaceOfTheSystemProperty() {
+        TransportSelection s = select(props("conduit.transport", "epoll"), "nio", epollUp, nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(PreferenceSource.OVERRIDE, s.preferenceSource());
+        assertEquals("nio", s.preference());
+    }
+
+    @Test
+    void noProviderSaysWhatToAdd() {
+        TransportSelection s = select(props(), null);
+        assertNull(s.selectedName());
+        assertTrue(s.failure().getMessage().contains("no transport is registered")
+                && s.failure().getMessage().contains("conduit-nio"), s.failure().getMessage());
+        assertNull(s.failure().getCause());
+    }
+
+    @Test
+    void nothingAvailableFailsWithThePreferredCauseAndTheOthersSuppressed() {
+        FakeProvider epoll = epollDown();
+        FakeProvider nioDown = FakeProvider.unavailable("nio", false, 10, "selector broken");
+        TransportSelection s = select(props(), null, epoll, nioDown);
+        UnavailableTransportException e = s.failure();
+        assertSame(epoll.availability().unavailabilityCause(), e.getCause());
+        assertEquals(1, e.getSuppressed().length);
+        assertTrue(e.getMessage().contains("selector broken") && e.getMessage().contains("not found"),
+                e.getMessage());
+    }
+
+    @Test
+    void aProbeThatThrowsMakesTheTransportUnavailableWithThatException() {
+        RuntimeException boom = new IllegalStateException("probe exploded");
+        FakeProvider broken = new FakeProvider("epoll", true, 100, () -> {
+            throw boom;
+        });
+        TransportSelection s = select(props(), null, broken, nio);
+        assertEquals("nio", s.selectedName());
+        assertSame(boom, s.candidate("epoll").orElseThrow().availability().unavailabilityCause());
+    }
+
+    @Test
+    void explainListsEveryCandidate() {
+        String text = select(props(), null, epollDown(), nio).explain();
+        assertTrue(text.contains("epoll") && text.contains("nio") && text.contains("selected: nio"), text);
+        assertFalse(text.contains("\tat "), "no stack traces: " + text);
+    }
+}
