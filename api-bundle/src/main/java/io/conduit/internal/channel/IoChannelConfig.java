@@ -16,7 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Options of a channel built on the shared channel core: the core options ({@code AUTO_READ},
  * {@code WRITE_SPIN_COUNT}, water marks, …) live here; socket options go straight to the {@link IoSocket},
  * which says whether it supports them. An unsupported option is ignored with one warning per option and
- * transport ({@link UnsupportedOptions}). Thread-safe.
+ * transport ({@link io.conduit.internal.transport.UnsupportedOptions}). Thread-safe.
  */
 public final class IoChannelConfig implements ChannelConfig {
 
@@ -119,7 +119,7 @@ public final class IoChannelConfig implements ChannelConfig {
                         + channelKind + " (" + transportName + "): " + e.getMessage(), e);
             }
             if (!applied) {
-                UnsupportedOptions.warnOnce(transportName, option, channelKind);
+                io.conduit.internal.transport.UnsupportedOptions.warnOnce(option, transportName);
             }
             return applied;
         }
