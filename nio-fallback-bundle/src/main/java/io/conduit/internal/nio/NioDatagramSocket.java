@@ -34,6 +34,12 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
     @Override
     public boolean send(ByteBuffer src, SocketAddress target) throws IOException {
         int remaining = src.remaining();
+        if (remaining == 0 && ch.isConnected()) {
+            // DatagramChannel skips the system call for 0 bytes when connected (send() delegates to write()):
+            // fail instead of reporting a datagram as sent that never left
+            throw new IOException("the 'nio' transport cannot send an empty datagram on a connected channel"
+                    + " (java.nio skips write(2) for 0 bytes); send it from an unconnected channel or use epoll");
+        }
         int n = target == null ? ch.write(src) : ch.send(src, target);
         return n > 0 || remaining == 0;
     }
