@@ -411,9 +411,11 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         registered = true;
+        // decided before the promise's listeners run: one of them may start a connect that completes at once
+        boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
         promise.trySuccess(null);
         pipeline.fireChannelRegistered();
-        if (kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected()) {
+        if (connected) {
             becomeActive();
         }
     }
@@ -429,6 +431,9 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     private void becomeActive() {
+        if (active || !open) {
+            return; // channelActive fires once
+        }
         active = true;
         localAddress = socket.localAddress();
         remoteAddress = socket.remoteAddress();
