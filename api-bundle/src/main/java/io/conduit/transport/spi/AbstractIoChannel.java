@@ -151,8 +151,7 @@ public abstract class AbstractIoChannel implements Channel {
         this.loop = loop;
         this.kind = socket instanceof IoServerSocket ? Kind.SERVER
                 : socket instanceof IoDatagramSocket ? Kind.DATAGRAM : Kind.STREAM;
-        String channelKind = (kind == Kind.SERVER ? "server " : "") + type;
-        this.config = new IoChannelConfig(transportName, channelKind, socket, new ConfigListener());
+        this.config = new IoChannelConfig(this, socket, new ConfigListener());
         WriteBufferWaterMark wm = config.waterMark();
         this.outbound = new OutboundBuffer(wm.low(), wm.high());
         this.pipeline = new DefaultChannelPipeline(this, new Operations());
@@ -1479,20 +1478,19 @@ public abstract class AbstractIoChannel implements Channel {
 
     private final class ConfigListener implements IoChannelConfig.Listener {
         @Override
-        public void autoReadChanged(boolean autoRead) {
+        public void autoReadTurnedOff() {
             EventLoop l = loop;
             if (l == null || !registered) {
                 return;
             }
             Runnable task = () -> {
-                if (autoRead) {
-                    beginRead();
-                } else {
-                    readPending = false;
-                    if (kind != Kind.STREAM) {
-                        setInterest(IoSocket.OP_READ, false);
-                    }
+                if (config.isAutoRead()) {
+                    return; // turned on again meanwhile
                 }
+                readPending = false;
+                if (kind != Kind.STREAM) {
+                    setInterest(IoSocket.OP_READ, false);
+                } // a stream keeps read interest: read-ahead keeps end-of-stream visible
             };
             if (l.inEventLoop()) {
                 task.run();
