@@ -1370,16 +1370,26 @@ public abstract class AbstractIoChannel implements Channel {
             promise.trySuccess(null);
         }
         closeFuture.trySuccess(null);
-        if (wasActive) {
-            pipeline.fireChannelInactive();
-        }
-        if (registered) {
-            registered = false;
-            try {
-                eventLoop().execute(pipeline::fireChannelUnregistered);
-            } catch (RejectedExecutionException e) {
+        boolean wasRegistered = registered;
+        registered = false;
+        // as a task: a close from inside channelRead must not fire inactive before that read's readComplete
+        Runnable events = () -> {
+            if (wasActive) {
+                pipeline.fireChannelInactive();
+            }
+            if (wasRegistered) {
                 pipeline.fireChannelUnregistered();
             }
+        };
+        EventLoop l = loop;
+        if (l == null) {
+            events.run();
+            return;
+        }
+        try {
+            l.execute(events);
+        } catch (RejectedExecutionException e) {
+            events.run(); // the loop is terminating: fire here rather than never
         }
     }
 
