@@ -232,7 +232,10 @@ final class KQueueIoHandler implements IoHandler {
         int rc = Native.keventChange(kq, 0, NativeAbi.EVFILT_TIMER, NativeAbi.EV_ADD | NativeAbi.EV_ENABLE,
                 NativeAbi.NOTE_NSECONDS, Math.max(1, Math.min(delayNanos, MAX_TIMER_NANOS)), 0);
         if (rc < 0) {
-            LOG.log(System.Logger.Level.WARNING, Errors.message("kevent(EV_ADD EVFILT_TIMER)", -rc)
+            // Seen with the Linux emulation when descriptors run out (its timers are timerfds); BSD kernels need
+            // no descriptor. Handled: this wait uses a kevent timeout, the next run tries again. Logged at DEBUG
+            // only: under EMFILE even a log record can fail (java.util.logging opens tzdb.dat).
+            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent(EV_ADD EVFILT_TIMER)", -rc)
                     + "; waiting with a kevent timeout instead");
             armedDeadlineNanos = -1;
             return false;

@@ -53,6 +53,11 @@ abstract class KQueueSocket implements IoSocket {
      * which clears it on Linux, so the next read/finishConnect takes it from here. Loop-confined.
      */
     int reportedError;
+    /**
+     * The read filter reported EV_EOF: the peer shut down writing. Reads then keep the input "maybe more" until
+     * read(2) returns end-of-stream, because no further edge will come for it. Loop-confined.
+     */
+    boolean inputEof;
     /** the write filter reported EV_EOF (a connect that cannot complete); loop-confined */
     boolean writeEof;
 
@@ -164,6 +169,9 @@ abstract class KQueueSocket implements IoSocket {
             reportedError = fflags;
         }
         if (filter == NativeAbi.EVFILT_READ) {
+            if ((flags & NativeAbi.EV_EOF) != 0) {
+                inputEof = true; // data = unread bytes; end-of-stream follows them
+            }
             if ((ops & OP_READ) != 0) {
                 inputMaybeMore = true;
                 events.readReady();

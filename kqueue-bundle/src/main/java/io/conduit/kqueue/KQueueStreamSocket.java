@@ -52,7 +52,7 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
             } else {
                 dst.position(dst.position() + n);
             }
-            inputMaybeMore = n == want;
+            inputMaybeMore = n == want || inputEof;
             return n;
         }
         inputMaybeMore = false;
