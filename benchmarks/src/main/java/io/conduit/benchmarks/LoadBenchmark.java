@@ -318,7 +318,7 @@ public final class LoadBenchmark {
 
     // ---------------------------------------------------------------------------------------------- report
 
-    /** Rows of the table: {metric key, label}. */
+    /** Rows of the table: {metric key, label} or {metric key, label, ""} for a row shown without ratios. */
     private List<String[]> rows() {
         List<String[]> rows = new ArrayList<>();
         for (int n : connections) {
@@ -336,8 +336,9 @@ public final class LoadBenchmark {
         }
         if (idleConnections > 0) {
             rows.add(new String[] {"idle.bytesPerConn", idleConnections + " idle conns: heap+direct bytes/conn"});
-            rows.add(new String[] {"idle.heapPerConn", idleConnections + " idle conns: of which heap (after GC)"});
-            rows.add(new String[] {"idle.directPerConn", idleConnections + " idle conns: of which direct"});
+            // Parts of the row above, without ratios: a part can be 0 or, with GC churn, slightly negative.
+            rows.add(new String[] {"idle.heapPerConn", idleConnections + " idle conns: of which heap (after GC)", ""});
+            rows.add(new String[] {"idle.directPerConn", idleConnections + " idle conns: of which direct", ""});
             rows.add(new String[] {"idle.rssPerConn", idleConnections + " idle conns: RSS bytes/conn"});
         }
         return rows;
@@ -366,7 +367,7 @@ public final class LoadBenchmark {
         for (String[] row : rows()) {
             StringBuilder line = new StringBuilder("| ").append(row[1]).append(" |");
             for (Contender c : contenders) {
-                line.append(' ').append(cell(c.name(), row[0])).append(" |");
+                line.append(' ').append(cell(c.name(), row[0], row.length == 2)).append(" |");
             }
             w.println(line);
         }
@@ -420,7 +421,7 @@ public final class LoadBenchmark {
         return what + ": " + format(v) + unit + (ok ? " MET" : " MISSED");
     }
 
-    private String cell(String name, String metric) {
+    private String cell(String name, String metric, boolean withRatio) {
         if (unavailable.getOrDefault(name, false)) {
             return "n/a";
         }
@@ -428,7 +429,7 @@ public final class LoadBenchmark {
         if (m.isEmpty()) {
             return "–";
         }
-        if (name.equals(BASELINE)) {
+        if (name.equals(BASELINE) || !withRatio) {
             return format(m.get());
         }
         return ratio(name, metric).map(r -> format(m.get()) + String.format(Locale.ROOT, " (%.2f×)", r))
