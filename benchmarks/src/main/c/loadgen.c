@@ -11,7 +11,8 @@
  *       Opens CONNECTIONS connections, prints "CONNECTED n", then holds them, silent, until standard input
  *       reaches end of file; closes them with an RST (SO_LINGER 0) so no TIME_WAIT state is left behind.
  *
- * Output: one line starting with "RESULT " and key=value pairs (times in nanoseconds, sizes in bytes);
+ * Output: one line starting with "RESULT " and key=value pairs (times in nanoseconds, sizes in bytes; cpu_ns is
+ * this process's user + system CPU time during the measured window, to show whether the client was the limit);
  * errors go to standard error and the exit status is non-zero. The run never exceeds MILLIS plus connection
  * set-up (bounded by a 10 s connect deadline per connection).
  */
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -90,6 +92,14 @@ static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* User plus system CPU time this process used so far, in nanoseconds (getrusage(2)). */
+static uint64_t cpu_ns(void) {
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (uint64_t) (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1000000000ull
+            + (uint64_t) (u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1000ull;
 }
 
 static void die(const char *what) {
@@ -174,6 +184,7 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
         }
     }
     uint64_t start = now_ns();
+    uint64_t cpu_start = cpu_ns();
     uint64_t deadline = start + (uint64_t) millis * 1000000ull;
     uint64_t errors = 0;
     for (int i = 0; i < count; i++) {
@@ -217,9 +228,10 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
         }
     }
     uint64_t elapsed = now - start;
-    printf("RESULT mode=pingpong connections=%d elapsed_ns=%llu ops=%llu p50_ns=%llu p90_ns=%llu p99_ns=%llu "
-           "p999_ns=%llu max_ns=%llu errors=%llu\n",
-           count, (unsigned long long) elapsed, (unsigned long long) histogram_total,
+    uint64_t cpu = cpu_ns() - cpu_start;
+    printf("RESULT mode=pingpong connections=%d elapsed_ns=%llu cpu_ns=%llu ops=%llu p50_ns=%llu p90_ns=%llu "
+           "p99_ns=%llu p999_ns=%llu max_ns=%llu errors=%llu\n",
+           count, (unsigned long long) elapsed, (unsigned long long) cpu, (unsigned long long) histogram_total,
            (unsigned long long) percentile(50), (unsigned long long) percentile(90),
            (unsigned long long) percentile(99), (unsigned long long) percentile(99.9),
            (unsigned long long) histogram_max, (unsigned long long) errors);
@@ -245,6 +257,7 @@ static int run_stream(const struct sockaddr_in *address, int count, long millis,
         }
     }
     uint64_t start = now_ns();
+    uint64_t cpu_start = cpu_ns();
     uint64_t deadline = start + (uint64_t) millis * 1000000ull;
     uint64_t written = 0, read_back = 0;
     struct epoll_event events[256];
@@ -288,8 +301,10 @@ static int run_stream(const struct sockaddr_in *address, int count, long millis,
         now = now_ns();
     }
     uint64_t elapsed = now - start;
-    printf("RESULT mode=stream connections=%d elapsed_ns=%llu bytes=%llu written=%llu errors=0\n", count,
-           (unsigned long long) elapsed, (unsigned long long) read_back, (unsigned long long) written);
+    uint64_t cpu = cpu_ns() - cpu_start;
+    printf("RESULT mode=stream connections=%d elapsed_ns=%llu cpu_ns=%llu bytes=%llu written=%llu errors=0\n", count,
+           (unsigned long long) elapsed, (unsigned long long) cpu, (unsigned long long) read_back,
+           (unsigned long long) written);
     for (int i = 0; i < count; i++) {
         close_with_reset(conns[i].fd);
     }

@@ -216,6 +216,7 @@ public final class LoadBenchmark {
                 metrics.put(k + "p999us", Double.parseDouble(r.get("p999_ns")) / 1e3);
                 metrics.put(k + "userUsPerRt", micros(after[0] - before[0]) / ops);
                 metrics.put(k + "sysUsPerRt", micros(after[1] - before[1]) / ops);
+                metrics.put(k + "clientCpuPct", Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
             }
             for (int n : streamConnections) {
                 long[] before = cpuTicks(pid);
@@ -227,6 +228,7 @@ public final class LoadBenchmark {
                 metrics.put(k + "mbps", megabytes / seconds);
                 metrics.put(k + "userUsPerMB", micros(after[0] - before[0]) / megabytes);
                 metrics.put(k + "sysUsPerMB", micros(after[1] - before[1]) / megabytes);
+                metrics.put(k + "clientCpuPct", Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
             }
             if (idleConnections > 0) {
                 measureIdle(server, lines, port, metrics);
@@ -328,11 +330,13 @@ public final class LoadBenchmark {
             rows.add(new String[] {"pp" + n + ".p999us", "ping-pong " + n + " conn: p99.9 µs"});
             rows.add(new String[] {"pp" + n + ".userUsPerRt", "ping-pong " + n + " conn: server user CPU µs/round trip"});
             rows.add(new String[] {"pp" + n + ".sysUsPerRt", "ping-pong " + n + " conn: server kernel CPU µs/round trip"});
+            rows.add(new String[] {"pp" + n + ".clientCpuPct", "ping-pong " + n + " conn: load generator CPU % of a core", ""});
         }
         for (int n : streamConnections) {
             rows.add(new String[] {"st" + n + ".mbps", "streaming " + n + " conn: MB/s echoed"});
             rows.add(new String[] {"st" + n + ".userUsPerMB", "streaming " + n + " conn: server user CPU µs/MB"});
             rows.add(new String[] {"st" + n + ".sysUsPerMB", "streaming " + n + " conn: server kernel CPU µs/MB"});
+            rows.add(new String[] {"st" + n + ".clientCpuPct", "streaming " + n + " conn: load generator CPU % of a core", ""});
         }
         if (idleConnections > 0) {
             rows.add(new String[] {"idle.bytesPerConn", idleConnections + " idle conns: heap+direct bytes/conn"});
