@@ -42,7 +42,7 @@ final class TransportConfiguration implements ManagedService {
     /** Written by Configuration Admin's thread, read by {@link #unregister}: whether a configuration was applied. */
     private volatile boolean applied;
 
-    private TransportConfiguration(TransportRegistry registry) {
+    TransportConfiguration(TransportRegistry registry) {
         this.registry = registry;
     }
 
