@@ -25,7 +25,8 @@ class WithoutFrameworkTest {
         Path classes = Paths.get(Diagnostics.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-verbose:class");
+        Path classLog = Files.createTempFile("conduit-noosgi", ".classes");
+        cmd.add("-Xlog:class+load=info:file=" + classLog);
         for (String o : pathOptions) {
             cmd.add(o.replace("CLASSES", classes.toString()));
         }
@@ -41,16 +42,20 @@ class WithoutFrameworkTest {
             assertTrue(p.waitFor(60, TimeUnit.SECONDS), "child JVM did not finish: " + cmd);
             String text = Files.readString(out, StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), cmd + "\n" + text);
+            String loaded = Files.readString(classLog, StandardCharsets.UTF_8);
+            assertTrue(loaded.contains("io.conduit.transport.Diagnostics"), "class log works:\n" + loaded);
+            assertFalse(loaded.lines().anyMatch(l -> l.contains("org.osgi.")), "an org.osgi class was loaded:\n"
+                    + loaded);
             return text;
         } finally {
             Files.deleteIfExists(out);
+            Files.deleteIfExists(classLog);
         }
     }
 
     private static void assertReportWithoutOsgi(String out) {
         assertTrue(out.contains("Conduit diagnostics"), out);
         assertTrue(out.contains("No transport is registered."), out);
-        assertFalse(out.lines().anyMatch(l -> l.contains("org.osgi.")), "an org.osgi class was loaded:\n" + out);
     }
 
     @Test
