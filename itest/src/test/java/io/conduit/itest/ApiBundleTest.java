@@ -160,6 +160,31 @@ public class ApiBundleTest {
     }
 
     @Test
+    public void stoppingTheApiBundleWithdrawsEverythingAndStartingItTracksProvidersAgain() throws Exception {
+        registerProvider(FakeProvider.available("alpha", 30));
+        Bundle api = Osgi.bundle(context, "io.conduit.api");
+        Configuration cfg = configAdmin.getConfiguration("io.conduit.transport", null);
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("transport", "alpha");
+        cfg.update(props);
+        Osgi.await("the configuration to apply", () -> "alpha".equals(Transports.preference()),
+                Transports.selection()::explain);
+
+        api.stop();
+        assertNull("Transport service withdrawn", context.getServiceReference(Transport.class));
+        assertTrue("providers unregistered: " + Transports.providers(), Transports.providers().isEmpty());
+        assertNull("run-time preference cleared", Transports.preference());
+        assertTrue("Gogo commands withdrawn",
+                context.getServiceReferences(Object.class, "(osgi.command.scope=conduit)").isEmpty());
+
+        api.start();
+        assertEquals(List.of("alpha"), names(Transports.providers()));
+        assertPublished("alpha", 30);
+        Osgi.await("the configuration to apply again", () -> "alpha".equals(Transports.preference()),
+                Transports.selection()::explain);
+    }
+
+    @Test
     public void metatypeDescribesTheConfiguration() {
         MetaTypeService metatype = service(MetaTypeService.class);
         ObjectClassDefinition ocd = metatype.getMetaTypeInformation(Osgi.bundle(context, "io.conduit.api"))
@@ -235,6 +260,12 @@ public class ApiBundleTest {
         ServiceReference<T> ref = context.getServiceReference(type);
         assertNotNull(type.getName() + " service", ref);
         return context.getService(ref);
+    }
+
+    private static List<String> names(List<TransportProvider> providers) {
+        List<String> names = new ArrayList<>();
+        providers.forEach(p -> names.add(p.name()));
+        return names;
     }
 
     private static String name(Transport t) {

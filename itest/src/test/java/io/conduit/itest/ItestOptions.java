@@ -25,6 +25,11 @@ final class ItestOptions {
 
     /** Felix SCR with the OSGi APIs it needs beside it, Config Admin, Metatype, Gogo runtime, and conduit-api. */
     static Option base() {
+        return composite(withoutConfigAdmin(), thirdParty("org.apache.felix.configadmin"));
+    }
+
+    /** {@link #base()} without Configuration Admin (its API package included). */
+    static Option withoutConfigAdmin() {
         return composite(
                 systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
                 cleanCaches(),
@@ -33,7 +38,6 @@ final class ItestOptions {
                 thirdParty("org.osgi.util.promise"),
                 thirdParty("org.osgi.service.component"),
                 thirdParty("org.apache.felix.scr"),
-                thirdParty("org.apache.felix.configadmin"),
                 thirdParty("org.apache.felix.metatype"),
                 thirdParty("org.apache.felix.gogo.runtime"),
                 ours("conduit.itest.apiJar"));
