@@ -91,6 +91,17 @@ public class ApiBundleTest {
     }
 
     @Test
+    public void discoveryInsideTheFrameworkDoesNotScanTheLaunchersClassPath() {
+        assertNotNull("the trap is set: the launcher's class path lists ClassPathProvider",
+                ClassLoader.getSystemClassLoader().getResource(
+                        "META-INF/services/io.conduit.transport.spi.TransportProvider"));
+        String report = io.conduit.transport.Diagnostics.report();
+        assertFalse(report, report.contains("classpath-only"));
+        assertFalse(report, report.contains("ClassPathProvider"));
+        assertTrue(Transports.providers().isEmpty());
+    }
+
+    @Test
     public void providerServicesAreTrackedSelectedPublishedAndWithdrawn() throws Exception {
         List<String> events = new CopyOnWriteArrayList<>();
         TransportChangeListener whiteboard = (previous, current) -> events.add(name(previous) + "->" + name(current));
@@ -137,26 +148,25 @@ public class ApiBundleTest {
         Dictionary<String, Object> props = new Hashtable<>();
         props.put("transport", "beta");
         cfg.update(props);
-        Osgi.await("configuration transport=beta to select beta",
-                () -> "beta".equals(Transports.selection().selectedName()), Transports.selection()::explain);
+        // Configuration Admin applies the change on its own thread: wait until it has also re-published
+        awaitPublished("beta", 20);
         assertEquals("beta", Transports.preference());
         assertEquals(TransportSelection.PreferenceSource.OVERRIDE, Transports.selection().preferenceSource());
-        assertPublished("beta", 20);
 
         props.put("strict", Boolean.TRUE);
         props.put("transport", "missing");
         cfg.update(props);
-        Osgi.await("strict configuration naming an unregistered transport to fail the selection",
-                () -> Transports.selection().failure() != null, Transports.selection()::explain);
+        Osgi.await("strict configuration naming an unregistered transport to fail the selection and withdraw the"
+                + " Transport service", () -> Transports.selection().failure() != null
+                        && context.getServiceReference(Transport.class) == null, Transports.selection()::explain);
         assertTrue(Transports.selection().strict());
-        assertNull(context.getServiceReference(Transport.class));
 
         cfg.delete();
         Osgi.await("deleting the configuration to return to the system property",
                 () -> Transports.preference() == null && "alpha".equals(Transports.selection().selectedName()),
                 Transports.selection()::explain);
+        awaitPublished("alpha", 30);
         assertFalse(Transports.selection().strict());
-        assertPublished("alpha", 30);
     }
 
     @Test
@@ -240,6 +250,34 @@ public class ApiBundleTest {
         ServiceRegistration<TransportProvider> r = context.registerService(TransportProvider.class, p, props);
         registrations.add(r);
         return r;
+    }
+
+    private void awaitPublished(String name, int ranking) {
+        Osgi.await("the Transport service of " + name, () -> {
+            try {
+                assertPublished(name, ranking);
+                return true;
+            } catch (AssertionError | Exception notYet) {
+                return false;
+            }
+        }, () -> Transports.selection().explain() + "\nTransport services: " + transportServices());
+        try {
+            assertPublished(name, ranking);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private String transportServices() {
+        try {
+            List<String> out = new ArrayList<>();
+            for (ServiceReference<Transport> r : context.getServiceReferences(Transport.class, null)) {
+                out.add(r.getProperty("conduit.transport.name") + "/" + r.getProperty("service.ranking"));
+            }
+            return out.toString();
+        } catch (Exception e) {
+            return e.toString();
+        }
     }
 
     private void assertPublished(String name, int ranking) throws Exception {

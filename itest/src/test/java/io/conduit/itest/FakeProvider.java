@@ -15,7 +15,7 @@ import io.conduit.transport.Transport;
 import io.conduit.transport.spi.TransportProvider;
 
 /** A provider registered as an OSGi service by a test; its transport makes no channels. */
-final class FakeProvider implements TransportProvider {
+class FakeProvider implements TransportProvider {
 
     private final String name;
     private final boolean isNative;

@@ -25,10 +25,14 @@ final class ItestOptions {
 
     /** Felix SCR with the OSGi APIs it needs beside it, Config Admin, Metatype, Gogo runtime, and conduit-api. */
     static Option base() {
-        return composite(withoutConfigAdmin(), thirdParty("org.apache.felix.configadmin"));
+        return composite(withoutConfigAdmin(), thirdParty("org.apache.felix.configadmin"),
+                thirdParty("org.apache.felix.metatype"));
     }
 
-    /** {@link #base()} without Configuration Admin (its API package included). */
+    /**
+     * {@link #base()} without Configuration Admin (its API package included) and without Metatype (which reports
+     * an error event when the Configuration Admin API is missing).
+     */
     static Option withoutConfigAdmin() {
         return composite(
                 systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"),
@@ -38,7 +42,6 @@ final class ItestOptions {
                 thirdParty("org.osgi.util.promise"),
                 thirdParty("org.osgi.service.component"),
                 thirdParty("org.apache.felix.scr"),
-                thirdParty("org.apache.felix.metatype"),
                 thirdParty("org.apache.felix.gogo.runtime"),
                 ours("conduit.itest.apiJar"));
     }
