@@ -8,9 +8,22 @@ import static org.ops4j.pax.exam.CoreOptions.options;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import javax.inject.Inject;
 
+import io.conduit.buffer.Buffer;
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.ChannelType;
 import io.conduit.transport.Diagnostics;
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
@@ -27,7 +40,10 @@ import org.osgi.framework.BundleContext;
 import org.osgi.framework.FrameworkUtil;
 import org.osgi.framework.ServiceReference;
 
-/** The nio bundle in a framework with SCR: its providers are DS services and {@code nio} is selected by default. */
+/**
+ * The nio bundle in a framework with SCR: its providers are DS services, {@code nio} is selected by default, and
+ * real I/O works inside the framework (a TCP echo over loopback).
+ */
 @RunWith(PaxExam.class)
 public class NioBundleTest {
 
@@ -102,5 +118,46 @@ public class NioBundleTest {
         nio.start();
         Osgi.await("nio to be selected again after a restart of its bundle",
                 () -> "nio".equals(Transports.selection().selectedName()), Transports.selection()::explain);
+    }
+
+    @ChannelHandler.Sharable
+    private static final class Echo implements ChannelHandler {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    @Test
+    public void tcpEchoOverLoopbackThroughTheSelectedTransport() throws Exception {
+        Transport transport = Transports.selected();
+        assertEquals("nio", transport.name());
+        try (EventLoopGroup group = transport.newEventLoopGroup(1)) {
+            Channel server = new ServerBootstrap().transport(transport).group(group).channelType(ChannelType.TCP)
+                    .childHandler(new Echo())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            CompletableFuture<String> echoed = new CompletableFuture<>();
+            StringBuilder received = new StringBuilder();
+            Channel client = new Bootstrap().transport(transport).group(group).channelType(ChannelType.TCP)
+                    .handler(new ChannelHandler() {
+                        @Override
+                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                            try (Buffer b = (Buffer) msg) {
+                                byte[] bytes = new byte[b.readableBytes()];
+                                b.readBytes(bytes);
+                                received.append(new String(bytes, StandardCharsets.US_ASCII));
+                            }
+                            if (received.length() >= 5) {
+                                echoed.complete(received.toString());
+                            }
+                        }
+                    })
+                    .connect(server.localAddress()).get(10, TimeUnit.SECONDS);
+            Buffer hello = client.alloc().buffer(5).writeBytes("hello".getBytes(StandardCharsets.US_ASCII));
+            client.writeAndFlush(hello).get(10, TimeUnit.SECONDS);
+            assertEquals("hello", echoed.get(10, TimeUnit.SECONDS));
+            client.close().get(10, TimeUnit.SECONDS);
+            server.close().get(10, TimeUnit.SECONDS);
+        }
     }
 }
