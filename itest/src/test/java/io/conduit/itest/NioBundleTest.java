@@ -8,6 +8,8 @@ import static org.ops4j.pax.exam.CoreOptions.options;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -29,6 +31,8 @@ import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.Transports;
 import io.conduit.transport.spi.TransportProvider;
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
 import org.junit.Before;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -120,6 +124,25 @@ public class NioBundleTest {
                 () -> "nio".equals(Transports.selection().selectedName()), Transports.selection()::explain);
     }
 
+    private String gogo(String command) {
+        ServiceReference<CommandProcessor> ref = context.getServiceReference(CommandProcessor.class);
+        assertNotNull("Gogo CommandProcessor", ref);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (CommandSession session = context.getService(ref).createSession(
+                new ByteArrayInputStream(new byte[0]), out, out)) {
+            return String.valueOf(session.execute(command));
+        } catch (Exception e) {
+            throw new AssertionError(command + " failed; output: " + out, e);
+        } finally {
+            context.ungetService(ref);
+        }
+    }
+
+    private static String row(String table, String id) {
+        return table.lines().filter(l -> l.startsWith(id + " ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no row for channel " + id + " in\n" + table));
+    }
+
     @ChannelHandler.Sharable
     private static final class Echo implements ChannelHandler {
         @Override
@@ -156,8 +179,21 @@ public class NioBundleTest {
             Buffer hello = client.alloc().buffer(5).writeBytes("hello".getBytes(StandardCharsets.US_ASCII));
             client.writeAndFlush(hello).get(10, TimeUnit.SECONDS);
             assertEquals("hello", echoed.get(10, TimeUnit.SECONDS));
+
+            // conduit:channels lists the listener, the client and the accepted channel with their traffic
+            String channels = gogo("conduit:channels");
+            assertTrue(channels, channels.contains("3 open channels"));
+            String clientRow = row(channels, client.id());
+            assertTrue(clientRow, clientRow.matches(".*\\bnio\\b.*\\s5\\s+5\\s+\\S+$"));
+            assertTrue(clientRow, clientRow.contains(String.valueOf(((InetSocketAddress) server.localAddress())
+                    .getPort())));
+            String serverRow = row(channels, server.id());
+            assertTrue(serverRow, serverRow.matches(".*\\s0\\s+0\\s+\\S+$"));
+
             client.close().get(10, TimeUnit.SECONDS);
             server.close().get(10, TimeUnit.SECONDS);
+            Osgi.await("closed channels to leave the list", () -> gogo("conduit:channels").contains(
+                    "0 open channels"), () -> gogo("conduit:channels"));
         }
     }
 }
