@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -507,6 +508,38 @@ static jint c_getPeerCredentials(JNIEnv *env, jclass clazz, jint fd, jintArray o
 
 #define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
 
+/*
+ * Multicast membership (ip(7) IP_ADD_MEMBERSHIP/IP_DROP_MEMBERSHIP with struct ip_mreq { imr_multiaddr;
+ * imr_interface }, ipv6(7) IPV6_JOIN_GROUP/IPV6_LEAVE_GROUP with struct ipv6_mreq { ipv6mr_multiaddr;
+ * ipv6mr_interface }). group: 4 or 16 address bytes; ifaddr: the interface's IPv4 address (4 bytes) or NULL for
+ * any; ifindex: the interface index for IPv6.
+ */
+static jint c_multicastMembership(JNIEnv *env, jclass clazz, jint fd, jboolean join, jbyteArray group,
+        jbyteArray ifaddr, jint ifindex) {
+    jsize length = (*env)->GetArrayLength(env, group);
+    if (length == 4) {
+        struct ip_mreq mreq;
+        memset(&mreq, 0, sizeof mreq);
+        (*env)->GetByteArrayRegion(env, group, 0, 4, (jbyte *) &mreq.imr_multiaddr);
+        if (ifaddr != NULL) {
+            (*env)->GetByteArrayRegion(env, ifaddr, 0, 4, (jbyte *) &mreq.imr_interface);
+        } else {
+            mreq.imr_interface.s_addr = htonl(INADDR_ANY);
+        }
+        return setsockopt(fd, IPPROTO_IP, join ? IP_ADD_MEMBERSHIP : IP_DROP_MEMBERSHIP, &mreq, sizeof mreq) < 0
+                ? -errno : 0;
+    }
+    if (length == 16) {
+        struct ipv6_mreq mreq;
+        memset(&mreq, 0, sizeof mreq);
+        (*env)->GetByteArrayRegion(env, group, 0, 16, (jbyte *) &mreq.ipv6mr_multiaddr);
+        mreq.ipv6mr_interface = (unsigned int) ifindex;
+        return setsockopt(fd, IPPROTO_IPV6, join ? IPV6_JOIN_GROUP : IPV6_LEAVE_GROUP, &mreq, sizeof mreq) < 0
+                ? -errno : 0;
+    }
+    return -EINVAL;
+}
+
 static const JNINativeMethod METHODS[] = {
     N("addressOf", "(Ljava/nio/ByteBuffer;)J", c_addressOf),
     N("strerror", "(I)Ljava/lang/String;", c_strerror),
@@ -537,6 +570,7 @@ static const JNINativeMethod METHODS[] = {
     N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
     N("setAcceptFilter", "(I[B)I", c_setAcceptFilter),
     N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
+    N("multicastMembership", "(IZ[B[BI)I", c_multicastMembership),
 };
 
 /*

@@ -112,17 +112,40 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         return connected;
     }
 
-    /** Not implemented yet by the kqueue transport: the channel reports the failure to the caller. */
+    /** Joins {@code group} on {@code networkInterface}; joining a group twice is not an error. */
     @Override
     public void joinGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
-        throw new IOException("the kqueue transport does not implement multicast membership yet (IP_ADD_MEMBERSHIP);"
-                + " use the nio transport for multicast receivers");
+        membership(true, group, networkInterface);
     }
 
+    /** Leaves {@code group}; leaving a group this socket is not a member of has no effect. */
     @Override
     public void leaveGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
-        throw new IOException("the kqueue transport does not implement multicast membership yet (IP_DROP_MEMBERSHIP)");
+        membership(false, group, networkInterface);
     }
+
+    private void membership(boolean join, InetAddress group, NetworkInterface networkInterface) throws IOException {
+        if (!group.isMulticastAddress()) {
+            throw new IOException(group.getHostAddress() + " is not a multicast address");
+        }
+        byte[] ifaddr = null;
+        if (group instanceof java.net.Inet4Address && networkInterface != null) {
+            ifaddr = networkInterface.inetAddresses().filter(a -> a instanceof java.net.Inet4Address).findFirst()
+                    .map(InetAddress::getAddress).orElseThrow(() -> new IOException("network interface "
+                            + networkInterface.getName() + " has no IPv4 address to join IPv4 group "
+                            + group.getHostAddress() + " on"));
+        }
+        int result = Native.multicastMembership(fd(), join, group.getAddress(), ifaddr,
+                networkInterface == null ? 0 : networkInterface.getIndex());
+        if (join && result == -EADDRINUSE || !join && result == -EADDRNOTAVAIL) {
+            return; // already a member / not a member: membership is already as asked
+        }
+        Errors.check(join ? "setsockopt(IP_ADD_MEMBERSHIP " + group.getHostAddress() + ")"
+                : "setsockopt(IP_DROP_MEMBERSHIP " + group.getHostAddress() + ")", result);
+    }
+
+    private static final int EADDRINUSE = NativeAbi.constant("EADDRINUSE");
+    private static final int EADDRNOTAVAIL = NativeAbi.constant("EADDRNOTAVAIL");
 
     @Override
     public SocketAddress remoteAddress() {

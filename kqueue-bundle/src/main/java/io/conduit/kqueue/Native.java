@@ -118,6 +118,16 @@ final class Native {
     /** {@code setsockopt(2)} of an {@code int}. @return 0 or -errno */
     static native int setsockoptInt(int fd, int level, int optname, int value);
 
+    /**
+     * Joins or leaves a multicast group: {@code IP_ADD_MEMBERSHIP}/{@code IP_DROP_MEMBERSHIP} ({@code struct ip_mreq})
+     * for a 4-byte group, {@code IPV6_JOIN_GROUP}/{@code IPV6_LEAVE_GROUP} ({@code struct ipv6_mreq}) for 16 bytes.
+     *
+     * @param ifaddr the interface's IPv4 address, or {@code null} for any (IPv4 only)
+     * @param ifindex the interface index (IPv6 only)
+     * @return 0 or {@code -errno}
+     */
+    static native int multicastMembership(int fd, boolean join, byte[] group, byte[] ifaddr, int ifindex);
+
     /** {@code getsockopt(2)} of an {@code int} into {@code out[0]}. @return 0 or -errno */
     static native int getsockoptInt(int fd, int level, int optname, int[] out);
 
