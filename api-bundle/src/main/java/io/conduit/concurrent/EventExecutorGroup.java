@@ -15,7 +15,10 @@ import org.osgi.annotation.versioning.ProviderType;
  * <p>Shutdown: {@link #shutdownGracefully(long, long, TimeUnit)} lets each executor finish its queue and
  * waits for a quiet period without new tasks (bounded by a timeout) before terminating. {@link #close()} is
  * a graceful shutdown with the default quiet period (2 s) and timeout (15 s) that waits for termination.
- * Tasks submitted after shutdown began are rejected with {@link java.util.concurrent.RejectedExecutionException}.
+ * A task submitted during the quiet period is still accepted, runs, and restarts the quiet period; tasks
+ * submitted once an executor has shut down (quiet period over, timeout reached, or {@link #shutdown()} called)
+ * are rejected with {@link java.util.concurrent.RejectedExecutionException}. Scheduled tasks that are not yet
+ * due are cancelled when the shutdown begins.
  * All methods may be called from any thread.
  */
 @ProviderType

@@ -74,7 +74,9 @@ public interface Future<V> extends java.util.concurrent.Future<V> {
     /**
      * A {@link CompletionStage} view that completes when this future does: normally with the result, or
      * exceptionally with the cause (a {@link java.util.concurrent.CancellationException} when cancelled).
-     * Dependent stages run on the thread that completes this future unless an async variant is used.
+     * Dependent stages run on the future's {@linkplain #executor() executor} (on the completing thread when it has
+     * none) unless an async variant is used. The stage cannot be completed by its users; cancelling it cancels
+     * this future.
      */
     CompletionStage<V> toCompletionStage();
 

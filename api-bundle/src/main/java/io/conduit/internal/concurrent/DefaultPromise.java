@@ -42,7 +42,7 @@ public class DefaultPromise<V> implements Promise<V> {
     private List<FutureListener<? super V>> listeners;      // guarded by this; null once notified
     private boolean notifying;                              // guarded by this
     private int waiters;                                    // guarded by this
-    private CompletableFuture<V> stage;                     // guarded by this
+    private Stage<V> stage;                                 // guarded by this
 
     /**
      * @param executor runs the listeners and is checked by the blocking methods; {@code null} runs listeners
@@ -290,6 +290,9 @@ public class DefaultPromise<V> implements Promise<V> {
         if (isDone()) {
             return true;
         }
+        if (timeout <= 0) {
+            return false; // a poll, not a wait: allowed on the executor's own thread too
+        }
         checkNotOnExecutor();
         long remaining = unit.toNanos(timeout);
         long deadline = System.nanoTime() + remaining;
@@ -352,21 +355,97 @@ public class DefaultPromise<V> implements Promise<V> {
 
     @Override
     public CompletionStage<V> toCompletionStage() {
-        CompletableFuture<V> cf;
+        Stage<V> cf;
         synchronized (this) {
             if (stage != null) {
-                return stage.minimalCompletionStage();
+                return stage;
             }
-            cf = stage = new CompletableFuture<>();
+            cf = stage = new Stage<>(this);
         }
         addListener(f -> {
             if (f.isSuccess()) {
-                cf.complete(getNow());
+                cf.completeFromPromise(getNow());
             } else {
-                cf.completeExceptionally(f.cause());
+                cf.completeExceptionallyFromPromise(f.cause());
             }
         });
-        return cf.minimalCompletionStage();
+        return cf;
+    }
+
+    /**
+     * The {@link CompletionStage} view. It is a {@link CompletableFuture} so that a cancelled promise shows as a
+     * cancelled stage ({@code isCancelled()}, {@code get()} throwing {@link CancellationException}), which a
+     * {@code minimalCompletionStage()} copy would turn into a plain failure. Only the promise completes it:
+     * {@code complete}/{@code obtrude*} throw; {@code cancel} cancels the promise.
+     */
+    private static final class Stage<V> extends CompletableFuture<V> {
+        private final DefaultPromise<V> promise;
+
+        Stage(DefaultPromise<V> promise) {
+            this.promise = promise;
+        }
+
+        void completeFromPromise(V value) {
+            super.complete(value);
+        }
+
+        void completeExceptionallyFromPromise(Throwable cause) {
+            super.completeExceptionally(cause);
+        }
+
+        @Override
+        public <U> CompletableFuture<U> newIncompleteFuture() {
+            return new CompletableFuture<>();
+        }
+
+        @Override
+        public boolean complete(V value) {
+            throw readOnly();
+        }
+
+        @Override
+        public boolean completeExceptionally(Throwable ex) {
+            throw readOnly();
+        }
+
+        @Override
+        public void obtrudeValue(V value) {
+            throw readOnly();
+        }
+
+        @Override
+        public void obtrudeException(Throwable ex) {
+            throw readOnly();
+        }
+
+        @Override
+        public CompletableFuture<V> completeAsync(java.util.function.Supplier<? extends V> supplier,
+                java.util.concurrent.Executor executor) {
+            throw readOnly();
+        }
+
+        @Override
+        public CompletableFuture<V> completeOnTimeout(V value, long timeout, TimeUnit unit) {
+            throw readOnly();
+        }
+
+        @Override
+        public CompletableFuture<V> orTimeout(long timeout, TimeUnit unit) {
+            throw readOnly();
+        }
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (promise.cancel(mayInterruptIfRunning)) {
+                super.completeExceptionally(promise.cause());
+            }
+            return isCancelled();
+        }
+
+        private UnsupportedOperationException readOnly() {
+            return new UnsupportedOperationException("this stage mirrors " + promise
+                    + "; complete the promise instead (or use a dependent stage, e.g. thenApply)");
+        }
     }
 
     @Override

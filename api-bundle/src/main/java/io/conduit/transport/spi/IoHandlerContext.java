@@ -14,10 +14,16 @@ public interface IoHandlerContext {
 
     /**
      * @param currentTimeNanos now, from {@link System#nanoTime()}
-     * @return nanoseconds until the earliest scheduled task is due (0 when overdue), or {@code -1} when none is scheduled
+     * @return nanoseconds until the earliest scheduled task is due (0 when overdue), or {@code -1} when none is scheduled.
+     *         Up to {@code Long.MAX_VALUE} for a task that is never due: clamp before handing it to the kernel
+     *         (e.g. {@code timerfd_settime}, {@code epoll_wait}). While the loop shuts down gracefully this is the
+     *         time until the quiet period or timeout ends.
      */
     long delayNanos(long currentTimeNanos);
 
-    /** @return the {@link System#nanoTime()} deadline of the earliest scheduled task, or {@code -1} when none */
+    /**
+     * @return the {@link System#nanoTime()} deadline of the earliest scheduled task ({@code Long.MAX_VALUE} = never
+     *         due), or {@code -1} when none; unchanged deadlines let a handler skip re-arming its timer
+     */
     long deadlineNanos();
 }

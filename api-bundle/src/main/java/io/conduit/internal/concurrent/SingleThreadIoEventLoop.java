@@ -1,0 +1,146 @@
+package io.conduit.internal.concurrent;
+
+import java.util.Objects;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.conduit.transport.spi.IoEventLoop;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoHandler;
+import io.conduit.transport.spi.IoHandlerContext;
+import io.conduit.transport.spi.IoHandlerFactory;
+
+/**
+ * The loop behind {@link IoEventLoopGroup}; its javadoc states the round structure and threading contract.
+ */
+public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements IoEventLoop {
+
+    private static final System.Logger LOG = System.getLogger(SingleThreadIoEventLoop.class.getName());
+    /** Key of the {@link LoopThread} attachment that names the loop running on that thread. */
+    private static final Object CURRENT_KEY = new Object();
+    /** Pause after an {@link IoHandler#run} failure so that a broken poller cannot spin the loop. */
+    private static final long FAILURE_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    private final IoEventLoopGroup parent;
+    private final IoHandlerFactory handlerFactory;
+    private final boolean busyWait;
+    private final int maxTasksPerRun;
+    private volatile IoHandler handler; // written once by the loop thread; read by wakeupBlocked from any thread
+
+    public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
+            boolean busyWait, int maxTasksPerRun, String name) {
+        super(parent, threadFactory, name);
+        this.parent = Objects.requireNonNull(parent, "parent");
+        this.handlerFactory = Objects.requireNonNull(handlerFactory, "handlerFactory");
+        this.busyWait = busyWait;
+        this.maxTasksPerRun = maxTasksPerRun;
+    }
+
+    /** @see IoEventLoop#current() */
+    public static IoEventLoop current() {
+        LoopThread t = LoopThread.current();
+        return t == null ? null : t.attachment(CURRENT_KEY, () -> null);
+    }
+
+    @Override
+    public IoEventLoopGroup parent() {
+        return parent;
+    }
+
+    @Override
+    public IoHandler ioHandler() {
+        return handler;
+    }
+
+    /** The context handed to one {@link IoHandler#run} call; reused, loop thread only. */
+    private static final class Context implements IoHandlerContext {
+        boolean canBlock;
+        long deadlineNanos;
+
+        @Override
+        public boolean canBlock() {
+            return canBlock;
+        }
+
+        @Override
+        public long delayNanos(long currentTimeNanos) {
+            return deadlineNanos < 0 ? -1 : Math.max(0, ScheduledFutureTask.saturatedSub(deadlineNanos, currentTimeNanos));
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return deadlineNanos;
+        }
+    }
+
+    @Override
+    protected void run() {
+        IoHandler h = handlerFactory.newHandler();
+        if (h == null) {
+            throw new IllegalStateException("IoHandlerFactory " + handlerFactory + " returned null");
+        }
+        handler = h;
+        LoopThread lt = LoopThread.current();
+        if (lt != null) {
+            lt.attachment(CURRENT_KEY, () -> this);
+        }
+        Context ctx = new Context();
+        boolean prepared = false;
+        long tasksAtPrepare = 0;
+        for (;;) {
+            boolean blocking = !busyWait && prepareToBlock();
+            if (blocking && hasDueScheduledTask(System.nanoTime())) {
+                doneBlocking();
+                blocking = false;
+            }
+            ctx.canBlock = blocking;
+            ctx.deadlineNanos = nextWakeupDeadlineNanos();
+            try {
+                h.run(ctx);
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "IoHandler.run of " + this + " threw; pausing briefly", t);
+                LockSupport.parkNanos(FAILURE_PAUSE_NANOS);
+            } finally {
+                if (blocking) {
+                    doneBlocking();
+                }
+            }
+            runAllTasks(maxTasksPerRun);
+            if (isShuttingDown()) {
+                if (!prepared || completedTasks() != tasksAtPrepare) {
+                    prepared = true;
+                    tasksAtPrepare = completedTasks();
+                    safePrepareToDestroy(h);
+                }
+                if (confirmShutdown()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void safePrepareToDestroy(IoHandler h) {
+        try {
+            h.prepareToDestroy();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "IoHandler.prepareToDestroy of " + this + " threw", t);
+        }
+    }
+
+    @Override
+    protected void cleanup() {
+        IoHandler h = handler;
+        if (h != null) {
+            h.destroy();
+        }
+    }
+
+    @Override
+    protected void wakeupBlocked() {
+        IoHandler h = handler;
+        if (h != null) {
+            h.wakeup();
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package io.conduit.transport.spi;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The loader's order of attempts, extraction and error reporting, with recording stand-ins for
+ * {@code System::loadLibrary} / {@code System::load} (real libraries are loaded by the epoll bundle's tests).
+ */
+class NativeLibraryLoaderTest {
+
+    private static final String NAME = "conduit_loader_test";
+    private static final String FILE = System.mapLibraryName(NAME);
+
+    @TempDir
+    Path dir;
+
+    private final List<String> calls = new ArrayList<>();
+
+    @AfterEach
+    void clearProperties() {
+        System.clearProperty(NativeLibraryLoader.WORKDIR_PROPERTY);
+        System.clearProperty(NativeLibraryLoader.DELETE_AFTER_LOADING_PROPERTY);
+    }
+
+    private Consumer<String> failing(String kind) {
+        return arg -> {
+            calls.add(kind + ":" + arg);
+            throw new UnsatisfiedLinkError("no " + arg + " (test)");
+        };
+    }
+
+    private Consumer<String> recording(String kind, List<byte[]> contents) {
+        return arg -> {
+            calls.add(kind + ":" + arg);
+            try {
+                contents.add(Files.readAllBytes(Path.of(arg)));
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+        };
+    }
+
+    /** A class loader whose only resource is META-INF/native/FILE holding {@code content}. */
+    private ClassLoader loaderWithLibrary(String content) throws IOException {
+        Path root = Files.createTempDirectory(dir, "cp");
+        Path lib = root.resolve(NativeLibraryLoader.RESOURCE_FOLDER + FILE);
+        Files.createDirectories(lib.getParent());
+        Files.writeString(lib, content);
+        return new URLClassLoader(new URL[] {root.toUri().toURL()}, null);
+    }
+
+    /** A host class defined by {@code loader}: any class works, the loader is what matters for resources. */
+    private static Class<?> hostIn(ClassLoader loader) {
+        return java.lang.reflect.Proxy.newProxyInstance(loader, new Class<?>[] {Runnable.class}, (p, m, a) -> null)
+                .getClass();
+    }
+
+    @Test
+    void loadLibrarySuccessStopsTheSearch() {
+        String how = NativeLibraryLoader.load(NAME, getClass(), arg -> calls.add("loadLibrary:" + arg),
+                failing("load"));
+        assertEquals(List.of("loadLibrary:" + NAME), calls);
+        assertTrue(how.contains("System.loadLibrary"), how);
+    }
+
+    @Test
+    void javaLibraryPathIsSearchedExplicitlyWithAbsolutePaths() throws IOException {
+        Path lib = dir.resolve(FILE);
+        Files.writeString(lib, "lib");
+        String saved = System.getProperty("java.library.path");
+        System.setProperty("java.library.path", dir.resolve("missing") + java.io.File.pathSeparator + dir);
+        try {
+            List<byte[]> loaded = new ArrayList<>();
+            String how = NativeLibraryLoader.load(NAME, getClass(), failing("loadLibrary"), recording("load", loaded));
+            assertEquals(List.of("loadLibrary:" + NAME, "load:" + lib.toAbsolutePath()), calls);
+            assertTrue(how.contains("java.library.path"), how);
+        } finally {
+            System.setProperty("java.library.path", saved);
+        }
+    }
+
+    @Test
+    void extractsTheResourceOfTheHostClassLoaderToTheWorkdirAndDeletesIt() throws IOException {
+        Path workdir = dir.resolve("work");
+        System.setProperty(NativeLibraryLoader.WORKDIR_PROPERTY, workdir.toString());
+        List<byte[]> loaded = new ArrayList<>();
+        NativeLibraryLoader.load(NAME, hostIn(loaderWithLibrary("library bytes")), failing("loadLibrary"),
+                recording("load", loaded));
+        assertEquals(2, calls.size(), calls::toString);
+        String extracted = calls.get(1).substring("load:".length());
+        assertTrue(Path.of(extracted).startsWith(workdir), extracted);
+        assertTrue(Path.of(extracted).getFileName().toString().startsWith("libconduit_loader_test_"), extracted);
+        assertArrayEquals("library bytes".getBytes(StandardCharsets.UTF_8), loaded.get(0));
+        assertFalse(Files.exists(Path.of(extracted)), "deleted after loading by default");
+    }
+
+    @Test
+    void everyExtractionGetsItsOwnFileSoEachClassLoaderBindsItsOwnCopy() throws IOException {
+        System.setProperty(NativeLibraryLoader.WORKDIR_PROPERTY, dir.resolve("work").toString());
+        System.setProperty(NativeLibraryLoader.DELETE_AFTER_LOADING_PROPERTY, "false");
+        List<byte[]> loaded = new ArrayList<>();
+        NativeLibraryLoader.load(NAME, hostIn(loaderWithLibrary("one")), failing("loadLibrary"), recording("load", loaded));
+        NativeLibraryLoader.load(NAME, hostIn(loaderWithLibrary("two")), failing("loadLibrary"), recording("load", loaded));
+        String first = calls.get(1);
+        String second = calls.get(3);
+        assertNotEquals(first, second);
+        assertTrue(Files.exists(Path.of(first.substring(5))), "kept with deleteLibAfterLoading=false");
+        assertEquals("one", new String(loaded.get(0), StandardCharsets.UTF_8));
+        assertEquals("two", new String(loaded.get(1), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void allAttemptsFailingThrowsOneErrorNamingTheLibraryWithEveryAttemptSuppressed() throws IOException {
+        System.setProperty(NativeLibraryLoader.WORKDIR_PROPERTY, dir.resolve("work").toString());
+        Path before = dir.resolve("work");
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(NAME,
+                hostIn(loaderWithLibrary("broken")), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getMessage().contains("'" + NAME + "'"), e.getMessage());
+        assertTrue(e.getMessage().contains("java.library.path"), e.getMessage());
+        assertTrue(e.getMessage().contains("fragment"), e.getMessage());
+        assertEquals(3, e.getSuppressed().length);
+        assertTrue(e.getSuppressed()[0].getMessage().contains("System.loadLibrary"), e.getSuppressed()[0].getMessage());
+        assertTrue(e.getSuppressed()[1].getMessage().contains("java.library.path"), e.getSuppressed()[1].getMessage());
+        assertTrue(e.getSuppressed()[2].getMessage().contains("extracting"), e.getSuppressed()[2].getMessage());
+        try (var files = Files.list(before)) {
+            assertEquals(0, files.count(), "a failed extraction leaves no file behind");
+        }
+    }
+
+    @Test
+    void missingResourceIsReportedAsAnAttempt() {
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(NAME,
+                hostIn(new URLClassLoader(new URL[0], null)), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getSuppressed()[2].getCause().getMessage().contains("not found"),
+                e.getSuppressed()[2].getCause().getMessage());
+    }
+
+    @Test
+    void archNamesFollowLibraryNames() {
+        String saved = System.getProperty("os.arch");
+        try {
+            System.setProperty("os.arch", "amd64");
+            assertEquals("x86_64", NativeLibraryLoader.arch());
+            System.setProperty("os.arch", "aarch64");
+            assertEquals("aarch64", NativeLibraryLoader.arch());
+        } finally {
+            System.setProperty("os.arch", saved);
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Build check for a native fragment: the library must be a 64-bit little-endian ELF shared object for the
+ * expected machine (ELF header, e_machine: EM_X86_64 = 62, EM_AARCH64 = 183; see elf(5)).
+ *
+ * <p>Run with the single-file source launcher: {@code java CheckElf.java <library> <expected e_machine>}.
+ * Exits with status 1 and a message naming the file, the found and the expected values otherwise.
+ */
+public final class CheckElf {
+    private static final int EI_CLASS = 4, EI_DATA = 5, E_TYPE = 16, E_MACHINE = 18;
+    private static final int ELFCLASS64 = 2, ELFDATA2LSB = 1, ET_DYN = 3;
+
+    public static void main(String[] args) throws IOException {
+        if (args.length != 2) {
+            fail("usage: java CheckElf.java <library> <expected e_machine>");
+        }
+        Path library = Path.of(args[0]);
+        int expectedMachine = Integer.parseInt(args[1]);
+        if (!Files.isRegularFile(library)) {
+            fail(library + " does not exist: the native compilation did not produce it");
+        }
+        byte[] header = new byte[64];
+        try (var in = Files.newInputStream(library)) {
+            if (in.readNBytes(header, 0, header.length) < header.length) {
+                fail(library + " is shorter than an ELF64 header (64 bytes)");
+            }
+        }
+        if (header[0] != 0x7f || header[1] != 'E' || header[2] != 'L' || header[3] != 'F') {
+            fail(library + " is not an ELF file (bad magic)");
+        }
+        if (header[EI_CLASS] != ELFCLASS64 || header[EI_DATA] != ELFDATA2LSB) {
+            fail(library + " is not a 64-bit little-endian ELF file (EI_CLASS " + header[EI_CLASS]
+                    + ", EI_DATA " + header[EI_DATA] + ")");
+        }
+        ByteBuffer le = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+        int type = Short.toUnsignedInt(le.getShort(E_TYPE));
+        int machine = Short.toUnsignedInt(le.getShort(E_MACHINE));
+        if (type != ET_DYN) {
+            fail(library + " is not a shared object (e_type " + type + ", expected ET_DYN = " + ET_DYN + ")");
+        }
+        if (machine != expectedMachine) {
+            fail(library + " was built for ELF machine " + machine + ", expected " + expectedMachine
+                    + " (62 = x86-64, 183 = AArch64): check the compiler of this fragment module");
+        }
+        System.out.println("[CheckElf] " + library.getFileName() + ": ELF64 shared object, e_machine " + machine
+                + " as expected");
+    }
+
+    private static void fail(String message) {
+        System.err.println("[CheckElf] " + message);
+        System.exit(1);
+    }
+}

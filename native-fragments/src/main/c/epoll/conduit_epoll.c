@@ -1,0 +1,557 @@
+/*
+ * Conduit epoll transport: the JNI veneer over Linux system calls.
+ *
+ * Rules (DESIGN.md section 3, STYLE.md items 1-4):
+ *  - about one function per system call, no policy: retries, buffer sizing and error mapping live in Java
+ *    (io.conduit.epoll.Native and io.conduit.epoll.Errors);
+ *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;
+ *  - memory is passed as native addresses (jlong) that Java obtained once per direct ByteBuffer through
+ *    addressOf(ByteBuffer); struct layouts used by Java are published by constantNames()/constantValues();
+ *  - JNI_OnLoad only looks up the facade class and registers the natives: the facade has no static
+ *    initialiser, so no Java code runs and no class-initialisation lock is waited for.
+ *
+ * Socket addresses cross the boundary as raw struct sockaddr bytes in Java byte arrays. Java encodes and
+ * decodes them with the offsets published below. An "address out" array holds a socklen_t-sized jint (the
+ * address length, native byte order) followed by the sockaddr bytes; it must be at least
+ * ADDRESS_OUT_SIZE bytes long.
+ */
+#define _GNU_SOURCE
+#include <jni.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#define FACADE_CLASS "io/conduit/epoll/Native"
+#define ADDRESS_OUT_SIZE ((jint) (sizeof(jint) + sizeof(struct sockaddr_storage)))
+
+#define PTR(address) ((void *) (intptr_t) (address))
+
+/* ---- memory and diagnostics ---- */
+
+static jlong c_addressOf(JNIEnv *env, jclass clazz, jobject buffer) {
+    void *address = (*env)->GetDirectBufferAddress(env, buffer);
+    return (jlong) (intptr_t) address;
+}
+
+static jstring c_strerror(JNIEnv *env, jclass clazz, jint err) {
+    char buf[256];
+    const char *text = strerror_r(err, buf, sizeof buf); /* GNU variant: returns the text */
+    return (*env)->NewStringUTF(env, text);
+}
+
+/* ---- ABI facts and constants ---- */
+
+struct constant {
+    const char *name;
+    jint value;
+};
+
+#define K(name) { #name, (jint) (name) }
+#define KV(name, value) { name, (jint) (value) }
+
+static const struct constant CONSTANTS[] = {
+    /* epoll(7) */
+    K(EPOLLIN), K(EPOLLOUT), K(EPOLLRDHUP), K(EPOLLET), K(EPOLLERR), K(EPOLLHUP), K(EPOLLPRI), K(EPOLLONESHOT),
+    K(EPOLL_CTL_ADD), K(EPOLL_CTL_MOD), K(EPOLL_CTL_DEL), K(EPOLL_CLOEXEC),
+    KV("EPOLL_EVENT_SIZE", sizeof(struct epoll_event)),
+    KV("EPOLL_EVENT_EVENTS_OFFSET", offsetof(struct epoll_event, events)),
+    KV("EPOLL_EVENT_DATA_OFFSET", offsetof(struct epoll_event, data)),
+    /* eventfd(2), timerfd_create(2) */
+    K(EFD_CLOEXEC), K(EFD_NONBLOCK), K(TFD_CLOEXEC), K(TFD_NONBLOCK), K(CLOCK_MONOTONIC),
+    /* errno(3) */
+    K(EAGAIN), K(EWOULDBLOCK), K(EINTR), K(EINPROGRESS), K(EALREADY), K(EISCONN), K(ENOTCONN),
+    K(ECONNREFUSED), K(ECONNRESET), K(ECONNABORTED), K(EPIPE), K(EMFILE), K(ENFILE), K(ENOBUFS), K(ENOMEM),
+    K(EBADF), K(EINVAL), K(ETIMEDOUT), K(EHOSTUNREACH), K(ENETUNREACH), K(EADDRINUSE), K(EADDRNOTAVAIL),
+    K(EACCES), K(EPERM), K(ENOENT), K(ENOTSOCK), K(EOPNOTSUPP), K(ENOPROTOOPT), K(EMSGSIZE), K(ESHUTDOWN),
+    K(EAFNOSUPPORT), K(ENOSYS), K(EEXIST),
+    /* struct iovec, readv(2) */
+    K(IOV_MAX),
+    KV("IOVEC_SIZE", sizeof(struct iovec)),
+    KV("IOVEC_BASE_OFFSET", offsetof(struct iovec, iov_base)),
+    KV("IOVEC_LEN_OFFSET", offsetof(struct iovec, iov_len)),
+    /* struct msghdr / struct mmsghdr / struct cmsghdr, recvmsg(2), recvmmsg(2), cmsg(3) */
+    KV("MSGHDR_SIZE", sizeof(struct msghdr)),
+    KV("MSGHDR_NAME_OFFSET", offsetof(struct msghdr, msg_name)),
+    KV("MSGHDR_NAMELEN_OFFSET", offsetof(struct msghdr, msg_namelen)),
+    KV("MSGHDR_IOV_OFFSET", offsetof(struct msghdr, msg_iov)),
+    KV("MSGHDR_IOVLEN_OFFSET", offsetof(struct msghdr, msg_iovlen)),
+    KV("MSGHDR_CONTROL_OFFSET", offsetof(struct msghdr, msg_control)),
+    KV("MSGHDR_CONTROLLEN_OFFSET", offsetof(struct msghdr, msg_controllen)),
+    KV("MSGHDR_FLAGS_OFFSET", offsetof(struct msghdr, msg_flags)),
+    KV("MMSGHDR_SIZE", sizeof(struct mmsghdr)),
+    KV("MMSGHDR_HDR_OFFSET", offsetof(struct mmsghdr, msg_hdr)),
+    KV("MMSGHDR_LEN_OFFSET", offsetof(struct mmsghdr, msg_len)),
+    KV("CMSGHDR_LEN_OFFSET", offsetof(struct cmsghdr, cmsg_len)),
+    KV("CMSGHDR_LEVEL_OFFSET", offsetof(struct cmsghdr, cmsg_level)),
+    KV("CMSGHDR_TYPE_OFFSET", offsetof(struct cmsghdr, cmsg_type)),
+    KV("CMSG_DATA_OFFSET", CMSG_LEN(0)),
+    KV("CMSG_ALIGNMENT", CMSG_ALIGN(1)),
+    KV("SIZEOF_POINTER", sizeof(void *)),
+    KV("SIZEOF_SIZE_T", sizeof(size_t)),
+    KV("SIZEOF_SOCKLEN_T", sizeof(socklen_t)),
+    /* socket addresses: struct sockaddr_in, sockaddr_in6, sockaddr_un, sockaddr_storage */
+    KV("SA_FAMILY_SIZE", sizeof(sa_family_t)),
+    KV("SOCKADDR_STORAGE_SIZE", sizeof(struct sockaddr_storage)),
+    KV("ADDRESS_OUT_SIZE", ADDRESS_OUT_SIZE),
+    KV("SOCKADDR_IN_SIZE", sizeof(struct sockaddr_in)),
+    KV("SOCKADDR_IN_FAMILY_OFFSET", offsetof(struct sockaddr_in, sin_family)),
+    KV("SOCKADDR_IN_PORT_OFFSET", offsetof(struct sockaddr_in, sin_port)),
+    KV("SOCKADDR_IN_ADDR_OFFSET", offsetof(struct sockaddr_in, sin_addr)),
+    KV("SOCKADDR_IN6_SIZE", sizeof(struct sockaddr_in6)),
+    KV("SOCKADDR_IN6_FAMILY_OFFSET", offsetof(struct sockaddr_in6, sin6_family)),
+    KV("SOCKADDR_IN6_PORT_OFFSET", offsetof(struct sockaddr_in6, sin6_port)),
+    KV("SOCKADDR_IN6_FLOWINFO_OFFSET", offsetof(struct sockaddr_in6, sin6_flowinfo)),
+    KV("SOCKADDR_IN6_ADDR_OFFSET", offsetof(struct sockaddr_in6, sin6_addr)),
+    KV("SOCKADDR_IN6_SCOPE_ID_OFFSET", offsetof(struct sockaddr_in6, sin6_scope_id)),
+    KV("SOCKADDR_UN_SIZE", sizeof(struct sockaddr_un)),
+    KV("SOCKADDR_UN_FAMILY_OFFSET", offsetof(struct sockaddr_un, sun_family)),
+    KV("SOCKADDR_UN_PATH_OFFSET", offsetof(struct sockaddr_un, sun_path)),
+    /* socket(2), shutdown(2), send(2), splice(2), open(2) */
+    K(AF_UNSPEC), K(AF_INET), K(AF_INET6), K(AF_UNIX),
+    K(SOCK_STREAM), K(SOCK_DGRAM), K(SOCK_NONBLOCK), K(SOCK_CLOEXEC),
+    K(IPPROTO_IP), K(IPPROTO_IPV6), K(IPPROTO_TCP), K(IPPROTO_UDP),
+    K(SHUT_RD), K(SHUT_WR), K(SHUT_RDWR),
+    K(MSG_DONTWAIT), K(MSG_NOSIGNAL), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_WAITFORONE), K(MSG_PEEK),
+    K(SPLICE_F_MOVE), K(SPLICE_F_NONBLOCK), K(SPLICE_F_MORE),
+    K(O_NONBLOCK), K(O_CLOEXEC), K(O_RDONLY), K(O_WRONLY), K(O_RDWR), K(O_CREAT), K(ENAMETOOLONG),
+    /* socket options: socket(7), tcp(7), ip(7), ipv6(7), unix(7) */
+    K(SOL_SOCKET), K(SO_REUSEADDR), K(SO_REUSEPORT), K(SO_KEEPALIVE), K(SO_SNDBUF), K(SO_RCVBUF),
+    K(SO_BROADCAST), K(SO_LINGER), K(SO_ERROR), K(SO_TYPE), K(SO_RCVLOWAT), K(SO_BUSY_POLL), K(SO_PEERCRED),
+    K(TCP_NODELAY), K(TCP_CORK), K(TCP_QUICKACK), K(TCP_USER_TIMEOUT), K(TCP_NOTSENT_LOWAT),
+    K(TCP_KEEPIDLE), K(TCP_KEEPINTVL), K(TCP_KEEPCNT), K(TCP_FASTOPEN), K(TCP_FASTOPEN_CONNECT),
+    K(TCP_DEFER_ACCEPT),
+    K(IP_TOS), K(IP_TTL), K(IP_MULTICAST_TTL), K(IP_MULTICAST_LOOP), K(IP_FREEBIND), K(IP_TRANSPARENT),
+    K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR),
+    K(IPV6_V6ONLY), K(IPV6_TCLASS), K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
+};
+
+#define CONSTANT_COUNT ((jsize) (sizeof CONSTANTS / sizeof CONSTANTS[0]))
+
+static jobjectArray c_constantNames(JNIEnv *env, jclass clazz) {
+    jclass string = (*env)->FindClass(env, "java/lang/String");
+    if (string == NULL) {
+        return NULL;
+    }
+    jobjectArray names = (*env)->NewObjectArray(env, CONSTANT_COUNT, string, NULL);
+    if (names == NULL) {
+        return NULL;
+    }
+    for (jsize i = 0; i < CONSTANT_COUNT; i++) {
+        jstring name = (*env)->NewStringUTF(env, CONSTANTS[i].name);
+        if (name == NULL) {
+            return NULL;
+        }
+        (*env)->SetObjectArrayElement(env, names, i, name);
+        (*env)->DeleteLocalRef(env, name);
+    }
+    return names;
+}
+
+static jintArray c_constantValues(JNIEnv *env, jclass clazz) {
+    jint values[CONSTANT_COUNT];
+    for (jsize i = 0; i < CONSTANT_COUNT; i++) {
+        values[i] = CONSTANTS[i].value;
+    }
+    jintArray array = (*env)->NewIntArray(env, CONSTANT_COUNT);
+    if (array != NULL) {
+        (*env)->SetIntArrayRegion(env, array, 0, CONSTANT_COUNT, values);
+    }
+    return array;
+}
+
+/* ---- helpers for socket addresses ---- */
+
+static int address_in(JNIEnv *env, jbyteArray bytes, jint length, struct sockaddr_storage *out) {
+    if (bytes == NULL || length < 0 || length > (jint) sizeof *out || (*env)->GetArrayLength(env, bytes) < length) {
+        return -EINVAL;
+    }
+    memset(out, 0, sizeof *out);
+    (*env)->GetByteArrayRegion(env, bytes, 0, length, (jbyte *) out);
+    return 0;
+}
+
+static void address_out(JNIEnv *env, jbyteArray out, const struct sockaddr_storage *address, socklen_t length) {
+    jbyte buf[ADDRESS_OUT_SIZE];
+    if (out == NULL || (*env)->GetArrayLength(env, out) < ADDRESS_OUT_SIZE) {
+        return;
+    }
+    if (length > sizeof *address) {
+        length = sizeof *address;
+    }
+    jint javaLength = (jint) length;
+    memcpy(buf, &javaLength, sizeof javaLength);
+    memcpy(buf + sizeof javaLength, address, length);
+    (*env)->SetByteArrayRegion(env, out, 0, (jsize) (sizeof javaLength + length), buf);
+}
+
+static jint int_pair_out(JNIEnv *env, jintArray out, int result, const int fds[2]) {
+    if (result < 0) {
+        return -errno;
+    }
+    (*env)->SetIntArrayRegion(env, out, 0, 2, (const jint *) fds);
+    return 0;
+}
+
+/* ---- epoll(7) ---- */
+
+static jint c_epollCreate(JNIEnv *env, jclass clazz) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint c_epollCtl(JNIEnv *env, jclass clazz, jint epfd, jint op, jint fd, jint events, jlong data) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof event);
+    event.events = (uint32_t) events;
+    event.data.u64 = (uint64_t) data;
+    return epoll_ctl(epfd, op, fd, &event) < 0 ? -errno : 0;
+}
+
+static jint c_epollWait(JNIEnv *env, jclass clazz, jint epfd, jlong eventsAddress, jint maxEvents, jint timeoutMillis) {
+    int n = epoll_wait(epfd, PTR(eventsAddress), maxEvents, timeoutMillis);
+    return n < 0 ? -errno : n;
+}
+
+/* ---- eventfd(2), timerfd_create(2) ---- */
+
+static jint c_eventfd(JNIEnv *env, jclass clazz, jint initialValue, jint flags) {
+    int fd = eventfd((unsigned int) initialValue, flags);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint c_eventfdWrite(JNIEnv *env, jclass clazz, jint fd, jlong value) {
+    uint64_t v = (uint64_t) value;
+    ssize_t n = write(fd, &v, sizeof v);
+    return n < 0 ? -errno : 0;
+}
+
+/* read(2) of the 8-byte counter of an eventfd or the expiration count of a timerfd */
+static jlong c_readCounter(JNIEnv *env, jclass clazz, jint fd) {
+    uint64_t v;
+    ssize_t n = read(fd, &v, sizeof v);
+    return n < 0 ? -errno : (jlong) v;
+}
+
+static jint c_timerfdCreate(JNIEnv *env, jclass clazz, jint clockId, jint flags) {
+    int fd = timerfd_create(clockId, flags);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint c_timerfdSettime(JNIEnv *env, jclass clazz, jint fd, jlong seconds, jlong nanos,
+                             jlong intervalSeconds, jlong intervalNanos) {
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.it_value.tv_sec = (time_t) seconds;
+    spec.it_value.tv_nsec = (long) nanos;
+    spec.it_interval.tv_sec = (time_t) intervalSeconds;
+    spec.it_interval.tv_nsec = (long) intervalNanos;
+    return timerfd_settime(fd, 0, &spec, NULL) < 0 ? -errno : 0;
+}
+
+/* ---- sockets and descriptors ---- */
+
+static jint c_socket(JNIEnv *env, jclass clazz, jint domain, jint type, jint protocol) {
+    int fd = socket(domain, type, protocol);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint c_socketpair(JNIEnv *env, jclass clazz, jint domain, jint type, jint protocol, jintArray out) {
+    int fds[2];
+    return int_pair_out(env, out, socketpair(domain, type, protocol, fds), fds);
+}
+
+static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
+    int fds[2];
+    return int_pair_out(env, out, pipe2(fds, flags), fds);
+}
+
+static jint c_bind(JNIEnv *env, jclass clazz, jint fd, jbyteArray address, jint length) {
+    struct sockaddr_storage sa;
+    int rc = address_in(env, address, length, &sa);
+    if (rc < 0) {
+        return rc;
+    }
+    return bind(fd, (struct sockaddr *) &sa, (socklen_t) length) < 0 ? -errno : 0;
+}
+
+static jint c_listen(JNIEnv *env, jclass clazz, jint fd, jint backlog) {
+    return listen(fd, backlog) < 0 ? -errno : 0;
+}
+
+static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags) {
+    struct sockaddr_storage sa;
+    socklen_t length = sizeof sa;
+    int accepted = accept4(fd, (struct sockaddr *) &sa, &length, flags);
+    if (accepted < 0) {
+        return -errno;
+    }
+    address_out(env, addressOut, &sa, length);
+    return accepted;
+}
+
+static jint c_connect(JNIEnv *env, jclass clazz, jint fd, jbyteArray address, jint length) {
+    struct sockaddr_storage sa;
+    int rc = address_in(env, address, length, &sa);
+    if (rc < 0) {
+        return rc;
+    }
+    return connect(fd, (struct sockaddr *) &sa, (socklen_t) length) < 0 ? -errno : 0;
+}
+
+/* getsockopt(SO_ERROR) after a non-blocking connect(2) became writable */
+static jint c_finishConnect(JNIEnv *env, jclass clazz, jint fd) {
+    int err = 0;
+    socklen_t length = sizeof err;
+    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &length) < 0) {
+        return -errno;
+    }
+    return -err;
+}
+
+static jint c_shutdown(JNIEnv *env, jclass clazz, jint fd, jint how) {
+    return shutdown(fd, how) < 0 ? -errno : 0;
+}
+
+/* open(2) of a path given as bytes without the terminating NUL */
+static jint c_open(JNIEnv *env, jclass clazz, jbyteArray path, jint flags, jint mode) {
+    char buf[PATH_MAX];
+    jsize length = (*env)->GetArrayLength(env, path);
+    if (length >= PATH_MAX) {
+        return -ENAMETOOLONG;
+    }
+    (*env)->GetByteArrayRegion(env, path, 0, length, (jbyte *) buf);
+    buf[length] = '\0';
+    int fd = open(buf, flags, (mode_t) mode);
+    return fd < 0 ? -errno : fd;
+}
+
+static jint c_close(JNIEnv *env, jclass clazz, jint fd) {
+    return close(fd) < 0 ? -errno : 0;
+}
+
+static jint c_read(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length) {
+    ssize_t n = read(fd, PTR(address), (size_t) length);
+    return n < 0 ? -errno : (jint) n;
+}
+
+static jint c_write(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length) {
+    ssize_t n = write(fd, PTR(address), (size_t) length);
+    return n < 0 ? -errno : (jint) n;
+}
+
+static jlong c_readv(JNIEnv *env, jclass clazz, jint fd, jlong iovAddress, jint iovCount) {
+    ssize_t n = readv(fd, PTR(iovAddress), iovCount);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+static jlong c_writev(JNIEnv *env, jclass clazz, jint fd, jlong iovAddress, jint iovCount) {
+    ssize_t n = writev(fd, PTR(iovAddress), iovCount);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+static jint c_sendto(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length, jint flags,
+                     jbyteArray sockaddr, jint sockaddrLength) {
+    struct sockaddr_storage sa;
+    int rc = address_in(env, sockaddr, sockaddrLength, &sa);
+    if (rc < 0) {
+        return rc;
+    }
+    ssize_t n = sendto(fd, PTR(address), (size_t) length, flags, (struct sockaddr *) &sa, (socklen_t) sockaddrLength);
+    return n < 0 ? -errno : (jint) n;
+}
+
+static jint c_recvfrom(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length, jint flags,
+                       jbyteArray addressOut) {
+    struct sockaddr_storage sa;
+    socklen_t saLength = sizeof sa;
+    ssize_t n = recvfrom(fd, PTR(address), (size_t) length, flags, (struct sockaddr *) &sa, &saLength);
+    if (n < 0) {
+        return -errno;
+    }
+    address_out(env, addressOut, &sa, saLength);
+    return (jint) n;
+}
+
+static jint c_sendmmsg(JNIEnv *env, jclass clazz, jint fd, jlong msgvecAddress, jint vlen, jint flags) {
+    int n = sendmmsg(fd, PTR(msgvecAddress), (unsigned int) vlen, flags);
+    return n < 0 ? -errno : n;
+}
+
+static jint c_recvmmsg(JNIEnv *env, jclass clazz, jint fd, jlong msgvecAddress, jint vlen, jint flags) {
+    int n = recvmmsg(fd, PTR(msgvecAddress), (unsigned int) vlen, flags, NULL);
+    return n < 0 ? -errno : n;
+}
+
+static jint c_recvmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, jint flags) {
+    ssize_t n = recvmsg(fd, PTR(msghdrAddress), flags);
+    return n < 0 ? -errno : (jint) n;
+}
+
+static jlong c_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count) {
+    off_t off = (off_t) offset;
+    ssize_t n = sendfile(outFd, inFd, &off, (size_t) count);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+/* offsets < 0 mean "use and advance the descriptor's file position" (a NULL offset pointer) */
+static jlong c_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut, jlong length,
+                      jint flags) {
+    loff_t in = (loff_t) offIn;
+    loff_t out = (loff_t) offOut;
+    ssize_t n = splice(fdIn, offIn < 0 ? NULL : &in, fdOut, offOut < 0 ? NULL : &out, (size_t) length,
+                       (unsigned int) flags);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+static jint c_getsockname(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut) {
+    struct sockaddr_storage sa;
+    socklen_t length = sizeof sa;
+    if (getsockname(fd, (struct sockaddr *) &sa, &length) < 0) {
+        return -errno;
+    }
+    address_out(env, addressOut, &sa, length);
+    return 0;
+}
+
+static jint c_getpeername(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut) {
+    struct sockaddr_storage sa;
+    socklen_t length = sizeof sa;
+    if (getpeername(fd, (struct sockaddr *) &sa, &length) < 0) {
+        return -errno;
+    }
+    address_out(env, addressOut, &sa, length);
+    return 0;
+}
+
+static jint c_setsockoptInt(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jint value) {
+    int v = value;
+    return setsockopt(fd, level, optname, &v, sizeof v) < 0 ? -errno : 0;
+}
+
+static jint c_getsockoptInt(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jintArray out) {
+    int v = 0;
+    socklen_t length = sizeof v;
+    if (getsockopt(fd, level, optname, &v, &length) < 0) {
+        return -errno;
+    }
+    jint value = v;
+    (*env)->SetIntArrayRegion(env, out, 0, 1, &value);
+    return 0;
+}
+
+static jint c_setsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jint onoff, jint seconds) {
+    struct linger l;
+    l.l_onoff = onoff;
+    l.l_linger = seconds;
+    return setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l) < 0 ? -errno : 0;
+}
+
+static jint c_getsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jintArray out) {
+    struct linger l;
+    socklen_t length = sizeof l;
+    memset(&l, 0, sizeof l);
+    if (getsockopt(fd, SOL_SOCKET, SO_LINGER, &l, &length) < 0) {
+        return -errno;
+    }
+    jint values[2] = { l.l_onoff, l.l_linger };
+    (*env)->SetIntArrayRegion(env, out, 0, 2, values);
+    return 0;
+}
+
+/* getsockopt(SO_PEERCRED): out = { pid, uid, gid } */
+static jint c_getPeerCredentials(JNIEnv *env, jclass clazz, jint fd, jintArray out) {
+    struct ucred credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) < 0) {
+        return -errno;
+    }
+    jint values[3] = { (jint) credentials.pid, (jint) credentials.uid, (jint) credentials.gid };
+    (*env)->SetIntArrayRegion(env, out, 0, 3, values);
+    return 0;
+}
+
+/* ---- registration ---- */
+
+#define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
+
+static const JNINativeMethod METHODS[] = {
+    N("addressOf", "(Ljava/nio/ByteBuffer;)J", c_addressOf),
+    N("strerror", "(I)Ljava/lang/String;", c_strerror),
+    N("constantNames", "()[Ljava/lang/String;", c_constantNames),
+    N("constantValues", "()[I", c_constantValues),
+    N("epollCreate", "()I", c_epollCreate),
+    N("epollCtl", "(IIIIJ)I", c_epollCtl),
+    N("epollWait", "(IJII)I", c_epollWait),
+    N("eventfd", "(II)I", c_eventfd),
+    N("eventfdWrite", "(IJ)I", c_eventfdWrite),
+    N("eventfdRead", "(I)J", c_readCounter),
+    N("timerfdCreate", "(II)I", c_timerfdCreate),
+    N("timerfdSettime", "(IJJJJ)I", c_timerfdSettime),
+    N("timerfdRead", "(I)J", c_readCounter),
+    N("socket", "(III)I", c_socket),
+    N("socketpair", "(III[I)I", c_socketpair),
+    N("pipe2", "([II)I", c_pipe2),
+    N("bind", "(I[BI)I", c_bind),
+    N("listen", "(II)I", c_listen),
+    N("accept4", "(I[BI)I", c_accept4),
+    N("connect", "(I[BI)I", c_connect),
+    N("finishConnect", "(I)I", c_finishConnect),
+    N("shutdown", "(II)I", c_shutdown),
+    N("open", "([BII)I", c_open),
+    N("close", "(I)I", c_close),
+    N("read", "(IJI)I", c_read),
+    N("write", "(IJI)I", c_write),
+    N("readv", "(IJI)J", c_readv),
+    N("writev", "(IJI)J", c_writev),
+    N("sendto", "(IJII[BI)I", c_sendto),
+    N("recvfrom", "(IJII[B)I", c_recvfrom),
+    N("sendmmsg", "(IJII)I", c_sendmmsg),
+    N("recvmmsg", "(IJII)I", c_recvmmsg),
+    N("recvmsg", "(IJI)I", c_recvmsg),
+    N("sendfile", "(IIJJ)J", c_sendfile),
+    N("splice", "(IJIJJI)J", c_splice),
+    N("getsockname", "(I[B)I", c_getsockname),
+    N("getpeername", "(I[B)I", c_getpeername),
+    N("setsockoptInt", "(IIII)I", c_setsockoptInt),
+    N("getsockoptInt", "(III[I)I", c_getsockoptInt),
+    N("setsockoptLinger", "(III)I", c_setsockoptLinger),
+    N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
+    N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
+};
+
+/*
+ * Runs inside System.load/loadLibrary. FindClass here uses the class loader of the class that asked for the
+ * library (the host bundle's class) and initialises the facade; io.conduit.epoll.Native deliberately has no
+ * static initialiser (its constants live in NativeAbi), so no Java code runs and no other class's
+ * initialisation lock is taken. RegisterNatives then binds the methods above.
+ */
+JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
+    JNIEnv *env;
+    if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
+        return JNI_ERR;
+    }
+    jclass facade = (*env)->FindClass(env, FACADE_CLASS);
+    if (facade == NULL) {
+        return JNI_ERR; /* NoClassDefFoundError pending: System.load reports it */
+    }
+    jint count = (jint) (sizeof METHODS / sizeof METHODS[0]);
+    if ((*env)->RegisterNatives(env, facade, METHODS, count) != 0) {
+        return JNI_ERR;
+    }
+    (*env)->DeleteLocalRef(env, facade);
+    return JNI_VERSION_1_8;
+}
