@@ -142,7 +142,6 @@ public final class Main {
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
-        props.put("gosh.args", shell ? "" : "--nointeractive");
         for (String key : System.getProperties().stringPropertyNames()) {
             if (key.startsWith("conduit.")) {
                 props.putIfAbsent(key, System.getProperty(key));
@@ -161,6 +160,9 @@ public final class Main {
         for (Bundle b : installed) {
             if (b.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
                 continue;
+            }
+            if (!shell && "org.apache.felix.gogo.jline".equals(b.getSymbolicName())) {
+                continue; // the interactive shell needs a terminal; commands stay registered with the Gogo runtime
             }
             try {
                 b.start();
