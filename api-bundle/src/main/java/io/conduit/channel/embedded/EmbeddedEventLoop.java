@@ -61,7 +61,9 @@ public final class EmbeddedEventLoop implements EventLoop {
 
     /** @return this loop's clock in nanoseconds: time since creation plus all {@link #advanceTimeBy} calls */
     public long nanoTime() {
-        return System.nanoTime() - startNanos + offsetNanos.get();
+        long elapsed = System.nanoTime() - startNanos;
+        long offset = offsetNanos.get();
+        return offset > Long.MAX_VALUE - elapsed ? Long.MAX_VALUE : elapsed + offset; // saturate, never wrap
     }
 
     /**

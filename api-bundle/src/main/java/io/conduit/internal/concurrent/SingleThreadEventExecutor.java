@@ -120,6 +120,12 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
     }
 
     /** @return the executor's thread, or {@code null} before it started */
+    /** @return the name for messages: the executor's name and, once started, its thread's name */
+    private String label() {
+        Thread t = thread;
+        return t == null ? name : name + " (thread " + t.getName() + ")";
+    }
+
     protected final Thread thread() {
         return thread;
     }
@@ -168,7 +174,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
     }
 
     private void reject(Runnable task) {
-        throw new RejectedExecutionException("event executor " + name + " is " + stateName(state())
+        throw new RejectedExecutionException("event executor " + label() + " is " + stateName(state())
                 + " and accepts no more tasks (rejected " + task + "); submit before shutdown or use a running executor");
     }
 
@@ -365,7 +371,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
         try {
             task.run();
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "a task of event executor " + name + " threw; the loop goes on: " + task, t);
+            LOG.log(System.Logger.Level.WARNING, "a task of event executor " + label() + " threw; the loop goes on: " + task, t);
         }
     }
 
@@ -471,7 +477,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
         try {
             run();
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "event executor " + name + " failed; shutting it down", t);
+            LOG.log(System.Logger.Level.ERROR, "event executor " + label() + " failed; shutting it down", t);
         } finally {
             advanceState(ST_SHUTTING_DOWN);
             try {
@@ -487,7 +493,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
                 try {
                     cleanup();
                 } catch (Throwable t) {
-                    LOG.log(System.Logger.Level.WARNING, "cleanup of event executor " + name + " failed", t);
+                    LOG.log(System.Logger.Level.WARNING, "cleanup of event executor " + label() + " failed", t);
                 } finally {
                     // A producer that saw the state before SHUTDOWN may have offered a task after the last drain;
                     // it removes and rejects the task itself unless this poll got it first, so run what we get:
@@ -517,6 +523,6 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "[" + name + ", " + stateName(state()) + "]";
+        return getClass().getSimpleName() + "[" + label() + ", " + stateName(state()) + "]";
     }
 }

@@ -112,8 +112,6 @@ public final class DiagnosticsReport {
         if (selection.selectedName() != null) {
             out.append("  selected: ").append(selection.selectedName()).append(" - ")
                     .append(oneLine(selection.reason())).append('\n');
-        } else if (selection.candidates().isEmpty()) {
-            out.append("  selected: none - no transport is registered\n");
         } else {
             out.append("  selected: none - ").append(oneLine(selection.reason())).append('\n');
         }

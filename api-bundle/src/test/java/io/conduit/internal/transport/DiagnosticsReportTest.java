@@ -16,7 +16,16 @@ class DiagnosticsReportTest {
                 new RecordingLogger());
         String report = DiagnosticsReport.render(r);
         assertTrue(report.contains("\n  No transport is registered. Add conduit-nio (bundle io.conduit.nio"), report);
-        assertTrue(report.contains("selected: none - no transport is registered\n"), report);
+        assertTrue(report.contains("selected: none - no transport is registered"), report);
+    }
+
+    @Test
+    void invalidSettingsAreReportedEvenWithoutProviders() {
+        TransportRegistry r = new TransportRegistry(p -> List.of(),
+                () -> ConduitProperties.of(Map.of("conduit.transport.strict", "maybe")), new RecordingLogger());
+        String report = DiagnosticsReport.render(r);
+        assertTrue(report.contains("selected: none - invalid configuration: system property conduit.transport.strict='maybe'"
+                + " is not a boolean"), report);
     }
 
     @Test
