@@ -142,6 +142,7 @@ public final class Main {
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
+        props.put("ds.loglevel", "warn"); // Felix SCR: component activation failures on standard output
         for (String key : System.getProperties().stringPropertyNames()) {
             if (key.startsWith("conduit.")) {
                 props.putIfAbsent(key, System.getProperty(key));
@@ -200,8 +201,11 @@ public final class Main {
         ServiceReference<?>[] statuses;
         ServiceReference<?> network;
         while (true) {
-            statuses = context.getServiceReferences(STATUS_SERVICE, null);
-            network = context.getServiceReference(NETWORK_SERVICE);
+            // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
+            // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
+            statuses = context.getAllServiceReferences(STATUS_SERVICE, null);
+            ServiceReference<?>[] networks = context.getAllServiceReferences(NETWORK_SERVICE, null);
+            network = networks == null ? null : networks[0];
             int have = statuses == null ? 0 : statuses.length;
             if ((network != null && have >= expected) || System.nanoTime() - deadline > 0) {
                 break;
@@ -249,6 +253,14 @@ public final class Main {
         lines.sort(null);
         lines.forEach(l -> b.append(l).append('\n'));
         int have = statuses == null ? 0 : statuses.length;
+        if (have < expected || network == null) {
+            for (Bundle x : context.getBundles()) {
+                if (x.getState() != Bundle.ACTIVE && x.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                    b.append("  bundle ").append(x.getSymbolicName()).append(" is not active (state ")
+                            .append(stateName(x.getState())).append(")\n");
+                }
+            }
+        }
         if (have < expected) {
             b.append("  ").append(expected - have).append(" of ").append(expected)
                     .append(" component configurations did not report within ").append(bannerTimeoutMillis)
@@ -258,6 +270,21 @@ public final class Main {
                 .append(" problem(s); configuration in ").append(conf).append(shell ? "" : "; stop with Ctrl-C");
         out.println(b);
         out.flush();
+    }
+
+    private static String stateName(int state) {
+        switch (state) {
+            case Bundle.INSTALLED:
+                return "INSTALLED: not resolved";
+            case Bundle.RESOLVED:
+                return "RESOLVED: not started";
+            case Bundle.STARTING:
+                return "STARTING";
+            case Bundle.STOPPING:
+                return "STOPPING";
+            default:
+                return String.valueOf(state);
+        }
     }
 
     private static String[] strings(Object v) {
