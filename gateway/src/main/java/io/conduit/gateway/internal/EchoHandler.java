@@ -50,7 +50,7 @@ public final class EchoHandler implements ChannelHandler {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable()) {
-            ctx.channel().config().setAutoRead(true);
+            Streams.resumeReading(ctx.channel());
         }
         ctx.fireChannelWritabilityChanged();
     }

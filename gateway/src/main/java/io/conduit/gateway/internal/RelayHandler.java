@@ -63,7 +63,7 @@ public final class RelayHandler implements ChannelHandler {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (ctx.channel().isWritable() && peer.isOpen()) {
-            peer.config().setAutoRead(true);
+            Streams.resumeReading(peer);
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -39,6 +39,20 @@ final class Streams {
         }
     }
 
+    /**
+     * Turns reading of {@code ch} back on, in a task of its event loop rather than right now: writability events fire
+     * from inside the channel core's write loop, and turning auto-read on delivers input at once (what was read ahead
+     * while reading was off), whose writes and flush would then run nested in that write loop, where a flush is not
+     * acted on. From a fresh task they run as any other read.
+     */
+    static void resumeReading(Channel ch) {
+        ch.eventLoop().execute(() -> {
+            if (ch.isOpen() && !ch.config().isAutoRead()) {
+                ch.config().setAutoRead(true);
+            }
+        });
+    }
+
     /** Closes {@code ch} when it is a duplex channel whose input and output are both shut down. */
     static void closeIfShutdown(Channel ch) {
         if (ch instanceof DuplexChannel d && d.isInputShutdown() && d.isOutputShutdown() && d.isOpen()) {

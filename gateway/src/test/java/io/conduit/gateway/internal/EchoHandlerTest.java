@@ -57,7 +57,7 @@ class EchoHandlerTest {
         ch.setWritable(false);
         ch.writeInbound(bytes("x"));
         assertFalse(ch.config().isAutoRead());
-        ch.setWritable(true);
+        ch.setWritable(true); // runs the pending resume task
         assertTrue(ch.config().isAutoRead());
         ch.finishAndReleaseAll();
     }

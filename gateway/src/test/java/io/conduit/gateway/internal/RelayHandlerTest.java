@@ -39,6 +39,7 @@ class RelayHandlerTest {
         assertFalse(client.config().isAutoRead(), "upstream above its high water mark: client not read");
         assertTrue(upstream.config().isAutoRead(), "the other direction keeps flowing");
         upstream.setWritable(true);
+        client.runPendingTasks(); // resumed in a task of the client's loop, not inside the upstream's write loop
         assertTrue(client.config().isAutoRead(), "upstream drained: client read again");
         text(upstream.readOutbound());
     }
