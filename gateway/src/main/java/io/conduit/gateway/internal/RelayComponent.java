@@ -16,8 +16,7 @@ import org.osgi.service.component.annotations.Reference;
 /**
  * A relay: one instance per factory configuration {@value RelayConfig#FACTORY_PID} (FileInstall:
  * {@code conf/io.conduit.gateway.relay-<name>.cfg}); see {@link RelayConfig} for the properties. Stream relays
- * (TCP/Unix in any combination) accept with {@code AUTO_READ} off and hand each connection to a
- * {@link RelayFrontendHandler}; UDP relays keep per-client sessions in a {@link UdpRelayHandler}. A malformed
+ * (TCP/Unix in any combination) hand each accepted connection to a {@link RelayFrontendHandler}; UDP relays keep per-client sessions in a {@link UdpRelayHandler}. A malformed
  * configuration or a listen endpoint that cannot be bound is logged as one WARNING line and shown in its
  * {@link GatewayStatus}; other components keep running.
  */
@@ -49,7 +48,6 @@ public final class RelayComponent {
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
-                childOptions.put(ChannelOption.AUTO_READ, Boolean.FALSE);
                 return network.listen(endpoint, childOptions, new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {

@@ -1,12 +1,16 @@
 package io.conduit.gateway.internal;
 
+import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.ReferenceCounted;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.concurrent.Future;
 
@@ -14,8 +18,11 @@ import io.conduit.concurrent.Future;
  * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
  * event loop, then puts a {@link RelayHandler} on each side and starts reading both.
  *
- * <p>The client channel is accepted with {@code AUTO_READ} off, so nothing is read before the upstream is there.
- * When the connect fails or times out ({@code connect.timeout.ms}) the client is closed and one line is logged.
+ * <p>What the client sends while the upstream connect is pending is kept here and written upstream first, in order;
+ * once it exceeds {@code write.buffer.high} bytes, reading of the client pauses until the upstream is there, so
+ * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
+ * input itself, and with it about a third of relayed connections never read again after the first delivery —
+ * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client is closed and one line is logged.
  * When the client goes away while connecting, the connect is cancelled. Not sharable (one per connection).
  */
 public final class RelayFrontendHandler implements ChannelHandler {
@@ -26,6 +33,12 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private final Network network;
     /** The pending upstream connect; loop-confined. */
     private Future<Channel> connecting;
+    /** Client input that arrived before the upstream was connected; loop-confined. */
+    private final ArrayDeque<Object> early = new ArrayDeque<>();
+    /** Bytes in {@link #early}; loop-confined. */
+    private long earlyBytes;
+    /** The client half-closed before the upstream was connected; loop-confined. */
+    private boolean earlyEndOfInput;
 
     /**
      * @param config  the relay's configuration
@@ -68,9 +81,19 @@ public final class RelayFrontendHandler implements ChannelHandler {
                     upstream.close();
                     return;
                 }
+                Object m;
+                while ((m = early.poll()) != null) {
+                    upstream.write(m);
+                }
+                earlyBytes = 0;
+                upstream.flush();
                 ctx.pipeline().replace(ctx.name(), "relay", new RelayHandler(upstream));
-                client.config().setAutoRead(true);
-                client.read();
+                if (earlyEndOfInput) {
+                    Streams.shutdownOutputAfterFlush(upstream);
+                }
+                if (!client.config().isAutoRead() && upstream.isWritable()) {
+                    Streams.resumeReading(client);
+                }
             } else if (!done.isCancelled()) {
                 LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": upstream " + config.upstream()
                         + " unreachable (" + done.cause() + "); closed client " + client.remoteAddress());
@@ -81,7 +104,30 @@ public final class RelayFrontendHandler implements ChannelHandler {
     }
 
     @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        early.add(msg);
+        if (msg instanceof Buffer b) {
+            earlyBytes += b.readableBytes();
+        }
+        if (earlyBytes > config.writeBufferHighBytes()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof InputShutdownEvent) {
+            earlyEndOfInput = true; // forwarded once the upstream is there
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        Object m;
+        while ((m = early.poll()) != null) {
+            ReferenceCounted.safeRelease(m);
+        }
         Future<Channel> f = connecting;
         if (f != null) {
             connecting = null;

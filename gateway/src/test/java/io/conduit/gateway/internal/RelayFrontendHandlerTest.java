@@ -24,10 +24,7 @@ class RelayFrontendHandlerTest {
     @Test
     void connectsUpstreamWithTheConfiguredOptionsThenRelays() {
         FakeNetwork net = new FakeNetwork();
-        TestDuplexChannel client = new TestDuplexChannel();
-        client.config().setAutoRead(false);
-        client.pipeline().addLast(new RelayFrontendHandler(CONFIG, net));
-        client.pipeline().fireChannelActive();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
 
         assertEquals(1, net.connects.size());
         FakeNetwork.Connect c = net.connects.get(0);
@@ -35,10 +32,13 @@ class RelayFrontendHandlerTest {
         assertEquals(1500, c.options().get(ChannelOption.CONNECT_TIMEOUT_MILLIS));
         assertEquals(Boolean.TRUE, c.options().get(ChannelOption.ALLOW_HALF_CLOSURE));
         assertEquals(new WriteBufferWaterMark(1000, 2000), c.options().get(ChannelOption.WRITE_BUFFER_WATER_MARK));
-        assertFalse(client.config().isAutoRead(), "nothing read before the upstream is there");
+        client.writeInbound(bytes("early "), bytes("bird"));
+        assertNull(client.readInbound(), "early input is held, not dropped");
 
         TestDuplexChannel upstream = net.succeed(0);
         client.runPendingTasks();
+        assertEquals("early ", text(upstream.readOutbound()), "early input goes upstream first, in order");
+        assertEquals("bird", text(upstream.readOutbound()));
         assertTrue(client.config().isAutoRead());
         assertNotNull(client.pipeline().get("relay"));
 
@@ -46,6 +46,34 @@ class RelayFrontendHandlerTest {
         assertEquals("ping", text(upstream.readOutbound()));
         upstream.writeInbound(bytes("pong"));
         assertEquals("pong", text(client.readOutbound()));
+    }
+
+    @Test
+    void earlyInputBeyondTheHighWaterMarkPausesTheClientUntilConnected() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        client.writeInbound(bytes("x".repeat(1500)));
+        assertTrue(client.config().isAutoRead());
+        client.writeInbound(bytes("y".repeat(1000)));
+        assertFalse(client.config().isAutoRead(), "2500 early bytes > write.buffer.high 2000");
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        assertTrue(client.config().isAutoRead(), "reading resumes once the upstream took the early input");
+        assertEquals(1500, upstream.<io.conduit.buffer.Buffer>readOutbound().readableBytes());
+        upstream.finishAndReleaseAll();
+    }
+
+    @Test
+    void endOfInputBeforeTheUpstreamIsThereIsForwardedAfterTheEarlyBytes() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        client.writeInbound(bytes("GET /"));
+        client.receiveEof();
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        assertTrue(upstream.isOutputShutdown());
+        assertEquals(1, upstream.flushedAtOutputShutdown, "FIN after the early bytes");
+        assertEquals("GET /", text(upstream.readOutbound()));
     }
 
     @Test
@@ -61,9 +89,12 @@ class RelayFrontendHandlerTest {
     void clientLeavingWhileConnectingCancelsTheConnect() {
         FakeNetwork net = new FakeNetwork();
         TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        io.conduit.buffer.Buffer early = bytes("never sent");
+        client.writeInbound(early);
         client.close();
         client.runPendingTasks();
         assertTrue(net.connects.get(0).promise().isCancelled());
+        assertEquals(0, early.refCnt(), "held early input released");
         assertNull(client.readOutbound());
     }
 }

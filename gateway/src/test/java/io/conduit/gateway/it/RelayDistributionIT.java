@@ -178,10 +178,10 @@ class RelayDistributionIT {
         awaitTcp(redisPort);
         String direct = Tools.run(bench(benchmark, redisPort), 120);
         String relayed = Tools.run(bench(benchmark, redisRelayPort), 120);
-        System.out.println("redis-benchmark direct:\n" + direct + "redis-benchmark through the relay:\n" + relayed);
         for (String out : new String[] {direct, relayed}) {
             assertTrue(out.startsWith("exit 0"), out);
             assertFalse(out.toLowerCase(java.util.Locale.ROOT).contains("error"), out);
+            assertFalse(out.contains("rps=0.0"), "a stall of a second or more: " + out);
         }
         double d = rps(direct, "SET") + rps(direct, "GET");
         double r = rps(relayed, "SET") + rps(relayed, "GET");
