@@ -181,7 +181,6 @@ class RelayDistributionIT {
         for (String out : new String[] {direct, relayed}) {
             assertTrue(out.startsWith("exit 0"), out);
             assertFalse(out.toLowerCase(java.util.Locale.ROOT).contains("error"), out);
-            assertFalse(out.contains("rps=0.0"), "a stall of a second or more: " + out);
         }
         double d = rps(direct, "SET") + rps(direct, "GET");
         double r = rps(relayed, "SET") + rps(relayed, "GET");
