@@ -1,0 +1,130 @@
+package io.conduit.internal.channel;
+
+import io.conduit.buffer.BufferAllocator;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.transport.spi.IoSocket;
+
+import java.io.IOException;
+
+/**
+ * Options of a channel built on the shared channel core: {@link DefaultChannelConfig} (core options, defaults,
+ * validation, one warning per unsupported option and transport, auto-read on starts a read) plus the socket
+ * options the transport's {@link IoSocket} supports, applied with {@code setsockopt(2)} at once and read back
+ * from the kernel. The core's hot-path options are mirrored in volatile fields.
+ *
+ * <p>Thread-safe: options may be set from any thread; a socket option is applied on the setting thread (the
+ * {@link IoSocket} option methods are thread-safe).
+ */
+public final class IoChannelConfig extends DefaultChannelConfig {
+
+    /** Told about option changes the core must act on. Called on the thread that set the option. */
+    public interface Listener {
+        /** Auto-read was turned off (turning it on calls {@link Channel#read()}). */
+        void autoReadTurnedOff();
+
+        void waterMarkChanged(WriteBufferWaterMark waterMark);
+    }
+
+    private final IoSocket socket;
+    private final Listener listener;
+
+    // hot-path copies of core options; written by apply() (any thread), read by the loop
+    private volatile boolean autoRead = true;
+    private volatile int writeSpinCount = 16;
+    private volatile int maxMessagesPerRead = 16;
+    private volatile boolean allowHalfClosure;
+    private volatile int connectTimeoutMillis = 30_000;
+    private volatile WriteBufferWaterMark waterMark = WriteBufferWaterMark.DEFAULT;
+
+    public IoChannelConfig(Channel channel, IoSocket socket, Listener listener) {
+        super(channel);
+        this.socket = socket;
+        this.listener = listener;
+    }
+
+    @Override
+    protected boolean isSupported(ChannelOption<?> option) {
+        if (CORE_OPTIONS.contains(option)) {
+            return true;
+        }
+        try {
+            return socket.getOption(option) != null;
+        } catch (IOException | RuntimeException e) {
+            return false; // closed: nothing can be applied any more
+        }
+    }
+
+    @Override
+    protected <T> void apply(ChannelOption<T> option, T value) {
+        if (option == ChannelOption.AUTO_READ) {
+            boolean was = autoRead;
+            autoRead = (Boolean) value;
+            if (was && !autoRead) {
+                listener.autoReadTurnedOff();
+            }
+        } else if (option == ChannelOption.WRITE_SPIN_COUNT) {
+            writeSpinCount = (Integer) value;
+        } else if (option == ChannelOption.MAX_MESSAGES_PER_READ) {
+            maxMessagesPerRead = (Integer) value;
+        } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
+            allowHalfClosure = (Boolean) value;
+        } else if (option == ChannelOption.CONNECT_TIMEOUT_MILLIS) {
+            connectTimeoutMillis = (Integer) value;
+        } else if (option == ChannelOption.WRITE_BUFFER_WATER_MARK) {
+            waterMark = (WriteBufferWaterMark) value;
+            listener.waterMarkChanged(waterMark);
+        } else if (!CORE_OPTIONS.contains(option)) {
+            try {
+                socket.setOption(option, value);
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException("channel option " + option.name() + "=" + value + " was rejected: "
+                        + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** Socket options are read back from the kernel (it may round or double them, e.g. {@code SO_RCVBUF}). */
+    @Override
+    public <T> T getOption(ChannelOption<T> option) {
+        if (CORE_OPTIONS.contains(option)) {
+            return super.getOption(option);
+        }
+        try {
+            return socket.getOption(option);
+        } catch (IOException e) {
+            throw new IllegalStateException("reading channel option " + option.name() + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public boolean isAutoRead() {
+        return autoRead;
+    }
+
+    @Override
+    public BufferAllocator getAllocator() {
+        return super.getOption(ChannelOption.ALLOCATOR);
+    }
+
+    public int writeSpinCount() {
+        return writeSpinCount;
+    }
+
+    public int maxMessagesPerRead() {
+        return maxMessagesPerRead;
+    }
+
+    public boolean allowHalfClosure() {
+        return allowHalfClosure;
+    }
+
+    public int connectTimeoutMillis() {
+        return connectTimeoutMillis;
+    }
+
+    public WriteBufferWaterMark waterMark() {
+        return waterMark;
+    }
+}

@@ -1,0 +1,1517 @@
+package io.conduit.transport.spi;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.BufferAllocator;
+import io.conduit.buffer.IllegalReferenceCountException;
+import io.conduit.buffer.ReferenceCounted;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelConfig;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ChannelPipeline;
+import io.conduit.channel.ConnectTimeoutException;
+import io.conduit.channel.DatagramPacket;
+import io.conduit.channel.FileRegion;
+import io.conduit.channel.InputShutdownEvent;
+import io.conduit.channel.InputShutdownReadCompleteEvent;
+import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.Future;
+import io.conduit.concurrent.Promise;
+import io.conduit.concurrent.ScheduledFuture;
+import io.conduit.internal.channel.ChannelIoOperations;
+import io.conduit.internal.channel.DefaultChannelPipeline;
+import io.conduit.internal.channel.IoChannelConfig;
+import io.conduit.internal.channel.OffLoopCloser;
+import io.conduit.internal.channel.OutboundBuffer;
+import io.conduit.internal.channel.RecvSizer;
+import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.transport.ChannelType;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.ConnectionPendingException;
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The shared channel core: one implementation of channel semantics (DESIGN.md §2) for every transport. A
+ * transport supplies an {@link IoSocket} (the kernel socket with non-blocking, readiness-based calls) and an
+ * {@link IoHandler} that reports readiness through {@link IoEvents}; everything else lives here:
+ *
+ * <ul>
+ *   <li><b>pipeline and config</b>: a {@link DefaultChannelPipeline} whose head calls this core, and an
+ *       {@link IoChannelConfig} (core options here, socket options on the {@link IoSocket}; unsupported
+ *       options are ignored with one warning per option and transport);</li>
+ *   <li><b>reads</b>: nothing is delivered before {@link #read()} or {@code AUTO_READ}; adaptive buffer sizes
+ *       ({@link RecvSizer}); at most {@code MAX_MESSAGES_PER_READ} messages per read operation. With auto-read
+ *       off and no read pending, a stream channel still reads ahead up to {@value #READ_AHEAD_MAX_BYTES} bytes
+ *       (held, not delivered) so that end-of-stream is always noticed: then the held data is delivered, and
+ *       end-of-stream handled (half-closure or close);</li>
+ *   <li><b>half-closure</b> ({@code ALLOW_HALF_CLOSURE}): end-of-stream fires exactly one
+ *       {@link InputShutdownEvent} then one {@link InputShutdownReadCompleteEvent} and stops polling input;</li>
+ *   <li><b>writes</b>: an {@link OutboundBuffer} with flushed and unflushed parts; gathering writes of at most
+ *       {@link OutboundBuffer#IOV_MAX} buffers and an adaptive byte budget (twice {@code SO_SNDBUF} at first,
+ *       then following what the socket accepted); at most {@code WRITE_SPIN_COUNT} write calls per flush, after
+ *       which write interest (socket full) or a continuation task (budget spent) resumes; the continuation
+ *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order;</li>
+ *   <li><b>connect</b>: {@code CONNECT_TIMEOUT_MILLIS} timer on the loop ({@link ConnectTimeoutException}
+ *       naming address and timeout); cancelling the connect promise closes the channel;</li>
+ *   <li><b>close</b>: every pending write fails with a {@link ChannelClosedException} naming the cause;
+ *       {@code SO_LINGER > 0} closes off the loop after deregistration;</li>
+ *   <li><b>accept</b>: errors such as {@code EMFILE}/{@code ENFILE} never close the listener: accepting pauses
+ *       ({@value #ACCEPT_BACKOFF_MILLIS} ms, no polling in between) and the error fires once per burst.</li>
+ * </ul>
+ *
+ * <p>Subclasses only narrow the public type ({@link IoSocketChannel}, {@link IoDomainSocketChannel},
+ * {@link IoServerSocketChannel}, {@link IoDatagramChannel}); they add no behaviour.
+ *
+ * <p>Threading: public methods may be called from any thread. All I/O and every field documented as
+ * "loop-confined" are touched only on the channel's event loop.
+ */
+public abstract class AbstractIoChannel implements Channel {
+
+    private static final System.Logger LOG = System.getLogger(AbstractIoChannel.class.getName());
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+
+    /** Bytes a stream channel reads ahead (held, not delivered) while auto-read is off and no read is pending. */
+    public static final int READ_AHEAD_MAX_BYTES = 64 * 1024;
+    /** Most held read-ahead buffers (bounds the count when an allocator hands out tiny buffers). */
+    private static final int READ_AHEAD_MAX_BUFFERS = 4096;
+    /** Pause of accepting after an accept error ({@code EMFILE}, {@code ENFILE}, …), in milliseconds. */
+    public static final int ACCEPT_BACKOFF_MILLIS = 100;
+    /** Largest datagram payload received, in bytes (IPv4/IPv6 payloads are at most 65,507/65,527 bytes). */
+    private static final int DATAGRAM_MAX_BYTES = 65_536;
+
+    private enum Kind { STREAM, SERVER, DATAGRAM }
+
+    private final String id;
+    private final String transportName;
+    private final ChannelType type;
+    private final Kind kind;
+    private final IoSocket socket;
+    private final Channel parent;
+    private final IoChannelConfig config;
+    private final ChannelPipeline pipeline;
+    private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+    private final OutboundBuffer outbound;
+    private final RecvSizer recvSizer = new RecvSizer();
+    private final Events events = new Events();
+
+    private volatile EventLoop loop;           // set before registration, never changed after it
+    private volatile boolean registered;       // written by the loop
+    private volatile boolean open = true;      // written by the loop (and the constructor)
+    private volatile boolean active;           // written by the loop
+    private volatile boolean inputShutdown;    // written by the loop
+    private volatile boolean outputShutdown;   // written by the loop
+    private volatile SocketAddress localAddress;   // cache, written by the loop
+    private volatile SocketAddress remoteAddress;  // cache, written by the loop
+
+    private boolean closeStarted;              // loop-confined
+    private int interestOps;                   // loop-confined: IoSocket.OP_* bits currently requested
+    private boolean readPending;               // loop-confined: read() asked for input not yet delivered
+    private boolean readInProgress;            // loop-confined: inside the read loop (read() calls there are noted only)
+    private final ArrayDeque<Buffer> heldReads = new ArrayDeque<>(); // loop-confined: read-ahead, not yet delivered
+    private int heldBytes;                     // loop-confined
+    private boolean heldEof;                   // loop-confined: end-of-stream was seen behind the held data
+    private boolean inputShutdownFired;        // loop-confined
+    private Promise<Void> connectPromise;      // loop-confined: pending connect, or null
+    private SocketAddress connectTarget;       // loop-confined
+    private ScheduledFuture<?> connectTimeout; // loop-confined
+    private boolean flushing;                  // loop-confined: inside doWrite
+    private boolean continuationScheduled;     // loop-confined
+    private long maxBytesPerGatheringWrite;    // loop-confined: 0 = not computed yet
+    private Promise<Void> shutdownOutputPromise; // loop-confined: shutdownOutput waiting for flushed data
+    private boolean acceptPaused;              // loop-confined: backing off after an accept error
+    private boolean acceptErrorReported;       // loop-confined: the current burst was reported
+    private ByteBuffer datagramScratch;        // loop-confined, allocated on the first datagram read
+
+    /**
+     * @param transportName name of the transport, e.g. {@code "nio"}
+     * @param type the channel kind; must match the socket ({@link IoStreamSocket} for TCP/Unix stream,
+     *        {@link IoServerSocket} for their servers, {@link IoDatagramSocket} for UDP)
+     * @param socket the transport's socket, open and not yet registered
+     * @param parent the server channel that accepted it, or {@code null}
+     * @param loop the event loop to register with, or {@code null} when set later ({@link #register(EventLoop)})
+     */
+    protected AbstractIoChannel(String transportName, ChannelType type, IoSocket socket, Channel parent, EventLoop loop) {
+        this.id = String.format("0x%08x", NEXT_ID.incrementAndGet() * 0x9E3779B9);
+        this.transportName = transportName;
+        this.type = type;
+        this.socket = socket;
+        this.parent = parent;
+        this.loop = loop;
+        this.kind = socket instanceof IoServerSocket ? Kind.SERVER
+                : socket instanceof IoDatagramSocket ? Kind.DATAGRAM : Kind.STREAM;
+        this.config = new IoChannelConfig(this, socket, new ConfigListener());
+        WriteBufferWaterMark wm = config.waterMark();
+        this.outbound = new OutboundBuffer(wm.low(), wm.high());
+        this.pipeline = new DefaultChannelPipeline(this, new Operations());
+    }
+
+    // ------------------------------------------------------------------------------------------ Channel API
+
+    @Override
+    public String id() {
+        return id;
+    }
+
+    @Override
+    public String transportName() {
+        return transportName;
+    }
+
+    /** @return the channel kind */
+    public ChannelType channelType() {
+        return type;
+    }
+
+    /** @return the event loop, or {@code null} for an accepted channel not yet given one */
+    @Override
+    public EventLoop eventLoop() {
+        return loop;
+    }
+
+    private EventLoop loopOrThrow() {
+        EventLoop l = loop;
+        if (l == null) {
+            throw new IllegalStateException("channel " + id + " has no event loop yet; register it first");
+        }
+        return l;
+    }
+
+    @Override
+    public Channel parent() {
+        return parent;
+    }
+
+    @Override
+    public ChannelConfig config() {
+        return config;
+    }
+
+    @Override
+    public ChannelPipeline pipeline() {
+        return pipeline;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isRegistered() {
+        return registered;
+    }
+
+    @Override
+    public boolean isActive() {
+        return active;
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        SocketAddress a = localAddress;
+        if (a == null && open) {
+            a = socket.localAddress();
+            localAddress = a;
+        }
+        return a;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        SocketAddress a = remoteAddress;
+        if (a == null && open) {
+            a = socket.remoteAddress();
+            remoteAddress = a;
+        }
+        return a;
+    }
+
+    @Override
+    public Future<Void> closeFuture() {
+        return closeFuture;
+    }
+
+    @Override
+    public boolean isWritable() {
+        return open && outbound.isWritable();
+    }
+
+    @Override
+    public long bytesBeforeUnwritable() {
+        return outbound.bytesBeforeUnwritable();
+    }
+
+    @Override
+    public long bytesBeforeWritable() {
+        return outbound.bytesBeforeWritable();
+    }
+
+    @Override
+    public BufferAllocator alloc() {
+        return config.getAllocator();
+    }
+
+    @Override
+    public Future<Void> bind(SocketAddress localAddress) {
+        return pipeline.bind(localAddress);
+    }
+
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress) {
+        return pipeline.connect(remoteAddress);
+    }
+
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
+        return pipeline.connect(remoteAddress, localAddress);
+    }
+
+    @Override
+    public Future<Void> disconnect() {
+        return pipeline.disconnect();
+    }
+
+    @Override
+    public Future<Void> close() {
+        return pipeline.close();
+    }
+
+    @Override
+    public Future<Void> bind(SocketAddress localAddress, Promise<Void> promise) {
+        return pipeline.bind(localAddress, promise);
+    }
+
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
+        return pipeline.connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    public Future<Void> disconnect(Promise<Void> promise) {
+        return pipeline.disconnect(promise);
+    }
+
+    @Override
+    public Future<Void> close(Promise<Void> promise) {
+        return pipeline.close(promise);
+    }
+
+    @Override
+    public Channel read() {
+        pipeline.read();
+        return this;
+    }
+
+    @Override
+    public Future<Void> write(Object msg) {
+        return pipeline.write(msg);
+    }
+
+    @Override
+    public Future<Void> write(Object msg, Promise<Void> promise) {
+        return pipeline.write(msg, promise);
+    }
+
+    @Override
+    public Channel flush() {
+        pipeline.flush();
+        return this;
+    }
+
+    @Override
+    public Future<Void> writeAndFlush(Object msg) {
+        return pipeline.writeAndFlush(msg);
+    }
+
+    @Override
+    public Future<Void> writeAndFlush(Object msg, Promise<Void> promise) {
+        return pipeline.writeAndFlush(msg, promise);
+    }
+
+    @Override
+    public Promise<Void> newPromise() {
+        return new DefaultPromise<>(loopOrThrow());
+    }
+
+    @Override
+    public String toString() {
+        SocketAddress l = localAddress;
+        SocketAddress r = remoteAddress;
+        return "[" + id + ", " + transportName + " " + (kind == Kind.SERVER ? "server " : "") + type
+                + (l != null ? ", L:" + l : "") + (r != null ? (active ? " - R:" : " ! R:") + r : "") + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------- registration
+
+    /**
+     * Sets the event loop of a channel made without one (an accepted channel) before it is registered; lets
+     * handlers be added with the loop known.
+     *
+     * @throws IllegalStateException when the channel is already registered with another loop
+     */
+    public void eventLoop(EventLoop eventLoop) {
+        if (registered && eventLoop != loop) {
+            throw new IllegalStateException("channel " + id + " is already registered with " + loop);
+        }
+        this.loop = eventLoop;
+    }
+
+    /** Registers with the event loop given at construction or with {@link #eventLoop(EventLoop)}. */
+    public Future<Void> register() {
+        return register(loopOrThrow());
+    }
+
+    /**
+     * Registers the channel with {@code eventLoop} (a loop of a group made by this channel's transport): the
+     * socket joins the loop's poller, {@code channelRegistered} fires, and a channel that is already connected
+     * (an accepted one) becomes active and starts reading when auto-read is on. Any thread.
+     *
+     * @return a future that succeeds once registered, or fails (e.g. with {@link IllegalStateException} when
+     *         the loop belongs to another transport, or {@link RejectedExecutionException} when it shut down)
+     */
+    public Future<Void> register(EventLoop eventLoop) {
+        eventLoop(eventLoop);
+        DefaultPromise<Void> promise = new DefaultPromise<>(eventLoop);
+        try {
+            eventLoop.execute(() -> register0(promise));
+        } catch (RejectedExecutionException e) {
+            promise.tryFailure(e);
+            closeWithoutLoop();
+        }
+        return promise;
+    }
+
+    private void register0(Promise<Void> promise) {
+        if (registered) {
+            promise.tryFailure(new IllegalStateException("channel " + id + " is already registered"));
+            return;
+        }
+        if (!open) {
+            promise.tryFailure(closedException("register"));
+            return;
+        }
+        try {
+            socket.register(eventLoop(), events);
+        } catch (IOException | RuntimeException e) {
+            promise.tryFailure(e);
+            closeWithoutLoop();
+            return;
+        }
+        registered = true;
+        // decided before the promise's listeners run: one of them may start a connect that completes at once
+        boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
+        promise.trySuccess(null);
+        pipeline.fireChannelRegistered();
+        if (connected) {
+            becomeActive();
+        }
+    }
+
+    private void closeWithoutLoop() {
+        open = false;
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing was registered; the socket is gone either way
+        }
+        closeFuture.trySuccess(null);
+    }
+
+    private void becomeActive() {
+        if (active || !open) {
+            return; // channelActive fires once
+        }
+        active = true;
+        localAddress = socket.localAddress();
+        remoteAddress = socket.remoteAddress();
+        pipeline.fireChannelActive();
+        if (config.isAutoRead()) {
+            beginRead();
+        } else if (kind == Kind.STREAM) {
+            setInterest(IoSocket.OP_READ, true); // read-ahead keeps end-of-stream visible
+        }
+        flush0();
+    }
+
+    // ------------------------------------------------------------------------------------------ half-closure
+
+    /** @return {@code true} once the input was shut down (stream channels) */
+    public boolean isInputShutdown() {
+        return inputShutdown;
+    }
+
+    /** @return {@code true} once the output was shut down (stream channels) */
+    public boolean isOutputShutdown() {
+        return outputShutdown;
+    }
+
+    /** @return {@code true} when both directions are shut down */
+    public boolean isShutdown() {
+        return inputShutdown && outputShutdown;
+    }
+
+    /** {@code shutdown(SHUT_RD)}: input stops; {@link InputShutdownEvent} fires once. Any thread. */
+    public Future<Void> shutdownInput() {
+        Promise<Void> promise = newPromise();
+        onLoop(() -> {
+            if (!open) {
+                promise.tryFailure(closedException("shutdownInput"));
+                return;
+            }
+            shutdownInput0();
+            promise.trySuccess(null);
+        }, promise);
+        return promise;
+    }
+
+    /**
+     * Fails unflushed writes, waits until the flushed ones are written, then {@code shutdown(SHUT_WR)}. Any thread.
+     */
+    public Future<Void> shutdownOutput() {
+        Promise<Void> promise = newPromise();
+        onLoop(() -> shutdownOutput0(promise), promise);
+        return promise;
+    }
+
+    /** Shuts down both directions. Any thread. */
+    public Future<Void> shutdown() {
+        Promise<Void> promise = newPromise();
+        onLoop(() -> {
+            if (!open) {
+                promise.tryFailure(closedException("shutdown"));
+                return;
+            }
+            shutdownInput0();
+            shutdownOutput0(promise);
+        }, promise);
+        return promise;
+    }
+
+    private void onLoop(Runnable task, Promise<Void> promise) {
+        EventLoop l = loopOrThrow();
+        if (l.inEventLoop()) {
+            task.run();
+        } else {
+            try {
+                l.execute(task);
+            } catch (RejectedExecutionException e) {
+                promise.tryFailure(e);
+            }
+        }
+    }
+
+    private void shutdownInput0() {
+        if (inputShutdown) {
+            return;
+        }
+        inputShutdown = true;
+        readPending = false;
+        setInterest(IoSocket.OP_READ, false);
+        releaseHeld();
+        try {
+            ((IoStreamSocket) socket).shutdownInput();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "shutdownInput of " + this + " failed", e);
+        }
+        fireInputShutdownEvents();
+    }
+
+    private void fireInputShutdownEvents() {
+        if (!inputShutdownFired) {
+            inputShutdownFired = true;
+            pipeline.fireUserEventTriggered(InputShutdownEvent.INSTANCE);
+            pipeline.fireUserEventTriggered(InputShutdownReadCompleteEvent.INSTANCE);
+        }
+    }
+
+    private void shutdownOutput0(Promise<Void> promise) {
+        if (!open) {
+            promise.tryFailure(closedException("shutdownOutput"));
+            return;
+        }
+        if (outputShutdown) {
+            promise.trySuccess(null);
+            return;
+        }
+        if (outbound.failUnflushed(() -> new ChannelClosedException("write of channel " + id
+                + " failed: the output was shut down before the write was flushed", null))) {
+            pipeline.fireChannelWritabilityChanged();
+        }
+        if (!outbound.isFlushedEmpty()) {
+            shutdownOutputPromise = promise; // completed by doWrite once the flushed data is written
+            return;
+        }
+        shutdownOutputNow(promise);
+    }
+
+    private void shutdownOutputNow(Promise<Void> promise) {
+        outputShutdown = true;
+        try {
+            ((IoStreamSocket) socket).shutdownOutput();
+            promise.trySuccess(null);
+        } catch (IOException e) {
+            promise.tryFailure(e);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- datagrams
+
+    /** @return {@code true} when a datagram channel is connected to one peer */
+    public boolean isConnected() {
+        return kind == Kind.DATAGRAM ? ((IoDatagramSocket) socket).isConnected()
+                : kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
+    }
+
+    /** Joins a multicast group (datagram channels). Any thread. */
+    public Future<Void> joinGroup(InetAddress group, NetworkInterface networkInterface) {
+        return membership(group, networkInterface, true);
+    }
+
+    /** Leaves a multicast group (datagram channels). Any thread. */
+    public Future<Void> leaveGroup(InetAddress group, NetworkInterface networkInterface) {
+        return membership(group, networkInterface, false);
+    }
+
+    private Future<Void> membership(InetAddress group, NetworkInterface nif, boolean join) {
+        Promise<Void> promise = newPromise();
+        onLoop(() -> {
+            try {
+                if (join) {
+                    ((IoDatagramSocket) socket).joinGroup(group, nif);
+                } else {
+                    ((IoDatagramSocket) socket).leaveGroup(group, nif);
+                }
+                promise.trySuccess(null);
+            } catch (IOException | RuntimeException e) {
+                promise.tryFailure(e);
+            }
+        }, promise);
+        return promise;
+    }
+
+    /** @return the socket this channel drives (for transports and tests) */
+    protected IoSocket socket() {
+        return socket;
+    }
+
+    // -------------------------------------------------------------------------------------- interest ops
+
+    private void setInterest(int bit, boolean on) {
+        int ops = on ? interestOps | bit : interestOps & ~bit;
+        if (ops != interestOps) {
+            interestOps = ops;
+            if (registered && open) {
+                socket.interestOps(ops);
+            }
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- reads
+
+    private void beginRead() {
+        if (!open || !registered || inputShutdown) {
+            return;
+        }
+        if (!heldReads.isEmpty() || heldEof) {
+            deliverHeld();
+            return;
+        }
+        if (kind == Kind.SERVER && acceptPaused) {
+            readPending = true; // resumes when the back-off ends
+            return;
+        }
+        readPending = true;
+        if (active || kind == Kind.SERVER) {
+            setInterest(IoSocket.OP_READ, true);
+        }
+    }
+
+    private void readReady() {
+        if (!open) {
+            return;
+        }
+        switch (kind) {
+            case STREAM -> streamRead();
+            case SERVER -> acceptRead();
+            case DATAGRAM -> datagramRead();
+        }
+    }
+
+    private boolean wantsInput() {
+        return config.isAutoRead() || readPending;
+    }
+
+    private void streamRead() {
+        if (inputShutdown) {
+            setInterest(IoSocket.OP_READ, false);
+            return;
+        }
+        if (!wantsInput()) {
+            readAhead();
+            return;
+        }
+        IoStreamSocket s = (IoStreamSocket) socket;
+        BufferAllocator alloc = config.getAllocator();
+        int maxMessages = config.maxMessagesPerRead();
+        int messages = 0;
+        long total = 0;
+        boolean eof = false;
+        Throwable failure = null;
+        readPending = false;
+        readInProgress = true;
+        try {
+            do {
+                Buffer buf = alloc.buffer(recvSizer.guess());
+                int attempted = buf.writableBytes();
+                int n;
+                try {
+                    n = s.read(buf.nioBuffer(buf.writerIndex(), attempted));
+                } catch (Throwable t) {
+                    buf.release();
+                    throw t;
+                }
+                if (n <= 0) {
+                    buf.release();
+                    eof = n < 0;
+                    break;
+                }
+                buf.writerIndex(buf.writerIndex() + n);
+                recvSizer.record(n, attempted);
+                messages++;
+                total += n;
+                pipeline.fireChannelRead(buf);
+                if (n < attempted) {
+                    break; // drained
+                }
+            } while (messages < maxMessages && open && !inputShutdown && config.isAutoRead());
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            readInProgress = false;
+        }
+        recvSizer.readComplete(total);
+        if (messages > 0) {
+            pipeline.fireChannelReadComplete();
+        }
+        if (failure != null) {
+            pipeline.fireExceptionCaught(failure);
+            if (failure instanceof IOException) {
+                close0(failure, null);
+            }
+            return;
+        }
+        if (eof) {
+            endOfStream();
+            return;
+        }
+        if (messages == 0 && !config.isAutoRead()) {
+            readPending = true; // the read() request is still open: nothing was delivered for it
+        }
+        // interest stays on: either more input is wanted, or read-ahead keeps end-of-stream visible
+    }
+
+    /** Auto-read off and no read pending: hold input (bounded) so that end-of-stream is still seen. */
+    private void readAhead() {
+        IoStreamSocket s = (IoStreamSocket) socket;
+        BufferAllocator alloc = config.getAllocator();
+        try {
+            while (heldBytes < READ_AHEAD_MAX_BYTES && heldReads.size() < READ_AHEAD_MAX_BUFFERS) {
+                Buffer buf = alloc.buffer(Math.min(recvSizer.guess(), READ_AHEAD_MAX_BYTES - heldBytes));
+                int attempted = buf.writableBytes();
+                int n;
+                try {
+                    n = s.read(buf.nioBuffer(buf.writerIndex(), attempted));
+                } catch (Throwable t) {
+                    buf.release();
+                    throw t;
+                }
+                if (n <= 0) {
+                    buf.release();
+                    if (n < 0) {
+                        heldEof = true;
+                        setInterest(IoSocket.OP_READ, false);
+                        deliverHeld(); // the peer closed: the user learns it now, with every byte before it
+                    }
+                    return;
+                }
+                buf.writerIndex(buf.writerIndex() + n);
+                heldReads.add(buf);
+                heldBytes += n;
+            }
+            setInterest(IoSocket.OP_READ, false); // full: wait for read()
+        } catch (Throwable t) {
+            pipeline.fireExceptionCaught(t);
+            if (t instanceof IOException) {
+                deliverHeld();
+                close0(t, null);
+            }
+        }
+    }
+
+    private void deliverHeld() {
+        readPending = false;
+        boolean any = !heldReads.isEmpty();
+        Buffer b;
+        while ((b = heldReads.poll()) != null) {
+            heldBytes -= b.readableBytes();
+            pipeline.fireChannelRead(b);
+        }
+        if (any) {
+            pipeline.fireChannelReadComplete();
+        }
+        if (heldEof) {
+            heldEof = false;
+            endOfStream();
+        } else if (open && !inputShutdown && active) {
+            setInterest(IoSocket.OP_READ, true);
+        }
+    }
+
+    private void releaseHeld() {
+        Buffer b;
+        while ((b = heldReads.poll()) != null) {
+            ReferenceCounted.safeRelease(b);
+        }
+        heldBytes = 0;
+    }
+
+    private void endOfStream() {
+        setInterest(IoSocket.OP_READ, false);
+        if (config.allowHalfClosure()) {
+            if (!inputShutdown) {
+                inputShutdown = true;
+                readPending = false;
+                fireInputShutdownEvents();
+            }
+        } else {
+            close0(null, null);
+        }
+    }
+
+    private void acceptRead() {
+        if (acceptPaused) {
+            setInterest(IoSocket.OP_READ, false);
+            return;
+        }
+        if (!wantsInput()) {
+            setInterest(IoSocket.OP_READ, false);
+            return;
+        }
+        readPending = false;
+        IoServerSocket s = (IoServerSocket) socket;
+        int maxMessages = config.maxMessagesPerRead();
+        int messages = 0;
+        Throwable failure = null;
+        try {
+            while (messages < maxMessages && open) {
+                IoStreamSocket child = s.accept();
+                if (child == null) {
+                    break;
+                }
+                acceptErrorReported = false; // an accept worked: a later error starts a new burst
+                messages++;
+                pipeline.fireChannelRead(newChildChannel(child));
+                if (!config.isAutoRead()) {
+                    break;
+                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (messages > 0) {
+            pipeline.fireChannelReadComplete();
+        }
+        if (failure != null) {
+            pauseAccepting(failure);
+        } else if (!config.isAutoRead() && !readPending) {
+            setInterest(IoSocket.OP_READ, false);
+        }
+    }
+
+    private void pauseAccepting(Throwable failure) {
+        // EMFILE/ENFILE and friends: the pending connection stays queued, so polling again at once would spin.
+        acceptPaused = true;
+        setInterest(IoSocket.OP_READ, false);
+        if (!acceptErrorReported) {
+            acceptErrorReported = true;
+            pipeline.fireExceptionCaught(failure);
+        }
+        boolean wanted = config.isAutoRead() || readPending;
+        readPending = wanted;
+        eventLoop().schedule(() -> {
+            acceptPaused = false;
+            if (open && (config.isAutoRead() || readPending)) {
+                readPending = false;
+                setInterest(IoSocket.OP_READ, true);
+                acceptRead(); // try at once: the poller would report the queued connection anyway
+            }
+        }, ACCEPT_BACKOFF_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    private AbstractIoChannel newChildChannel(IoStreamSocket child) {
+        return type == ChannelType.UNIX_STREAM
+                ? new IoDomainSocketChannel(transportName, child, this, null)
+                : new IoSocketChannel(transportName, child, this, null);
+    }
+
+    private void datagramRead() {
+        if (!wantsInput()) {
+            setInterest(IoSocket.OP_READ, false);
+            return;
+        }
+        readPending = false;
+        IoDatagramSocket s = (IoDatagramSocket) socket;
+        if (datagramScratch == null) {
+            datagramScratch = ByteBuffer.allocateDirect(DATAGRAM_MAX_BYTES);
+        }
+        BufferAllocator alloc = config.getAllocator();
+        int maxMessages = config.maxMessagesPerRead();
+        int messages = 0;
+        Throwable failure = null;
+        try {
+            while (messages < maxMessages && open) {
+                ByteBuffer scratch = datagramScratch;
+                scratch.clear();
+                SocketAddress sender = s.receive(scratch);
+                if (sender == null) {
+                    break;
+                }
+                scratch.flip();
+                Buffer content = alloc.buffer(scratch.remaining());
+                content.writeBytes(scratch);
+                messages++;
+                InetSocketAddress local = (InetSocketAddress) localAddress();
+                pipeline.fireChannelRead(new DatagramPacket(content, local, (InetSocketAddress) sender, false));
+                if (!config.isAutoRead()) {
+                    break;
+                }
+            }
+        } catch (Throwable t) {
+            failure = t;
+        }
+        if (messages > 0) {
+            pipeline.fireChannelReadComplete();
+        }
+        if (failure != null) {
+            pipeline.fireExceptionCaught(failure); // e.g. ICMP port unreachable on a connected channel; stays open
+        }
+        if (!config.isAutoRead() && !readPending) {
+            setInterest(IoSocket.OP_READ, false);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- connect
+
+    private void connect0(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
+        if (!open) {
+            promise.tryFailure(closedException("connect to " + remote));
+            return;
+        }
+        if (kind == Kind.DATAGRAM) {
+            try {
+                IoDatagramSocket ds = (IoDatagramSocket) socket;
+                if (local != null && socket.localAddress() == null) {
+                    ds.bind(local);
+                }
+                ds.connect(remote);
+                remoteAddress = socket.remoteAddress();
+                localAddress = socket.localAddress();
+                promise.trySuccess(null);
+                if (!active) {
+                    becomeActive();
+                }
+            } catch (IOException | RuntimeException e) {
+                promise.tryFailure(annotate(e, remote));
+            }
+            return;
+        }
+        if (kind != Kind.STREAM) {
+            promise.tryFailure(new UnsupportedOperationException("a server channel cannot connect (" + this + ")"));
+            return;
+        }
+        IoStreamSocket s = (IoStreamSocket) socket;
+        if (connectPromise != null) {
+            promise.tryFailure(new ConnectionPendingException());
+            return;
+        }
+        if (active || s.isConnected()) {
+            promise.tryFailure(new AlreadyConnectedException());
+            return;
+        }
+        try {
+            if (s.connect(remote, local)) {
+                promise.trySuccess(null);
+                becomeActive();
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            promise.tryFailure(annotate(e, remote));
+            close0(null, null);
+            return;
+        }
+        connectPromise = promise;
+        connectTarget = remote;
+        setInterest(IoSocket.OP_CONNECT, true);
+        int timeoutMillis = config.connectTimeoutMillis();
+        if (timeoutMillis > 0) {
+            connectTimeout = eventLoop().schedule(() -> {
+                Promise<Void> p = connectPromise;
+                if (p != null && !p.isDone()) {
+                    ConnectTimeoutException e = new ConnectTimeoutException("connection timed out after "
+                            + timeoutMillis + " ms (CONNECT_TIMEOUT_MILLIS): " + remote);
+                    connectPromise = null;
+                    p.tryFailure(e);
+                    close0(e, null);
+                }
+            }, timeoutMillis, TimeUnit.MILLISECONDS);
+        }
+        promise.addListener(f -> {
+            if (f.isCancelled()) {
+                // listeners run on the loop: a cancelled connect closes the channel
+                if (connectPromise == promise) {
+                    connectPromise = null;
+                }
+                close0(null, null);
+            }
+        });
+    }
+
+    private void connectReady() {
+        Promise<Void> p = connectPromise;
+        if (p == null) {
+            setInterest(IoSocket.OP_CONNECT, false);
+            return;
+        }
+        try {
+            if (!((IoStreamSocket) socket).finishConnect()) {
+                return;
+            }
+            setInterest(IoSocket.OP_CONNECT, false);
+            connectPromise = null;
+            cancelConnectTimeout();
+            if (!p.trySuccess(null)) {
+                close0(null, null); // cancelled meanwhile
+                return;
+            }
+            becomeActive();
+        } catch (IOException | RuntimeException e) {
+            connectPromise = null;
+            cancelConnectTimeout();
+            Throwable annotated = annotate(e, connectTarget);
+            p.tryFailure(annotated);
+            close0(annotated, null);
+        }
+    }
+
+    private void cancelConnectTimeout() {
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+            connectTimeout = null;
+        }
+    }
+
+    private static Throwable annotate(Throwable e, SocketAddress remote) {
+        if (remote == null || (e.getMessage() != null && e.getMessage().contains(String.valueOf(remote)))) {
+            return e;
+        }
+        if (e instanceof ConnectException) {
+            ConnectException c = new ConnectException(e.getMessage() + ": " + remote);
+            c.initCause(e);
+            return c;
+        }
+        if (e instanceof IOException) {
+            return new IOException(e.getMessage() + ": " + remote, e);
+        }
+        return e;
+    }
+
+    // ---------------------------------------------------------------------------------------------- writes
+
+    private void write0(Object msg, Promise<Void> promise) {
+        if (!open || outputShutdown) {
+            ReferenceCounted.safeRelease(msg);
+            promise.tryFailure(open ? new ChannelClosedException("write to channel " + id
+                    + " failed: its output was shut down", null) : closedException("write"));
+            return;
+        }
+        String problem = checkMessage(msg);
+        if (problem != null) {
+            ReferenceCounted.safeRelease(msg);
+            promise.tryFailure(msg instanceof ReferenceCounted rc && rc.refCnt() == 0
+                    ? new IllegalReferenceCountException(problem) : new IllegalArgumentException(problem));
+            return;
+        }
+        if (outbound.addMessage(msg, promise)) {
+            pipeline.fireChannelWritabilityChanged();
+        }
+    }
+
+    private String checkMessage(Object msg) {
+        if (msg instanceof ReferenceCounted rc && rc.refCnt() == 0) {
+            return "write of a released " + msg.getClass().getSimpleName() + " to channel " + id
+                    + ": the message was freed before it was written (refCnt 0); retain it or write a new one";
+        }
+        if (msg instanceof Buffer) {
+            return null;
+        }
+        if (kind == Kind.STREAM && msg instanceof FileRegion) {
+            return null;
+        }
+        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p) {
+            if (p.content().refCnt() == 0) {
+                return "write of a datagram whose content was released (refCnt 0) to channel " + id;
+            }
+            return null;
+        }
+        return "channel " + this + " cannot write a " + (msg == null ? "null" : msg.getClass().getName())
+                + "; write " + (kind == Kind.DATAGRAM ? "a Buffer (connected) or a DatagramPacket"
+                        : kind == Kind.STREAM ? "a Buffer or a FileRegion" : "nothing to a server channel");
+    }
+
+    private void flush0() {
+        if (flushing || outbound.isFlushedEmpty()) {
+            if (outbound.isFlushedEmpty()) {
+                setInterest(IoSocket.OP_WRITE, false);
+            }
+            return;
+        }
+        if (!open) {
+            failAllPending(null);
+            return;
+        }
+        if (!active || connectPromise != null || (interestOps & IoSocket.OP_WRITE) != 0) {
+            return; // after connecting / when the socket reports writable
+        }
+        flushing = true;
+        try {
+            doWrite();
+        } catch (Throwable t) {
+            flushing = false;
+            if (t instanceof IOException) {
+                close0(t, null);
+            } else {
+                if (!outbound.isFlushedEmpty()) {
+                    if (outbound.removeHead(t)) {
+                        pipeline.fireChannelWritabilityChanged();
+                    }
+                }
+                pipeline.fireExceptionCaught(t);
+            }
+        } finally {
+            flushing = false;
+        }
+        if (shutdownOutputPromise != null && outbound.isFlushedEmpty() && open) {
+            Promise<Void> p = shutdownOutputPromise;
+            shutdownOutputPromise = null;
+            shutdownOutputNow(p);
+        }
+    }
+
+    private void doWrite() throws IOException {
+        int spins = config.writeSpinCount();
+        while (spins > 0) {
+            Object msg = outbound.current();
+            if (msg == null) {
+                setInterest(IoSocket.OP_WRITE, false);
+                return;
+            }
+            if (msg instanceof Buffer b && kind == Kind.STREAM) {
+                long budget = gatheringBudget();
+                ByteBuffer[] iov = outbound.nioBuffers(budget);
+                int count = outbound.nioBufferCount();
+                if (count == 0) {
+                    if (outbound.removeBytes(0)) { // only empty buffers at the head: complete them
+                        pipeline.fireChannelWritabilityChanged();
+                    }
+                    if (b.refCnt() > 0 && b.readableBytes() == 0 && outbound.current() == msg) {
+                        if (outbound.removeHead(null)) {
+                            pipeline.fireChannelWritabilityChanged();
+                        }
+                    }
+                    continue;
+                }
+                long attempted = outbound.nioBufferSize();
+                long written;
+                try {
+                    written = ((IoStreamSocket) socket).write(iov, 0, count);
+                } finally {
+                    outbound.clearNioBuffers();
+                }
+                if (written <= 0) {
+                    setInterest(IoSocket.OP_WRITE, true);
+                    return;
+                }
+                adaptGatheringBudget(attempted, written);
+                if (outbound.removeBytes(written)) {
+                    pipeline.fireChannelWritabilityChanged();
+                }
+                spins--;
+            } else if (msg instanceof FileRegion r) {
+                long remaining = r.count() - r.transferred();
+                if (remaining == 0) {
+                    if (outbound.removeHead(null)) {
+                        pipeline.fireChannelWritabilityChanged();
+                    }
+                    continue;
+                }
+                long position = r.position() + r.transferred();
+                long n = ((IoStreamSocket) socket).transferFrom(r.file(), position, remaining);
+                if (n <= 0) {
+                    long size = r.file().size();
+                    if (size < r.position() + r.count()) {
+                        IOException shortFile = new IOException("file region of " + r.description()
+                                + " cannot be written: the file is " + size + " bytes, shorter than the region end "
+                                + (r.position() + r.count()) + " (position " + r.position() + " + count " + r.count()
+                                + "); " + r.transferred() + " bytes were written");
+                        if (outbound.removeHead(shortFile)) {
+                            pipeline.fireChannelWritabilityChanged();
+                        }
+                        spins--;
+                        continue;
+                    }
+                    setInterest(IoSocket.OP_WRITE, true);
+                    return;
+                }
+                r.addTransferred(n);
+                boolean changed = outbound.progressHead(n);
+                if (r.transferred() == r.count()) {
+                    changed |= outbound.removeHead(null);
+                }
+                if (changed) {
+                    pipeline.fireChannelWritabilityChanged();
+                }
+                spins--;
+            } else {
+                // datagrams: a Buffer to the connected peer, or a DatagramPacket
+                Buffer content;
+                SocketAddress target;
+                if (msg instanceof DatagramPacket p) {
+                    content = p.content();
+                    target = p.recipient();
+                } else {
+                    content = (Buffer) msg;
+                    target = null;
+                }
+                ByteBuffer nio = content.readableBytes() == 0 ? ByteBuffer.allocate(0)
+                        : content.nioBuffer(content.readerIndex(), content.readableBytes());
+                boolean sent;
+                try {
+                    sent = ((IoDatagramSocket) socket).send(nio, target);
+                } catch (IOException | RuntimeException e) {
+                    // one bad datagram (unreachable, too large) fails its own promise, not the channel
+                    if (outbound.removeHead(annotate(e, target))) {
+                        pipeline.fireChannelWritabilityChanged();
+                    }
+                    spins--;
+                    continue;
+                }
+                if (!sent) {
+                    setInterest(IoSocket.OP_WRITE, true);
+                    return;
+                }
+                if (outbound.removeHead(null)) {
+                    pipeline.fireChannelWritabilityChanged();
+                }
+                spins--;
+            }
+        }
+        if (!outbound.isFlushedEmpty()) {
+            scheduleContinuation(); // budget spent but the socket still accepts: let other channels run first
+        } else {
+            setInterest(IoSocket.OP_WRITE, false);
+        }
+    }
+
+    private void scheduleContinuation() {
+        if (continuationScheduled) {
+            return;
+        }
+        continuationScheduled = true;
+        try {
+            eventLoop().execute(() -> {
+                continuationScheduled = false;
+                flush0(); // only the flushed part: no addFlush() here
+            });
+        } catch (RejectedExecutionException e) {
+            continuationScheduled = false;
+            setInterest(IoSocket.OP_WRITE, true); // the loop is shutting down; the poller still drives us
+        }
+    }
+
+    private long gatheringBudget() {
+        if (maxBytesPerGatheringWrite == 0) {
+            Integer sndbuf = null;
+            try {
+                sndbuf = socket.getOption(ChannelOption.SO_SNDBUF);
+            } catch (IOException | RuntimeException ignored) {
+                // unknown: use the fallback below
+            }
+            maxBytesPerGatheringWrite = sndbuf != null && sndbuf > 0 ? (long) sndbuf << 1 : 256 * 1024;
+        }
+        return maxBytesPerGatheringWrite;
+    }
+
+    private void adaptGatheringBudget(long attempted, long written) {
+        if (written == attempted) {
+            if ((attempted << 1) > maxBytesPerGatheringWrite) {
+                maxBytesPerGatheringWrite = Math.min(Integer.MAX_VALUE, attempted << 1);
+            }
+        } else if (attempted > 4096 && written < (attempted >>> 1)) {
+            maxBytesPerGatheringWrite = attempted >>> 1;
+        }
+    }
+
+    private void writeReady() {
+        setInterest(IoSocket.OP_WRITE, false);
+        flush0();
+    }
+
+    // ---------------------------------------------------------------------------------------------- close
+
+    private ChannelClosedException closedException(String operation) {
+        Throwable cause = closeCauseForMessages;
+        return new ChannelClosedException(operation + " on channel " + id + " failed: the channel is closed"
+                + (cause != null ? " because of " + cause : ""), cause);
+    }
+
+    private Throwable closeCauseForMessages; // loop-confined (read racily for messages only)
+
+    private void failAllPending(Throwable cause) {
+        if (outbound.failAll(() -> new ChannelClosedException("write to channel " + id
+                + " failed: the channel closed before the write completed"
+                + (cause != null ? ", because of " + cause : " (closed by close() or by the peer)"), cause))) {
+            pipeline.fireChannelWritabilityChanged();
+        }
+    }
+
+    /** Closes the channel: fails pending work, closes the socket (off the loop with SO_LINGER > 0), fires events. */
+    private void close0(Throwable cause, Promise<Void> promise) {
+        if (closeStarted) {
+            if (promise != null) {
+                closeFuture.addListener(f -> promise.trySuccess(null));
+            }
+            return;
+        }
+        closeStarted = true;
+        closeCauseForMessages = cause;
+        boolean wasActive = active;
+        open = false;
+        active = false;
+        cancelConnectTimeout();
+        Promise<Void> cp = connectPromise;
+        connectPromise = null;
+        if (cp != null) {
+            cp.tryFailure(new ChannelClosedException("connect to " + connectTarget + " on channel " + id
+                    + " was aborted: the channel closed" + (cause != null ? " because of " + cause : ""), cause));
+        }
+        Promise<Void> sp = shutdownOutputPromise;
+        shutdownOutputPromise = null;
+        if (sp != null) {
+            sp.tryFailure(closedException("shutdownOutput"));
+        }
+        failAllPending(cause);
+        releaseHeld();
+        heldEof = false;
+        int linger = -1;
+        if (kind == Kind.STREAM) {
+            try {
+                Integer l = socket.getOption(ChannelOption.SO_LINGER);
+                linger = l == null ? -1 : l;
+            } catch (IOException | RuntimeException ignored) {
+                // closed already: a plain close will do
+            }
+        }
+        interestOps = 0;
+        if (linger > 0 && registered) {
+            // close(2) may block for up to `linger` seconds: deregister, then close on another thread
+            EventLoop l = eventLoop();
+            socket.deregister(() -> OffLoopCloser.execute(() -> {
+                closeSocketQuietly();
+                try {
+                    l.execute(() -> closeComplete(wasActive, promise));
+                } catch (RejectedExecutionException e) {
+                    closeFuture.trySuccess(null);
+                    if (promise != null) {
+                        promise.trySuccess(null);
+                    }
+                }
+            }));
+            return;
+        }
+        if (registered) {
+            socket.deregister(null);
+        }
+        closeSocketQuietly();
+        closeComplete(wasActive, promise);
+    }
+
+    private void closeSocketQuietly() {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing the socket of " + this + " failed", e);
+        }
+    }
+
+    private void closeComplete(boolean wasActive, Promise<Void> promise) {
+        if (promise != null) {
+            promise.trySuccess(null);
+        }
+        closeFuture.trySuccess(null);
+        boolean wasRegistered = registered;
+        registered = false;
+        // as a task: a close from inside channelRead must not fire inactive before that read's readComplete
+        Runnable events = () -> {
+            if (wasActive) {
+                pipeline.fireChannelInactive();
+            }
+            if (wasRegistered) {
+                pipeline.fireChannelUnregistered();
+            }
+        };
+        EventLoop l = loop;
+        if (l == null) {
+            events.run();
+            return;
+        }
+        try {
+            l.execute(events);
+        } catch (RejectedExecutionException e) {
+            events.run(); // the loop is terminating: fire here rather than never
+        }
+    }
+
+    // ----------------------------------------------------------------------------------- inner adapters
+
+    /** The pipeline head's view of this channel. */
+    private final class Operations implements ChannelIoOperations {
+        @Override
+        public void bind(SocketAddress local, Promise<Void> promise) {
+            if (!open) {
+                promise.tryFailure(closedException("bind to " + local));
+                return;
+            }
+            try {
+                socket.bind(local);
+                localAddress = socket.localAddress();
+            } catch (IOException | RuntimeException e) {
+                promise.tryFailure(e instanceof IOException ? new IOException("bind to " + local + " failed: "
+                        + e.getMessage(), e) : e);
+                return;
+            }
+            promise.trySuccess(null);
+            if (!active && kind != Kind.STREAM) {
+                becomeActive();
+            }
+        }
+
+        @Override
+        public void connect(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
+            connect0(remote, local, promise);
+        }
+
+        @Override
+        public void disconnect(Promise<Void> promise) {
+            if (kind != Kind.DATAGRAM) {
+                close0(null, promise);
+                return;
+            }
+            try {
+                ((IoDatagramSocket) socket).disconnect();
+                remoteAddress = null;
+                promise.trySuccess(null);
+            } catch (IOException | RuntimeException e) {
+                promise.tryFailure(e);
+            }
+        }
+
+        @Override
+        public void close(Promise<Void> promise) {
+            close0(null, promise);
+        }
+
+        @Override
+        public void read() {
+            if (readInProgress) {
+                readPending = true;
+                return;
+            }
+            beginRead();
+        }
+
+        @Override
+        public void write(Object msg, Promise<Void> promise) {
+            write0(msg, promise);
+        }
+
+        @Override
+        public void flush() {
+            outbound.addFlush();
+            flush0();
+        }
+    }
+
+    /** Readiness from the poller. */
+    private final class Events implements IoEvents {
+        @Override
+        public void readReady() {
+            AbstractIoChannel.this.readReady();
+        }
+
+        @Override
+        public void writeReady() {
+            AbstractIoChannel.this.writeReady();
+        }
+
+        @Override
+        public void connectReady() {
+            AbstractIoChannel.this.connectReady();
+        }
+
+        @Override
+        public void loopShuttingDown() {
+            close0(null, null);
+        }
+    }
+
+    private final class ConfigListener implements IoChannelConfig.Listener {
+        @Override
+        public void autoReadTurnedOff() {
+            EventLoop l = loop;
+            if (l == null || !registered) {
+                return;
+            }
+            Runnable task = () -> {
+                if (config.isAutoRead()) {
+                    return; // turned on again meanwhile
+                }
+                readPending = false;
+                if (kind != Kind.STREAM) {
+                    setInterest(IoSocket.OP_READ, false);
+                } // a stream keeps read interest: read-ahead keeps end-of-stream visible
+            };
+            if (l.inEventLoop()) {
+                task.run();
+            } else {
+                l.execute(task);
+            }
+        }
+
+        @Override
+        public void waterMarkChanged(WriteBufferWaterMark waterMark) {
+            outbound.waterMarks(waterMark.low(), waterMark.high());
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.conduit.transport.spi;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.DomainSocketChannel;
+import io.conduit.channel.PeerCredentials;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.ChannelType;
+
+import java.net.UnixDomainSocketAddress;
+
+/** A Unix-domain stream connection on the shared channel core. */
+public final class IoDomainSocketChannel extends AbstractIoChannel implements DomainSocketChannel {
+
+    public IoDomainSocketChannel(String transportName, IoStreamSocket socket, Channel parent, EventLoop loop) {
+        super(transportName, ChannelType.UNIX_STREAM, socket, parent, loop);
+    }
+
+    @Override
+    public UnixDomainSocketAddress localAddress() {
+        return (UnixDomainSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public UnixDomainSocketAddress remoteAddress() {
+        return (UnixDomainSocketAddress) super.remoteAddress();
+    }
+
+    /**
+     * @throws UnsupportedOperationException when the transport's socket cannot read {@code SO_PEERCRED}
+     *         (it then implements no {@link IoPeerCredentials})
+     */
+    @Override
+    public PeerCredentials peerCredentials() {
+        if (socket() instanceof IoPeerCredentials p) {
+            return p.peerCredentials();
+        }
+        throw new UnsupportedOperationException("the '" + transportName() + "' transport cannot read the peer"
+                + " credentials (SO_PEERCRED) of Unix-domain sockets; use a native transport such as epoll");
+    }
+}

@@ -1,0 +1,28 @@
+package io.conduit.transport.spi;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+
+/** A listening stream socket. Non-blocking semantics; loop thread only (see {@link IoSocket}). */
+@ConsumerType
+public interface IoServerSocket extends IoSocket {
+
+    /** {@code bind(2)} + {@code listen(2)} with {@code backlog} (0 = the system default). */
+    void bind(SocketAddress localAddress, int backlog) throws IOException;
+
+    @Override
+    default void bind(SocketAddress localAddress) throws IOException {
+        bind(localAddress, 0);
+    }
+
+    /**
+     * {@code accept(2)}.
+     *
+     * @return the accepted connection (not yet registered), or {@code null} when none is pending
+     * @throws IOException e.g. "Too many open files" ({@code EMFILE}/{@code ENFILE}); the core backs off and
+     *         retries, it never closes the listener for that
+     */
+    IoStreamSocket accept() throws IOException;
+}

@@ -1,0 +1,36 @@
+package io.conduit.transport.spi;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ServerChannel;
+import io.conduit.channel.SocketChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.ChannelType;
+
+import java.net.InetSocketAddress;
+
+/** A TCP connection on the shared channel core; the transport supplies the {@link IoStreamSocket}. */
+public final class IoSocketChannel extends AbstractIoChannel implements SocketChannel {
+
+    /**
+     * @param parent the accepting server channel, or {@code null}
+     * @param loop the loop to register with, or {@code null} when chosen later
+     */
+    public IoSocketChannel(String transportName, IoStreamSocket socket, Channel parent, EventLoop loop) {
+        super(transportName, ChannelType.TCP, socket, parent, loop);
+    }
+
+    @Override
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) super.localAddress();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress() {
+        return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    public ServerChannel parent() {
+        return (ServerChannel) super.parent();
+    }
+}

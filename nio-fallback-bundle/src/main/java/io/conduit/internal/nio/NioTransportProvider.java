@@ -1,0 +1,81 @@
+package io.conduit.internal.nio;
+
+import io.conduit.transport.Availability;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoHandlerFactory;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.io.IOException;
+import java.net.ProtocolFamily;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.EnumSet;
+
+/**
+ * Provides the {@code nio} transport: {@link java.nio.channels.Selector}-driven event loops and non-blocking
+ * TCP, UDP and Unix-domain stream sockets. Always available (ranking 10). Found through
+ * {@link java.util.ServiceLoader}; thread-safe.
+ */
+public final class NioTransportProvider implements TransportProvider {
+
+    /** The transport's name. */
+    public static final String NAME = "nio";
+
+    private static final NioTransport TRANSPORT = new NioTransport(NAME,
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM), new NioTransport.Sockets() {
+                @Override
+                public IoStreamSocket stream(ProtocolFamily family) throws IOException {
+                    return new NioStreamSocket(SocketChannel.open(family));
+                }
+
+                @Override
+                public IoServerSocket server(ProtocolFamily family) throws IOException {
+                    return new NioServerSocket(ServerSocketChannel.open(family));
+                }
+
+                @Override
+                public IoDatagramSocket datagram() throws IOException {
+                    return new NioDatagramSocket(DatagramChannel.open());
+                }
+
+                @Override
+                public IoHandlerFactory handlerFactory() {
+                    return NioIoHandler::new;
+                }
+            });
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean isNative() {
+        return false;
+    }
+
+    @Override
+    public int ranking() {
+        return 10;
+    }
+
+    @Override
+    public Availability availability() {
+        return Availability.available();
+    }
+
+    @Override
+    public Transport transport() {
+        return TRANSPORT;
+    }
+
+    @Override
+    public String toString() {
+        return "TransportProvider[nio, ranking 10, available]";
+    }
+}

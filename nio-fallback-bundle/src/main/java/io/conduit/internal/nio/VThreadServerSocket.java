@@ -1,0 +1,165 @@
+package io.conduit.internal.nio;
+
+import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoStreamSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * A listener of {@code nio-vthread}: one virtual thread blocks in {@code accept} while the loop wants
+ * connections, stages one accepted connection (or the error, e.g. {@code EMFILE}) and waits until the loop took
+ * it. Threading: staging fields guarded by {@link #lock}; {@code IoServerSocket} methods on the loop.
+ */
+final class VThreadServerSocket extends VThreadSocket implements IoServerSocket {
+
+    private final ServerSocketChannel ch;
+    private volatile int backlog;           // SO_BACKLOG applied at bind
+    private SocketChannel staged;           // guarded by lock
+    private IOException acceptError;        // guarded by lock
+    private boolean acceptorStarted;        // loop-confined
+
+    VThreadServerSocket(ServerSocketChannel ch) throws IOException {
+        super(ch);
+        this.ch = ch;
+        ch.configureBlocking(true);
+    }
+
+    @Override
+    void registered() {
+        // the acceptor starts at the first read interest after bind
+    }
+
+    @Override
+    public void interestOps(int ops) {
+        if ((ops & OP_READ) != 0 && !acceptorStarted && localAddress() != null) {
+            acceptorStarted = true;
+            VirtualThreads.start("conduit-vthread-accept-" + socketId, this::acceptLoop);
+        }
+        super.interestOps(ops);
+    }
+
+    private void acceptLoop() {
+        for (;;) {
+            lock.lock();
+            try {
+                while (open && ((interest & OP_READ) == 0 || staged != null || acceptError != null)) {
+                    await(inputWanted);
+                }
+                if (!open) {
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+            SocketChannel child = null;
+            IOException failure = null;
+            try {
+                child = ch.accept();
+            } catch (IOException e) {
+                if (!open || !ch.isOpen()) {
+                    return;
+                }
+                failure = e;
+            }
+            lock.lock();
+            try {
+                staged = child;
+                acceptError = failure;
+            } finally {
+                lock.unlock();
+            }
+            post(this::deliverReadable);
+        }
+    }
+
+    @Override
+    boolean hasInput() {
+        lock.lock();
+        try {
+            return staged != null || acceptError != null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public IoStreamSocket accept() throws IOException {
+        SocketChannel child;
+        lock.lock();
+        try {
+            if (acceptError != null) {
+                IOException e = acceptError;
+                acceptError = null;
+                inputWanted.signalAll();
+                throw e;
+            }
+            child = staged;
+            staged = null;
+            if (child != null) {
+                inputWanted.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (child == null) {
+            return null;
+        }
+        try {
+            return new VThreadStreamSocket(child);
+        } catch (IOException e) {
+            child.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress, int backlog) throws IOException {
+        ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        ch.bind(localAddress, backlog);
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return null;
+    }
+
+    @Override
+    public void close() throws IOException {
+        super.close();
+        lock.lock();
+        try {
+            if (staged != null) {
+                staged.close();
+                staged = null;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            backlog = (Integer) value;
+            return true;
+        }
+        return super.setOption(option, value);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            return (T) Integer.valueOf(backlog);
+        }
+        return super.getOption(option);
+    }
+}

@@ -1,0 +1,220 @@
+package io.conduit.testsuite;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.concurrent.Future;
+import io.conduit.transport.Availability;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Base of the conformance tests. A transport module subclasses each test class once and names its
+ * permutations in {@link #permutations()}; a permutation whose transport is unavailable on the running JVM is
+ * not skipped: {@link #runnable(Combo)} asserts, through {@link #assertExpectedUnavailability}, that the
+ * unavailability is the expected one (e.g. {@code nio-vthread} on JDK 17) and prints it.
+ *
+ * <p>Event loop groups (two loops each) are made once per transport and test class and closed after it.
+ * Every test is bounded ({@link Timeout}); only loopback addresses and Unix sockets in temporary directories are used.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+public abstract class AbstractTransportTest {
+
+    /** Longest wait for one expected event, in seconds. */
+    protected static final long WAIT_SECONDS = 20;
+
+    private final Map<String, EventLoopGroup> groups = new ConcurrentHashMap<>();
+
+    /** @return the named permutations this class runs for the transport module */
+    protected abstract List<Combo> permutations();
+
+    /**
+     * Called for a permutation whose transport is unavailable here: assert that this is expected on this JVM
+     * (and fail otherwise).
+     */
+    protected abstract void assertExpectedUnavailability(TransportProvider provider, Availability availability);
+
+    /** @return {@code true} when the permutation can run; otherwise its unavailability was asserted and printed */
+    protected boolean runnable(Combo combo) {
+        TransportProvider p = combo.unavailableProvider();
+        if (p == null) {
+            return true;
+        }
+        Availability a = p.availability();
+        assertNotNull(a.unavailabilityCause(), "unavailable provider without a cause: " + p.name());
+        assertExpectedUnavailability(p, a);
+        System.out.println("[conformance] " + getClass().getSimpleName() + " [" + combo + "]: transport '" + p.name()
+                + "' is unavailable on JVM " + Runtime.version() + " as expected: " + a.unavailabilityCause().getMessage());
+        return false;
+    }
+
+    /** @return the group of {@code transport} for this test class */
+    protected EventLoopGroup group(Transport transport) {
+        return groups.computeIfAbsent(transport.name(), n -> transport.newEventLoopGroup(2));
+    }
+
+    @AfterAll
+    void closeGroups() throws InterruptedException {
+        for (EventLoopGroup g : groups.values()) {
+            g.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(15, TimeUnit.SECONDS);
+        }
+        groups.clear();
+    }
+
+    /** Binds a server of {@code combo}'s server transport; children get {@code childHandler} and the allocator. */
+    protected Channel bindServer(Combo combo, ChannelType type, SocketAddress address, ChannelHandler childHandler,
+            Consumer<ServerBootstrap> customize) {
+        Transport t = combo.serverTransport();
+        ServerBootstrap b = new ServerBootstrap().transport(t).group(group(t)).channelType(type)
+                .option(ChannelOption.ALLOCATOR, combo.allocator().allocator())
+                .childOption(ChannelOption.ALLOCATOR, combo.allocator().allocator())
+                .childHandler(childHandler);
+        if (customize != null) {
+            customize.accept(b);
+        }
+        return await(b.bind(address));
+    }
+
+    /** Connects a client of {@code combo}'s client transport with {@code handler}. */
+    protected Channel connect(Combo combo, ChannelType type, SocketAddress remote, ChannelHandler handler,
+            Consumer<Bootstrap> customize) {
+        return await(connectFuture(combo, type, remote, handler, customize));
+    }
+
+    protected Future<Channel> connectFuture(Combo combo, ChannelType type, SocketAddress remote, ChannelHandler handler,
+            Consumer<Bootstrap> customize) {
+        Transport t = combo.clientTransport();
+        Bootstrap b = new Bootstrap().transport(t).group(group(t)).channelType(type)
+                .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).handler(handler);
+        if (customize != null) {
+            customize.accept(b);
+        }
+        return b.connect(remote);
+    }
+
+    /** @return 127.0.0.1 (or the loopback address of this host), any port */
+    protected static InetSocketAddress loopback() {
+        return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    }
+
+    /** @return a fresh Unix-domain socket path in a new temporary directory */
+    protected static UnixDomainSocketAddress unixAddress() {
+        try {
+            Path dir = Files.createTempDirectory("conduit-uds");
+            dir.toFile().deleteOnExit();
+            Path p = dir.resolve("s");
+            p.toFile().deleteOnExit();
+            return UnixDomainSocketAddress.of(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** @return a loopback or Unix address for a server of {@code type} */
+    protected static SocketAddress serverAddress(ChannelType type) {
+        return type == ChannelType.UNIX_STREAM ? unixAddress() : loopback();
+    }
+
+    /** @return {@code n} pseudo-random bytes, the same for the same seed */
+    protected static byte[] randomBytes(int n, long seed) {
+        byte[] a = new byte[n];
+        new Random(seed).nextBytes(a);
+        return a;
+    }
+
+    /** Waits for {@code f} and returns its result, failing the test with the cause when it failed. */
+    protected static <T> T await(Future<T> f) {
+        try {
+            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                fail("not done within " + WAIT_SECONDS + " s: " + f);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted");
+        }
+        if (!f.isSuccess()) {
+            throw new AssertionError("operation failed: " + f.cause(), f.cause());
+        }
+        return f.getNow();
+    }
+
+    /** Waits for {@code f} to be done (success or failure) and returns its cause, or {@code null}. */
+    protected static Throwable awaitDone(Future<?> f) {
+        try {
+            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                fail("not done within " + WAIT_SECONDS + " s: " + f);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted");
+        }
+        return f.cause();
+    }
+
+    protected static <T> T await(CompletableFuture<T> f, String what) {
+        try {
+            return f.get(WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("timed out after " + WAIT_SECONDS + " s waiting for " + what);
+        } catch (Exception e) {
+            throw new AssertionError("waiting for " + what + " failed: " + e, e);
+        }
+    }
+
+    /** Polls {@code condition} every 5 ms until true, failing after {@link #WAIT_SECONDS}. */
+    protected static void eventually(String what, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + WAIT_SECONDS + " s waiting for " + what);
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+
+    /** Closes quietly (for finally blocks). */
+    protected static void closeAll(Channel... channels) {
+        for (Channel c : channels) {
+            if (c != null) {
+                try {
+                    c.close().await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,315 @@
+package io.conduit.testsuite;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ConnectTimeoutException;
+import io.conduit.channel.FileRegion;
+import io.conduit.concurrent.Future;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Connect failures and timeouts, cancellation, {@code SO_LINGER}, writes pending at close, invalid writes and
+ * file regions. Only the client transport matters for the connect cases; the server is a plain JDK socket or a
+ * server of the permutation's server transport.
+ */
+public abstract class ConnectAndCloseTest extends AbstractTransportTest {
+
+    /** A JDK listener with a backlog of 1 whose accept queue was filled, so further SYNs are dropped. */
+    private static final class FullBacklogListener implements AutoCloseable {
+        final ServerSocketChannel listener;
+        final List<Socket> fillers = new ArrayList<>();
+
+        FullBacklogListener() throws IOException {
+            listener = ServerSocketChannel.open();
+            listener.bind(loopback(), 1);
+            InetSocketAddress address = (InetSocketAddress) listener.getLocalAddress();
+            for (int i = 0; i < 16; i++) {
+                Socket s = new Socket();
+                fillers.add(s);
+                try {
+                    s.connect(address, 300);
+                } catch (SocketTimeoutException full) {
+                    return; // the accept queue is full: further connects hang
+                }
+            }
+            throw new IOException("could not fill the accept queue of " + address + " with 16 connections");
+        }
+
+        InetSocketAddress address() throws IOException {
+            return (InetSocketAddress) listener.getLocalAddress();
+        }
+
+        @Override
+        public void close() throws IOException {
+            for (Socket s : fillers) {
+                s.close();
+            }
+            listener.close();
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void connectToAClosedPortFailsWithOneConnectException(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        InetSocketAddress closed;
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(loopback());
+            closed = (InetSocketAddress) probe.getLocalAddress();
+        }
+        Recorder r = new Recorder();
+        Throwable cause = awaitDone(connectFuture(combo, ChannelType.TCP, closed, r, null));
+        assertInstanceOf(ConnectException.class, cause);
+        assertTrue(cause.getMessage().contains(String.valueOf(closed.getPort())), cause.getMessage());
+        Thread.sleep(50);
+        assertEquals(0, r.count("active"), r.events().toString());
+        assertEquals(0, r.count(e -> e.startsWith("exception")), "the failure goes to the future only: " + r.events());
+        eventually("the failed channel closed", () -> r.channel() != null && !r.channel().isOpen());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void connectToANonAnsweringAddressTimesOut(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        try (FullBacklogListener full = new FullBacklogListener()) {
+            int timeoutMillis = 300;
+            long start = System.nanoTime();
+            Throwable cause = awaitDone(connectFuture(combo, ChannelType.TCP, full.address(), new Recorder(),
+                    b -> b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, timeoutMillis)));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertInstanceOf(ConnectTimeoutException.class, cause);
+            assertTrue(cause.getMessage().contains(String.valueOf(full.address().getPort()))
+                    && cause.getMessage().contains(timeoutMillis + " ms"), cause.getMessage());
+            assertTrue(tookMillis >= timeoutMillis - 20 && tookMillis < timeoutMillis + 2_000,
+                    "timed out after " + tookMillis + " ms for a timeout of " + timeoutMillis + " ms");
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAPendingConnectClosesTheChannel(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        try (FullBacklogListener full = new FullBacklogListener()) {
+            Transport t = combo.clientTransport();
+            Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
+            Future<Void> connect = ch.connect(full.address());
+            Thread.sleep(50);
+            assertFalse(connect.isDone(), "connect to a full backlog should still be pending");
+            assertTrue(connect.cancel(false));
+            await(ch.closeFuture());
+            assertFalse(ch.isOpen());
+            assertTrue(connect.isCancelled());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void soLingerZeroResetsThePeer(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(),
+                    b -> b.option(ChannelOption.SO_LINGER, 0));
+            await(serverChild.active, "server child active");
+            await(ch.close());
+            Throwable reset = await(serverChild.firstException, "the peer's reset");
+            assertInstanceOf(IOException.class, reset);
+            assertTrue(String.valueOf(reset.getMessage()).toLowerCase().contains("reset"), reset.toString());
+            await(serverChild.inactive, "server child closed after the reset");
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void soLingerCloseDoesNotBlockTheEventLoop(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild,
+                b -> b.childOption(ChannelOption.AUTO_READ, false).childOption(ChannelOption.SO_RCVBUF, 4096));
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(),
+                    b -> b.option(ChannelOption.SO_LINGER, 2).option(ChannelOption.SO_SNDBUF, 8192));
+            await(serverChild.active, "server child active");
+            // fill the peer's receive buffer and our send buffer, so close(2) would linger
+            for (int i = 0; i < 8; i++) {
+                ch.writeAndFlush(ch.alloc().buffer(256 * 1024).writeBytes(new byte[256 * 1024]));
+            }
+            Thread.sleep(100);
+            long start = System.nanoTime();
+            Future<Void> closed = ch.close();
+            CompletableFuture<Long> ran = new CompletableFuture<>();
+            ch.eventLoop().execute(() -> ran.complete(System.nanoTime()));
+            long taskDelayMillis = TimeUnit.NANOSECONDS.toMillis(await(ran, "a task on the closing loop") - start);
+            assertTrue(taskDelayMillis < 1_000, "the loop was blocked " + taskDelayMillis + " ms by a lingering close");
+            serverChild.channel().config().setAutoRead(true); // let the linger end
+            awaitDone(closed);
+            assertFalse(ch.isOpen());
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void writesPendingAtCloseFailTheirPromises(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild,
+                b -> b.childOption(ChannelOption.AUTO_READ, false).childOption(ChannelOption.SO_RCVBUF, 4096));
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
+            await(serverChild.active, "server child active");
+            List<Future<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                writes.add(ch.writeAndFlush(ch.alloc().buffer(1 << 20).writeBytes(new byte[1 << 20])));
+            }
+            Future<Void> unflushed = ch.write(ch.alloc().buffer(10).writeBytes(new byte[10]));
+            await(ch.close());
+            int failed = 0;
+            for (Future<Void> w : writes) {
+                Throwable cause = awaitDone(w);
+                if (cause != null) {
+                    failed++;
+                    assertInstanceOf(ChannelClosedException.class, cause);
+                    assertTrue(cause.getMessage().contains(ch.id()), cause.getMessage());
+                }
+            }
+            assertTrue(failed > 0, "16 MiB cannot all have been written to a peer that does not read");
+            assertInstanceOf(ChannelClosedException.class, awaitDone(unflushed));
+            Throwable afterClose = awaitDone(ch.writeAndFlush(ch.alloc().buffer(1).writeByte(1)));
+            assertInstanceOf(ChannelClosedException.class, afterClose);
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void closingInsideChannelReadFiresInactiveAfterThatReadsReadComplete(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder() {
+            @Override
+            protected void onRead(io.conduit.channel.ChannelHandlerContext ctx) {
+                ctx.close();
+            }
+        };
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
+            await(ch.writeAndFlush(ch.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
+            await(serverChild.inactive, "inactive after closing in channelRead");
+            List<String> ev = serverChild.events();
+            assertEquals(ev.size() - 1, ev.indexOf("inactive"), "inactive comes last: " + ev);
+            assertEquals(1, serverChild.count("inactive"));
+            assertTrue(ev.indexOf("readComplete") < ev.indexOf("inactive"), ev.toString());
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void writingAReleasedBufferIsAnError(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
+            Buffer empty = ch.alloc().buffer(0);
+            empty.release();
+            Throwable cause = awaitDone(ch.writeAndFlush(empty));
+            assertNotNull(cause, "writing an empty released buffer must fail");
+            assertTrue(cause.getMessage().contains("released"), cause.getMessage());
+            Buffer full = ch.alloc().buffer(4).writeInt(42);
+            full.release();
+            assertNotNull(awaitDone(ch.writeAndFlush(full)), "writing a released buffer must fail");
+            assertTrue(ch.isOpen(), "a bad write fails its promise, not the channel");
+            await(ch.writeAndFlush(ch.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
+            eventually("the valid write arrives", () -> serverChild.byteCount() == 3);
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void fileRegionsAreWrittenAndAShortFileFailsWithIOException(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Path file = Files.createTempFile("conduit-region", ".bin");
+        byte[] content = randomBytes(200_000, 5);
+        Files.write(file, content);
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try (FileChannel fc = FileChannel.open(file, StandardOpenOption.READ)) {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
+            await(ch.writeAndFlush(FileRegion.of(fc, 1000, 150_000)));
+            eventually("150,000 bytes of the region", () -> serverChild.byteCount() == 150_000);
+            byte[] expected = java.util.Arrays.copyOfRange(content, 1000, 151_000);
+            assertArrayEquals(expected, serverChild.bytes());
+
+            Throwable shortFile = awaitDone(ch.writeAndFlush(FileRegion.of(fc, 190_000, 50_000)));
+            assertInstanceOf(IOException.class, shortFile);
+            assertTrue(shortFile.getMessage().contains("200000") && shortFile.getMessage().contains("240000"),
+                    shortFile.getMessage());
+        } finally {
+            closeAll(ch, server);
+            Files.deleteIfExists(file);
+        }
+    }
+}
