@@ -484,6 +484,34 @@ static jint c_getPeerCredentials(JNIEnv *env, jclass clazz, jint fd, jintArray o
     return 0;
 }
 
+
+/*
+ * The descriptor behind a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl keeps a
+ * java.io.FileDescriptor in its field "fd", which keeps the int in its field "fd". JNI field access is not
+ * subject to module encapsulation, so no --add-opens is needed. Returns the fd, or -EBADF when the object has
+ * no such fields (another FileChannel implementation) or the descriptor is closed.
+ */
+static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
+    jclass channelClass = (*env)->GetObjectClass(env, channel);
+    jfieldID fdField = (*env)->GetFieldID(env, channelClass, "fd", "Ljava/io/FileDescriptor;");
+    if (fdField == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jobject descriptor = (*env)->GetObjectField(env, channel, fdField);
+    if (descriptor == NULL) {
+        return -EBADF;
+    }
+    jclass descriptorClass = (*env)->GetObjectClass(env, descriptor);
+    jfieldID intField = (*env)->GetFieldID(env, descriptorClass, "fd", "I");
+    if (intField == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jint fd = (*env)->GetIntField(env, descriptor, intField);
+    return fd < 0 ? -EBADF : fd;
+}
+
 /* ---- registration ---- */
 
 #define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
@@ -531,6 +559,7 @@ static const JNINativeMethod METHODS[] = {
     N("setsockoptLinger", "(III)I", c_setsockoptLinger),
     N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
     N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
+    N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
 };
 
 /*
