@@ -234,6 +234,9 @@ final class EpollIoHandler implements IoHandler {
 
     private void dispatch(EpollSocket s, int ev) {
         try {
+            if ((ev & (NativeAbi.EPOLLRDHUP | NativeAbi.EPOLLHUP | NativeAbi.EPOLLERR)) != 0) {
+                s.hangupSeen = true;
+            }
             int interest = s.interest();
             if ((ev & (NativeAbi.EPOLLOUT | NativeAbi.EPOLLERR | NativeAbi.EPOLLHUP)) != 0) {
                 if ((interest & EpollSocket.OP_CONNECT) != 0) {

@@ -18,6 +18,23 @@ import java.nio.file.Files;
  */
 final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
+    static {
+        // Load what accepting needs now: under EMFILE a class loader cannot open its jar, and the JDK's class path
+        // loader then drops that jar for good (every later class from it fails with NoClassDefFoundError).
+        preload(EpollStreamSocket.class, NativeIoException.class, io.conduit.channel.PeerCredentials.class,
+                io.conduit.transport.spi.IoSocketChannel.class, io.conduit.transport.spi.IoDomainSocketChannel.class);
+    }
+
+    private static void preload(Class<?>... classes) {
+        for (Class<?> c : classes) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
     /** {@code listen(2)} backlog when none is given; the kernel caps it at {@code net.core.somaxconn} */
     static final int DEFAULT_BACKLOG = 4096;
 

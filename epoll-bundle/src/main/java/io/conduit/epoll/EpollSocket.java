@@ -81,6 +81,11 @@ abstract class EpollSocket implements IoSocket {
     private int interest;           // loop-confined: OP_* bits
     /** loop-confined, written by the I/O calls: the last input call found the socket empty (EAGAIN, short read, EOF, error) */
     boolean inputDrained;
+    /**
+     * loop-confined: the poller reported {@code EPOLLRDHUP}/{@code EPOLLHUP}/{@code EPOLLERR}; a short read then
+     * does not mean "drained", because end-of-stream (or the error) still waits behind the data
+     */
+    boolean hangupSeen;
     /** loop-confined: on the handler's more-input list */
     boolean onMoreInputList;
     private volatile SocketAddress cachedLocal; // cache of getsockname after bind/connect

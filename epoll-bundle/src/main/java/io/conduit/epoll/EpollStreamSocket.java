@@ -64,8 +64,10 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
                 b.limit(n);
                 dst.put(b);
             }
-            if (n < want) {
-                inputDrained = true; // a stream read returns less only when the receive queue is empty
+            if (n < want && !hangupSeen) {
+                // a stream read returns less only when the receive queue is empty; with a hang-up reported,
+                // end-of-stream still waits behind the data, so read again
+                inputDrained = true;
             }
             return n;
         }
