@@ -232,6 +232,33 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
+    void closingInsideChannelReadFiresInactiveAfterThatReadsReadComplete(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder() {
+            @Override
+            protected void onRead(io.conduit.channel.ChannelHandlerContext ctx) {
+                ctx.close();
+            }
+        };
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
+            await(ch.writeAndFlush(ch.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
+            await(serverChild.inactive, "inactive after closing in channelRead");
+            List<String> ev = serverChild.events();
+            assertEquals(ev.size() - 1, ev.indexOf("inactive"), "inactive comes last: " + ev);
+            assertEquals(1, serverChild.count("inactive"));
+            assertTrue(ev.indexOf("readComplete") < ev.indexOf("inactive"), ev.toString());
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
     void writingAReleasedBufferIsAnError(Combo combo) {
         if (!runnable(combo)) {
             return;

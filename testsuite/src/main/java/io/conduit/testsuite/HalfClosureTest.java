@@ -164,8 +164,8 @@ public abstract class HalfClosureTest extends AbstractTransportTest {
             ch = connect(combo, ChannelType.TCP, server.localAddress(), new Recorder(), null);
             int size = combo.allocator() == AllocatorKind.ONE_BYTE_READS ? 2000 : 100_000;
             byte[] data = randomBytes(size, 11);
-            ch.writeAndFlush(ch.alloc().buffer(size).writeBytes(data));
-            ch.close(); // queued behind the write on the loop: data and FIN leave together
+            await(ch.writeAndFlush(ch.alloc().buffer(size).writeBytes(data))); // the socket accepted it all
+            ch.close(); // at once: data and FIN reach the peer together
             await(serverChild.inactive, "inactive after data+close");
             Thread.sleep(100);
             List<String> ev = serverChild.events();

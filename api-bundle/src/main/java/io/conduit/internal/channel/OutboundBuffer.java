@@ -44,8 +44,8 @@ public final class OutboundBuffer {
 
     private volatile long pendingBytes;   // written by the loop only
     private volatile boolean unwritable;  // written by the loop only
-    private int lowWaterMark;              // loop-confined
-    private int highWaterMark;             // loop-confined
+    private volatile int lowWaterMark;     // written by any thread (config), read by the loop
+    private volatile int highWaterMark;    // written by any thread (config), read by the loop
 
     private final ByteBuffer[] iov = new ByteBuffer[IOV_MAX]; // scratch for gathering writes; loop-confined
     private int iovCount;                                       // entries of iov filled by nioBuffers()
@@ -108,9 +108,7 @@ public final class OutboundBuffer {
         e.msg = msg;
         e.promise = promise;
         e.size = sizeOf(msg);
-        if (tail == null) {
-            flushedHead = null;
-        } else {
+        if (tail != null) {
             tail.next = e;
         }
         tail = e;

@@ -153,8 +153,7 @@ public abstract class AbstractIoChannel implements Channel {
         this.loop = loop;
         this.kind = socket instanceof IoServerSocket ? Kind.SERVER
                 : socket instanceof IoDatagramSocket ? Kind.DATAGRAM : Kind.STREAM;
-        String channelKind = (kind == Kind.SERVER ? "server " : "") + type;
-        this.config = new IoChannelConfig(transportName, channelKind, socket, new ConfigListener());
+        this.config = new IoChannelConfig(this, socket, new ConfigListener());
         WriteBufferWaterMark wm = config.waterMark();
         this.outbound = new OutboundBuffer(wm.low(), wm.high());
         this.pipeline = new DefaultChannelPipeline(this, new Operations());
@@ -413,9 +412,11 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         registered = true;
+        // decided before the promise's listeners run: one of them may start a connect that completes at once
+        boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
         promise.trySuccess(null);
         pipeline.fireChannelRegistered();
-        if (kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected()) {
+        if (connected) {
             becomeActive();
         }
     }
@@ -431,6 +432,9 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     private void becomeActive() {
+        if (active || !open) {
+            return; // channelActive fires once
+        }
         active = true;
         localAddress = socket.localAddress();
         remoteAddress = socket.remoteAddress();
@@ -1481,16 +1485,26 @@ public abstract class AbstractIoChannel implements Channel {
             promise.trySuccess(null);
         }
         closeFuture.trySuccess(null);
-        if (wasActive) {
-            pipeline.fireChannelInactive();
-        }
-        if (registered) {
-            registered = false;
-            try {
-                eventLoop().execute(pipeline::fireChannelUnregistered);
-            } catch (RejectedExecutionException e) {
+        boolean wasRegistered = registered;
+        registered = false;
+        // as a task: a close from inside channelRead must not fire inactive before that read's readComplete
+        Runnable events = () -> {
+            if (wasActive) {
+                pipeline.fireChannelInactive();
+            }
+            if (wasRegistered) {
                 pipeline.fireChannelUnregistered();
             }
+        };
+        EventLoop l = loop;
+        if (l == null) {
+            events.run();
+            return;
+        }
+        try {
+            l.execute(events);
+        } catch (RejectedExecutionException e) {
+            events.run(); // the loop is terminating: fire here rather than never
         }
     }
 
@@ -1589,20 +1603,19 @@ public abstract class AbstractIoChannel implements Channel {
 
     private final class ConfigListener implements IoChannelConfig.Listener {
         @Override
-        public void autoReadChanged(boolean autoRead) {
+        public void autoReadTurnedOff() {
             EventLoop l = loop;
             if (l == null || !registered) {
                 return;
             }
             Runnable task = () -> {
-                if (autoRead) {
-                    beginRead();
-                } else {
-                    readPending = false;
-                    if (kind != Kind.STREAM) {
-                        setInterest(IoSocket.OP_READ, false);
-                    }
+                if (config.isAutoRead()) {
+                    return; // turned on again meanwhile
                 }
+                readPending = false;
+                if (kind != Kind.STREAM) {
+                    setInterest(IoSocket.OP_READ, false);
+                } // a stream keeps read interest: read-ahead keeps end-of-stream visible
             };
             if (l.inEventLoop()) {
                 task.run();

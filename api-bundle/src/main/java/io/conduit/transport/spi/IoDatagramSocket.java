@@ -1,5 +1,7 @@
 package io.conduit.transport.spi;
 
+import org.osgi.annotation.versioning.ConsumerType;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
@@ -7,6 +9,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
 /** A UDP socket. Non-blocking semantics; loop thread only (see {@link IoSocket}). */
+@ConsumerType
 public interface IoDatagramSocket extends IoSocket {
 
     /**

@@ -1,9 +1,12 @@
 package io.conduit.transport.spi;
 
+import org.osgi.annotation.versioning.ConsumerType;
+
 import java.io.IOException;
 import java.net.SocketAddress;
 
 /** A listening stream socket. Non-blocking semantics; loop thread only (see {@link IoSocket}). */
+@ConsumerType
 public interface IoServerSocket extends IoSocket {
 
     /** {@code bind(2)} + {@code listen(2)} with {@code backlog} (0 = the system default). */

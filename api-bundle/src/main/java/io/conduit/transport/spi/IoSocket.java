@@ -1,5 +1,7 @@
 package io.conduit.transport.spi;
 
+import org.osgi.annotation.versioning.ConsumerType;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
 
@@ -19,6 +21,7 @@ import java.net.SocketAddress;
  * <p>Errors: I/O failures throw {@link IOException} (or a {@code java.net} subclass) whose message names the
  * call and the reason. Expected non-events (would block, interrupted) are return values, never exceptions.
  */
+@ConsumerType
 public interface IoSocket {
 
     /** Interest bit: input ready, or (on a listener) a connection to accept. */

@@ -1,5 +1,7 @@
 package io.conduit.transport.spi;
 
+import org.osgi.annotation.versioning.ConsumerType;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,6 +11,7 @@ import java.net.SocketAddress;
  * A connected (or connecting) stream socket: TCP or a Unix-domain stream socket. Non-blocking semantics;
  * loop thread only (see {@link IoSocket}).
  */
+@ConsumerType
 public interface IoStreamSocket extends IoSocket {
 
     /**

@@ -39,6 +39,8 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
     private boolean writing;             // the writer holds a stage
     private boolean shutdownRequested;
     private IOException writeError;
+    private boolean writerStop;          // the writer ends at once
+    private boolean drainThenClose;      // close() came with staged output: the writer sends it, then closes
 
     // connect, guarded by lock
     private boolean connectDone;
@@ -165,15 +167,21 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
                 boolean shutdown = false;
                 lock.lock();
                 try {
-                    while (open && (filling == null || filling.position() == 0) && !shutdownRequested) {
+                    while (!writerStop && (filling == null || filling.position() == 0) && !shutdownRequested
+                            && !drainThenClose) {
                         await(outputStaged);
                     }
-                    if (!open) {
+                    if (writerStop) {
                         return;
                     }
                     if (filling == null || filling.position() == 0) {
-                        shutdown = true; // drained, then shut down as asked
-                        stage = null;
+                        if (drainThenClose) {
+                            stage = null;
+                            writerStop = true;
+                        } else {
+                            shutdown = true; // drained, then shut down as asked
+                            stage = null;
+                        }
                     } else {
                         stage = filling;
                         filling = spare;
@@ -183,8 +191,12 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
                 } finally {
                     lock.unlock();
                 }
+                if (stage == null && !shutdown) {
+                    ch.close(); // close() waited for the staged bytes, as close(2) sends what write(2) accepted
+                    return;
+                }
                 if (shutdown) {
-                    ch.shutdownOutput();
+                    ch.shutdownOutput(); // after every staged byte; close() closes the channel later
                     return;
                 }
                 stage.flip();
@@ -206,14 +218,23 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
                 post(this::deliverWritable);
             }
         } catch (IOException e) {
+            boolean closeNow;
             lock.lock();
             try {
                 writing = false;
+                closeNow = drainThenClose;
                 if (open) {
                     writeError = e;
                 }
             } finally {
                 lock.unlock();
+            }
+            if (closeNow) {
+                try {
+                    ch.close();
+                } catch (IOException ignored) {
+                    // closing after a failed write: nothing more to do
+                }
             }
             post(this::deliverWritable);
             post(this::deliverReadable);
@@ -304,6 +325,56 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
     @Override
     public void shutdownInput() throws IOException {
         ch.shutdownInput();
+    }
+
+    /** Drain timeout of a close with staged output, in milliseconds (the kernel would also give up eventually). */
+    static final long CLOSE_DRAIN_MILLIS = 10_000;
+
+    /**
+     * Like {@code close(2)}: output the loop already handed over is still sent (by the writer, which then closes
+     * the channel; forced after {@link #CLOSE_DRAIN_MILLIS}), unless {@code SO_LINGER} is 0, which resets.
+     */
+    @Override
+    public void close() throws IOException {
+        boolean drain;
+        lock.lock();
+        try {
+            open = false;
+            Integer linger = null;
+            try {
+                linger = ch.isOpen() ? ch.getOption(java.net.StandardSocketOptions.SO_LINGER) : null;
+            } catch (IOException | UnsupportedOperationException ignored) {
+                // Unix-domain sockets have no SO_LINGER
+            }
+            drain = threadsStarted && ch.isOpen() && (linger == null || linger != 0)
+                    && (writing || (filling != null && filling.position() > 0));
+            if (drain) {
+                drainThenClose = true;
+            } else {
+                writerStop = true;
+            }
+            inputWanted.signalAll();
+            outputStaged.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (!drain) {
+            ch.close();
+            return;
+        }
+        try {
+            ch.shutdownInput(); // the reader ends; the writer finishes and closes
+        } catch (IOException ignored) {
+            // not connected any more: the writer's next write fails and closes
+        }
+        VirtualThreads.start("conduit-vthread-close-" + socketId, () -> {
+            try {
+                Thread.sleep(CLOSE_DRAIN_MILLIS);
+                ch.close();
+            } catch (InterruptedException | IOException ignored) {
+                // best effort
+            }
+        });
     }
 
     // -------------------------------------------------------------------------------------------- connect

@@ -42,6 +42,43 @@ class NioTransportTest {
     }
 
     @Test
+    void unsupportedOptionsAreIgnoredAndSocketOptionsReadBackFromTheKernel() throws Exception {
+        Transport nio = new NioTransportProvider().transport();
+        try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
+            io.conduit.channel.Channel ch = nio.newChannel(ChannelType.TCP, group.next());
+            assertFalse(ch.config().setOption(ChannelOption.TCP_CORK, true), "TCP_CORK is epoll-only");
+            assertEquals(null, ch.config().getOption(ChannelOption.TCP_CORK));
+            assertTrue(ch.config().setOption(ChannelOption.SO_RCVBUF, 10_000));
+            assertTrue(ch.config().getOption(ChannelOption.SO_RCVBUF) >= 10_000, "the kernel's value (Linux doubles it)");
+            assertTrue(ch.config().setOption(ChannelOption.TCP_NODELAY, true));
+            assertEquals(Boolean.TRUE, ch.config().getOption(ChannelOption.TCP_NODELAY));
+            assertEquals(16, ch.config().getOption(ChannelOption.WRITE_SPIN_COUNT));
+            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                    () -> ch.config().setOption(ChannelOption.WRITE_SPIN_COUNT, 0));
+            assertTrue(bad.getMessage().contains("WRITE_SPIN_COUNT"), bad.getMessage());
+            assertTrue(ch.config().getOptions().containsKey(ChannelOption.SO_RCVBUF));
+            ch.close().sync();
+        }
+    }
+
+    @Test
+    void shuttingDownTheLoopClosesItsChannels() throws Exception {
+        Transport nio = new NioTransportProvider().transport();
+        EventLoopGroup group = nio.newEventLoopGroup(1);
+        io.conduit.channel.Channel server = new io.conduit.channel.ServerBootstrap().transport(nio).group(group)
+                .childHandler(new io.conduit.channel.ChannelInitializer<io.conduit.channel.Channel>() {
+                    @Override
+                    protected void initChannel(io.conduit.channel.Channel c) {
+                    }
+                }).bind(new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0)).sync().getNow();
+        assertTrue(server.isActive());
+        group.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS)
+                .await(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertTrue(server.closeFuture().isDone(), "the listener was closed by its loop's shutdown");
+        assertFalse(server.isOpen());
+    }
+
+    @Test
     void channelsNeedALoopOfTheSameTransport() throws Exception {
         Transport nio = new NioTransportProvider().transport();
         try (EventLoopGroup group = nio.newEventLoopGroup(1)) {

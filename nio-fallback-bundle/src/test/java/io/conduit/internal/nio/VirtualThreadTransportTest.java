@@ -28,6 +28,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class VirtualThreadTransportTest {
 
+    /** Does nothing: the connections stay idle. */
+    @io.conduit.channel.ChannelHandler.Sharable
+    static final class Idle implements io.conduit.channel.ChannelHandler {
+    }
+
     private static final boolean JVM_21_PLUS = Runtime.version().feature() >= 21;
 
     @Test
@@ -70,8 +75,7 @@ class VirtualThreadTransportTest {
                         }
                     }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
             List<Future<Channel>> clients = new ArrayList<>();
-            Bootstrap b = new Bootstrap().transport(nio).group(clientGroup).handler(new io.conduit.channel.ChannelHandler() {
-            });
+            Bootstrap b = new Bootstrap().transport(nio).group(clientGroup).handler(new Idle());
             for (int i = 0; i < connections; i++) {
                 clients.add(b.connect(server.localAddress()));
             }
