@@ -239,6 +239,11 @@ abstract class EpollSocket implements IoSocket {
         if (a == null) {
             return; // an unnamed Unix socket: autobinding happens on connect/listen
         }
+        if (ipv6() && a instanceof InetSocketAddress i && i.getAddress() != null
+                && i.getAddress().isAnyLocalAddress() && i.getAddress() instanceof java.net.Inet4Address) {
+            // 0.0.0.0 on a dual-stack socket means "every address", as with java.nio: bind to :: (not ::ffff:0.0.0.0)
+            a = new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[16]), i.getPort());
+        }
         byte[] sa = Sockaddr.newSockaddr();
         int len = Sockaddr.encode(a, sa, ipv6());
         int r = Native.bind(liveFd("bind"), sa, len);

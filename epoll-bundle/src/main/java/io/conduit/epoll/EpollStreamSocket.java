@@ -21,6 +21,10 @@ import java.nio.channels.FileChannel;
  */
 final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoPeerCredentials {
 
+    /** {@code sendfile(2)} calls and bounce-buffer file copies of every stream socket (test hook). */
+    static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
+    static final java.util.concurrent.atomic.AtomicLong FILE_COPY_CALLS = new java.util.concurrent.atomic.AtomicLong();
+
     private boolean connected; // loop-confined
     private volatile SocketAddress cachedRemote;
 
@@ -93,8 +97,8 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
                 n = Native.write(fd, address(b), b.remaining());
             } while (Errors.isInterrupted(n));
             if (n < 0) {
-                if (Errors.isAgain(n)) {
-                    return 0;
+                if (Errors.isAgain(n) || Errors.isInProgress(n)) {
+                    return 0; // EINPROGRESS: TCP_FASTOPEN_CONNECT without a cookie, the handshake runs first
                 }
                 throw Errors.newIoException("write", n);
             }
@@ -122,7 +126,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
             n = Native.writev(fd, iov.address(), iov.count());
         } while (Errors.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n)) {
+            if (Errors.isAgain(n) || Errors.isInProgress(n)) {
                 return 0;
             }
             throw Errors.newIoException("writev", (int) n);
@@ -181,6 +185,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         }
         long n;
         do {
+            SENDFILE_CALLS.incrementAndGet();
             n = Native.sendfile(fd, inFd, position, count);
         } while (Errors.isInterrupted(n));
         if (n < 0) {
@@ -193,6 +198,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
     }
 
     private long copyFrom(int fd, FileChannel file, long position, long count) throws IOException {
+        FILE_COPY_CALLS.incrementAndGet();
         LoopResources res = resources();
         ByteBuffer bounce = res.bounce();
         if (count < bounce.capacity()) {
