@@ -104,7 +104,7 @@ final class EpollTestSupport {
 
     /** Collects the bytes of stream reads; thread-safe. */
     @ChannelHandler.Sharable
-    static final class Bytes implements ChannelHandler {
+    static class Bytes implements ChannelHandler {
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final LinkedBlockingQueue<Object> events = new LinkedBlockingQueue<>();
 
