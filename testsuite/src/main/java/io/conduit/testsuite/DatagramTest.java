@@ -21,7 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * UDP on loopback: byte-exact unicast of several sizes, empty datagrams (sent unconnected, received by
- * unconnected and connected channels), connected channels writing plain buffers.
+ * unconnected and connected channels), connected channels writing plain buffers, multicast membership.
  */
 public abstract class DatagramTest extends AbstractTransportTest {
 
@@ -86,6 +86,32 @@ public abstract class DatagramTest extends AbstractTransportTest {
             assertEquals(0, empty.content().length);
         } finally {
             closeAll(a, b);
+        }
+    }
+
+    /**
+     * Joins and leaves an administratively scoped group on the loopback interface. Nothing is sent to the
+     * group: the test stays on this host whatever the routing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void joinsAndLeavesAMulticastGroupOnLoopback(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        java.net.NetworkInterface lo = java.net.NetworkInterface.getByInetAddress(java.net.InetAddress.getLoopbackAddress());
+        assertNotNull(lo, "no loopback interface");
+        java.net.InetAddress group = java.net.InetAddress.getByName("239.255.42.99");
+        Channel ch = bindUdp(combo.serverTransport(), combo, new Recorder());
+        try {
+            DatagramChannel dc = (DatagramChannel) ch;
+            await(dc.joinGroup(group, lo));
+            await(dc.joinGroup(group, lo)); // already a member: no error
+            await(dc.leaveGroup(group, lo));
+            await(dc.leaveGroup(group, lo)); // not a member any more: no effect
+            assertTrue(ch.isOpen());
+        } finally {
+            closeAll(ch);
         }
     }
 }

@@ -179,4 +179,41 @@ public abstract class HalfClosureTest extends AbstractTransportTest {
             closeAll(ch, server);
         }
     }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void explicitShutdownsFireOnceAndFailUnflushedWrites(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild,
+                b -> b.childOption(ChannelOption.ALLOW_HALF_CLOSURE, true));
+        Recorder client = new Recorder();
+        Channel ch = null;
+        try {
+            ch = connect(combo, ChannelType.TCP, server.localAddress(), client, null);
+            DuplexChannel duplex = (DuplexChannel) ch;
+            await(duplex.shutdownInput());
+            await(duplex.shutdownInput()); // again: no second event
+            assertTrue(duplex.isInputShutdown());
+            assertEquals(1, client.count("user:InputShutdownEvent"), client.events().toString());
+            assertEquals(1, client.count("user:InputShutdownReadCompleteEvent"), client.events().toString());
+
+            io.conduit.concurrent.Future<Void> flushed = ch.writeAndFlush(ch.alloc().buffer(4).writeInt(7));
+            io.conduit.concurrent.Future<Void> unflushed = ch.write(ch.alloc().buffer(4).writeInt(8));
+            await(duplex.shutdownOutput());
+            await(flushed);
+            Throwable cause = awaitDone(unflushed);
+            assertTrue(cause instanceof io.conduit.channel.ChannelClosedException, String.valueOf(cause));
+            assertTrue(duplex.isOutputShutdown() && duplex.isShutdown());
+            assertTrue(awaitDone(ch.writeAndFlush(ch.alloc().buffer(1).writeByte(1))) != null,
+                    "a write after shutdownOutput fails");
+            eventually("the peer saw the data then end-of-stream",
+                    () -> serverChild.count("user:InputShutdownEvent") == 1 && serverChild.byteCount() == 4);
+            assertTrue(ch.isOpen(), "both directions shut down, the channel stays open until closed");
+        } finally {
+            closeAll(ch, server);
+        }
+    }
 }
