@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>{@link #CALLS} counts the system calls by kind, for tests that check which path was taken.
  *
- * <p>Multicast membership is not implemented by this transport yet ({@link #joinGroup} throws).
+ * <p>Multicast: membership by interface index ({@link #joinGroup}); {@code IP_MULTICAST_IF} is not implemented.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
@@ -239,16 +239,54 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         return remote;
     }
 
+    /**
+     * {@code IP_ADD_MEMBERSHIP} with {@code struct ip_mreqn} (by interface index) for an IPv4 group — on the
+     * dual-stack socket too —, {@code IPV6_ADD_MEMBERSHIP} with {@code struct ipv6_mreq} for an IPv6 group.
+     * Joining a group twice is no error ({@code EADDRINUSE} means "already a member").
+     */
     @Override
     public void joinGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
-        throw new UnsupportedOperationException("the 'epoll' transport does not implement multicast membership"
-                + " yet (joining " + group + "); use the 'nio' transport for multicast receivers");
+        membership(group, networkInterface, true);
     }
 
+    /** The drop counterpart of {@link #joinGroup}; leaving a group this socket is not in has no effect. */
     @Override
     public void leaveGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
-        throw new UnsupportedOperationException("the 'epoll' transport does not implement multicast membership"
-                + " yet (leaving " + group + ")");
+        membership(group, networkInterface, false);
+    }
+
+    private void membership(InetAddress group, NetworkInterface nif, boolean join) throws IOException {
+        if (!group.isMulticastAddress()) {
+            throw new IllegalArgumentException(group + " is not a multicast address");
+        }
+        int ifindex = nif == null ? 0 : nif.getIndex();
+        byte[] req;
+        int level;
+        int name;
+        if (group instanceof java.net.Inet4Address) {
+            req = new byte[NativeAbi.IP_MREQN_SIZE];
+            ByteBuffer b = Sockaddr.wrap(req);
+            b.put(NativeAbi.IP_MREQN_MULTIADDR_OFFSET, group.getAddress()); // network byte order, as in_addr
+            b.putInt(NativeAbi.IP_MREQN_IFINDEX_OFFSET, ifindex);
+            level = NativeAbi.IPPROTO_IP;
+            name = join ? NativeAbi.IP_ADD_MEMBERSHIP : NativeAbi.IP_DROP_MEMBERSHIP;
+        } else {
+            if (!ipv6()) {
+                throw new IllegalArgumentException("IPv6 group " + group + " on an IPv4-only socket");
+            }
+            req = new byte[NativeAbi.IPV6_MREQ_SIZE];
+            ByteBuffer b = Sockaddr.wrap(req);
+            b.put(NativeAbi.IPV6_MREQ_MULTIADDR_OFFSET, group.getAddress());
+            b.putInt(NativeAbi.IPV6_MREQ_INTERFACE_OFFSET, ifindex);
+            level = NativeAbi.IPPROTO_IPV6;
+            name = join ? NativeAbi.IPV6_ADD_MEMBERSHIP : NativeAbi.IPV6_DROP_MEMBERSHIP;
+        }
+        String call = join ? "setsockopt(ADD_MEMBERSHIP " + group + ")" : "setsockopt(DROP_MEMBERSHIP " + group + ")";
+        int r = Native.setsockoptBytes(liveFd(call), level, name, req, req.length);
+        if (r == 0 || (join && r == -NativeAbi.EADDRINUSE) || (!join && r == -NativeAbi.EADDRNOTAVAIL)) {
+            return; // joined / already a member; left / not a member
+        }
+        throw Errors.newIoException(call, r);
     }
 
     @Override
