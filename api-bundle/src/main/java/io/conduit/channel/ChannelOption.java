@@ -93,6 +93,16 @@ public final class ChannelOption<T> {
     public static final ChannelOption<Integer> TCP_KEEPINTVL = nativeOnly("TCP_KEEPINTVL", Integer.class);
     /** {@code TCP_KEEPCNT}: unanswered probes before the connection is dropped. */
     public static final ChannelOption<Integer> TCP_KEEPCNT = nativeOnly("TCP_KEEPCNT", Integer.class);
+    /**
+     * {@code SO_ACCEPTFILTER} on a listener (FreeBSD {@code accf(9)}): the name of an accept filter, e.g.
+     * {@code "dataready"} or {@code "httpready"}, that holds connections until they have data; the empty
+     * string removes it. Set after bind (the listener must be listening).
+     */
+    public static final ChannelOption<String> SO_ACCEPTFILTER = nativeOnly("SO_ACCEPTFILTER", String.class);
+    /** {@code TCP_NOPUSH} (BSD, macOS): hold partial segments until the option is cleared, like Linux {@code TCP_CORK}. */
+    public static final ChannelOption<Boolean> TCP_NOPUSH = nativeOnly("TCP_NOPUSH", Boolean.class);
+    /** {@code SO_SNDLOWAT}: bytes of send-buffer space below which the socket does not poll writable (not settable on Linux). */
+    public static final ChannelOption<Integer> SO_SNDLOWAT = nativeOnly("SO_SNDLOWAT", Integer.class);
 
     private final String name;
     private final Class<T> valueType;

@@ -40,7 +40,7 @@ public final class DefaultEventLoop extends SingleThreadEventExecutor implements
     protected void run() {
         for (;;) {
             iterations++;
-            runAllTasks(Integer.MAX_VALUE);
+            runAllTasks(MAX_TASKS_PER_BATCH);
             if (isShuttingDown() && confirmShutdown()) {
                 return;
             }

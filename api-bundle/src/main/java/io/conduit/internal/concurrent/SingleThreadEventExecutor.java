@@ -347,6 +347,12 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
      *
      * @return {@code true} when at least one task ran
      */
+    /**
+     * Most tasks one {@link #runAllTasks(int)} call of the plain loop and of {@link #confirmShutdown()} runs, so
+     * that a task which keeps re-submitting itself cannot keep the loop from checking its state.
+     */
+    protected static final int MAX_TASKS_PER_BATCH = 1024;
+
     protected final boolean runAllTasks(int maxTasks) {
         long now = System.nanoTime();
         ScheduledFutureTask<?> due;
@@ -463,7 +469,8 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
             gracefulShutdownStartNanos = now;
             lastExecutionNanos = now;
         }
-        boolean ran = runAllTasks(Integer.MAX_VALUE);
+        // Bounded: a task that keeps re-submitting itself must not keep the shutdown timeout from being checked.
+        boolean ran = runAllTasks(MAX_TASKS_PER_BATCH);
         now = System.nanoTime();
         if (isShutdown() || quietPeriodNanos == 0 || now - gracefulShutdownStartNanos > shutdownTimeoutNanos) {
             return true;

@@ -1,0 +1,99 @@
+package io.conduit.kqueue;
+
+import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoStreamSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+
+/**
+ * A listening TCP or Unix-domain socket. {@code EVFILT_READ} reports pending connections (its {@code data} is
+ * the accept-queue length). Loop thread only, except options (any thread).
+ */
+final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
+
+    /** backlog used when neither bind nor SO_BACKLOG gives one */
+    private static final int DEFAULT_BACKLOG = 1024;
+
+    /** SO_BACKLOG, applied at bind; 0 = {@link #DEFAULT_BACKLOG}. Any thread. */
+    private volatile int backlog;
+    /** the SO_ACCEPTFILTER name last set, "" = none. Any thread. */
+    private volatile String acceptFilter = "";
+
+    KQueueServerSocket(int fd, int family) throws IOException {
+        super(fd, family);
+        if (family != NativeAbi.AF_UNIX) {
+            // as java.nio does on Unix: a restarted server can bind while old connections are in TIME_WAIT
+            Errors.check("setsockopt(SO_REUSEADDR)", Native.setsockoptInt(fd, NativeAbi.SOL_SOCKET,
+                    NativeAbi.SO_REUSEADDR, 1));
+        }
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress, int backlog) throws IOException {
+        super.bind(localAddress);
+        int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
+        Errors.check("listen", Native.listen(fd(), b));
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        bind(localAddress, 0);
+    }
+
+    @Override
+    public IoStreamSocket accept() throws IOException {
+        int child = Native.accept(fd(), null);
+        if (child >= 0) {
+            inputMaybeMore = true;
+            return new KQueueStreamSocket(child, family, true);
+        }
+        if (Errors.isAgain(child)) {
+            inputMaybeMore = false;
+            return null;
+        }
+        if (Errors.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
+            inputMaybeMore = true; // that connection is gone; others may be queued
+            return null;
+        }
+        inputMaybeMore = false;
+        throw Errors.newIoException("accept", child);
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return null;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            backlog = (Integer) value;
+            return true;
+        }
+        if (option == ChannelOption.SO_ACCEPTFILTER) {
+            if (!NativeAbi.HAS_SO_ACCEPTFILTER) {
+                return false;
+            }
+            String name = (String) value;
+            Errors.check("setsockopt(SO_ACCEPTFILTER)", Native.setAcceptFilter(fd(), name.isEmpty() ? null : ascii(name)));
+            acceptFilter = name;
+            return true;
+        }
+        return super.setOption(option, value);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            return (T) Integer.valueOf(backlog);
+        }
+        if (option == ChannelOption.SO_ACCEPTFILTER) {
+            return NativeAbi.HAS_SO_ACCEPTFILTER ? (T) acceptFilter : null;
+        }
+        return super.getOption(option);
+    }
+}

@@ -1,0 +1,352 @@
+package io.conduit.kqueue;
+
+import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * What the kqueue sockets share: the descriptor, its {@code EVFILT_READ}/{@code EVFILT_WRITE} registrations with
+ * the loop's {@link KQueueIoHandler}, the "maybe more" flags that turn edge-triggered events into the
+ * level-triggered readiness the channel core expects (see {@link KQueueIoHandler}), and socket options.
+ *
+ * <p>Threading as {@link IoSocket} says: registration, interest and I/O on the loop thread; options and
+ * {@link #isOpen()} from any thread ({@code setsockopt(2)} is thread-safe; {@link #open} is volatile);
+ * {@link #close()} also off the loop after {@link #deregister}.
+ */
+abstract class KQueueSocket implements IoSocket {
+
+    private static final System.Logger LOG = System.getLogger(KQueueSocket.class.getName());
+
+    /** the descriptor; immutable */
+    private final int fd;
+    /** AF_INET, AF_INET6 or AF_UNIX; immutable */
+    final int family;
+    /** false once close() ran; written by close() (any thread), read anywhere */
+    private volatile boolean open = true;
+
+    /** the loop's handler, set by register; loop-confined */
+    private KQueueIoHandler handler;
+    /** receives readiness; loop-confined */
+    private IoEvents events;
+    /** kevent udata of this registration; 0 = not registered; loop-confined */
+    private long registrationId;
+    /** IoSocket.OP_* interest; loop-confined */
+    private int ops;
+    /** whether the read / write filter was added (must be deleted before close); loop-confined */
+    private boolean readAdded, writeAdded;
+    /** whether the read / write filter is enabled; loop-confined */
+    private boolean readOn, writeOn;
+    /** queued in the handler's retry list; loop-confined (the handler's) */
+    boolean retryQueued;
+    /** the last input call filled its buffer / accepted or received something: input may remain; loop-confined */
+    boolean inputMaybeMore;
+    /** the last writev was taken whole: the send buffer may take more; loop-confined */
+    boolean outputMaybeMore;
+    /**
+     * The socket error an EV_EOF event carried in fflags (0 = none). The emulation reads SO_ERROR to report it,
+     * which clears it on Linux, so the next read/finishConnect takes it from here. Loop-confined.
+     */
+    int reportedError;
+    /**
+     * The read filter reported EV_EOF: the peer shut down writing. Reads then keep the input "maybe more" until
+     * read(2) returns end-of-stream, because no further edge will come for it. Loop-confined.
+     */
+    boolean inputEof;
+    /** the write filter reported EV_EOF (a connect that cannot complete); loop-confined */
+    boolean writeEof;
+
+    KQueueSocket(int fd, int family) {
+        this.fd = fd;
+        this.family = family;
+    }
+
+    final int fd() {
+        return fd;
+    }
+
+    final long registrationId() {
+        return registrationId;
+    }
+
+    /** @return the registered handler, or {@code null} */
+    final KQueueIoHandler handler() {
+        return handler;
+    }
+
+    @Override
+    public void register(EventLoop loop, IoEvents events) throws IOException {
+        KQueueIoHandler h = KQueueIoHandler.of(loop);
+        if (registrationId != 0) {
+            throw new IllegalStateException(this + " is already registered");
+        }
+        this.handler = h;
+        this.events = events;
+        this.registrationId = h.add(this);
+        if (ops != 0) {
+            int pending = ops;
+            ops = 0;
+            interestOps(pending);
+        }
+    }
+
+    @Override
+    public void deregister(Runnable whenReleased) {
+        if (registrationId != 0) {
+            if (readAdded) {
+                delete(NativeAbi.EVFILT_READ);
+            }
+            if (writeAdded) {
+                delete(NativeAbi.EVFILT_WRITE);
+            }
+            readAdded = writeAdded = readOn = writeOn = false;
+            handler.remove(this);
+            registrationId = 0;
+        }
+        if (whenReleased != null) {
+            whenReleased.run(); // after EV_DELETE the kqueue holds no reference to the descriptor
+        }
+    }
+
+    private void delete(int filter) {
+        int rc = Native.keventChange(handler.kq(), fd, filter, NativeAbi.EV_DELETE, 0, 0, 0);
+        if (rc < 0 && rc != -NativeAbi.ENOENT && rc != -NativeAbi.EBADF) {
+            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent(EV_DELETE)", -rc) + " for " + this);
+        }
+    }
+
+    @Override
+    public void interestOps(int ops) {
+        this.ops = ops;
+        if (registrationId == 0) {
+            return;
+        }
+        boolean wantRead = (ops & OP_READ) != 0;
+        boolean wantWrite = (ops & (OP_WRITE | OP_CONNECT)) != 0;
+        if (wantRead != readOn) {
+            readOn = wantRead;
+            readAdded |= change(NativeAbi.EVFILT_READ, wantRead, readAdded);
+        }
+        if (wantWrite != writeOn) {
+            writeOn = wantWrite;
+            writeAdded |= change(NativeAbi.EVFILT_WRITE, wantWrite, writeAdded);
+        }
+    }
+
+    /** @return whether the filter is now added */
+    private boolean change(int filter, boolean on, boolean added) {
+        if (!on && !added) {
+            return false;
+        }
+        // EV_ADD of an existing knote enables it and evaluates its current state once, so readiness that
+        // arrived while the interest was off is reported now even though EV_CLEAR filters report edges
+        int flags = on ? NativeAbi.EV_ADD | NativeAbi.EV_ENABLE | NativeAbi.EV_CLEAR : NativeAbi.EV_DISABLE;
+        int rc = Native.keventChange(handler.kq(), fd, filter, flags, 0, 0, registrationId);
+        if (rc < 0) {
+            // e.g. the socket was shut down or reset meanwhile: let the core find out by doing the I/O
+            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent", -rc) + " for " + this);
+            if (on) {
+                if (filter == NativeAbi.EVFILT_READ) {
+                    inputMaybeMore = true;
+                } else {
+                    outputMaybeMore = true;
+                }
+                handler.scheduleRetry(this);
+            }
+            return added;
+        }
+        return on || added;
+    }
+
+    /** An event from the handler. Loop thread. */
+    final void ready(int filter, int flags, int fflags, long data) {
+        if ((flags & NativeAbi.EV_EOF) != 0 && fflags != 0) {
+            reportedError = fflags;
+        }
+        if (filter == NativeAbi.EVFILT_READ) {
+            if ((flags & NativeAbi.EV_EOF) != 0) {
+                inputEof = true; // data = unread bytes; end-of-stream follows them
+            }
+            if ((ops & OP_READ) != 0) {
+                inputMaybeMore = true;
+                events.readReady();
+            }
+        } else if (filter == NativeAbi.EVFILT_WRITE) {
+            if ((flags & NativeAbi.EV_EOF) != 0) {
+                writeEof = true;
+            }
+            if ((ops & OP_CONNECT) != 0) {
+                events.connectReady();
+            } else if ((ops & OP_WRITE) != 0) {
+                outputMaybeMore = true;
+                events.writeReady();
+            }
+        }
+        afterDispatch();
+    }
+
+    /** Called again by the handler because the last I/O suggested more readiness. Loop thread. */
+    final void retry() {
+        if (registrationId == 0) {
+            return;
+        }
+        if ((ops & OP_WRITE) != 0 && outputMaybeMore) {
+            events.writeReady();
+        }
+        if (registrationId != 0 && (ops & OP_READ) != 0 && inputMaybeMore) {
+            events.readReady();
+        }
+        afterDispatch();
+    }
+
+    private void afterDispatch() {
+        if (registrationId != 0 && (((ops & OP_READ) != 0 && inputMaybeMore)
+                || ((ops & OP_WRITE) != 0 && outputMaybeMore))) {
+            handler.scheduleRetry(this);
+        }
+    }
+
+    final void loopShuttingDown() {
+        if (events != null) {
+            events.loopShuttingDown();
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (!open) {
+            return;
+        }
+        open = false;
+        if (registrationId != 0 && handler != null && Thread.currentThread() == handler.thread()) {
+            deregister(null); // every filter is deleted before the descriptor is closed
+        }
+        Errors.check("close", Native.close(fd));
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
+        return open && Native.getsockname(fd, out) == 0 ? Sockaddr.decodeAddressOut(out) : null;
+    }
+
+    final boolean ipv6() {
+        return family == NativeAbi.AF_INET6;
+    }
+
+    /** Encodes {@code address} for this socket's family. */
+    final byte[] encode(SocketAddress address, int[] lengthOut) {
+        byte[] sa = Sockaddr.newSockaddr();
+        lengthOut[0] = Sockaddr.encode(address, sa, ipv6());
+        return sa;
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        int[] length = new int[1];
+        byte[] sa = encode(localAddress, length);
+        Errors.check("bind", Native.bind(fd, sa, length[0]));
+    }
+
+    // ------------------------------------------------------------------ memory helpers (loop thread)
+
+    /** @return the address of {@code b}'s position, or 0 when {@code b} is a heap buffer */
+    static long addressAtPosition(ByteBuffer b) {
+        if (!b.isDirect()) {
+            return 0;
+        }
+        return Native.addressOf(b) + b.position();
+    }
+
+    // ------------------------------------------------------------------ options
+
+    /** @return whether this socket kind handles {@code option} (beyond the shared socket-level ones) */
+    boolean handles(ChannelOption<?> option) {
+        return false;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        int[] o = optionCode(option);
+        if (o == null) {
+            return false;
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            int seconds = (Integer) value;
+            Errors.check("setsockopt(SO_LINGER)", Native.setsockoptLinger(fd, seconds >= 0 ? 1 : 0, Math.max(0, seconds)));
+            return true;
+        }
+        int v = value instanceof Boolean ? (((Boolean) value) ? 1 : 0) : (Integer) value;
+        Errors.check("setsockopt(" + option.name() + ")", Native.setsockoptInt(fd, o[0], o[1], v));
+        return true;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        int[] o = optionCode(option);
+        if (o == null) {
+            return null;
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            int[] out = new int[2];
+            Errors.check("getsockopt(SO_LINGER)", Native.getsockoptLinger(fd, out));
+            return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
+        }
+        int[] out = new int[1];
+        Errors.check("getsockopt(" + option.name() + ")", Native.getsockoptInt(fd, o[0], o[1], out));
+        if (option.valueType() == Boolean.class) {
+            return (T) Boolean.valueOf(out[0] != 0);
+        }
+        return (T) Integer.valueOf(out[0]);
+    }
+
+    /** @return {level, optname} of an int/boolean option this socket supports, or {@code null} */
+    int[] optionCode(ChannelOption<?> option) {
+        boolean inet = family != NativeAbi.AF_UNIX;
+        if (option == ChannelOption.SO_SNDBUF) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF};
+        }
+        if (option == ChannelOption.SO_RCVBUF) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_RCVBUF};
+        }
+        if (option == ChannelOption.SO_LINGER) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_LINGER};
+        }
+        if (option == ChannelOption.SO_REUSEADDR && inet) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR};
+        }
+        if (option == ChannelOption.SO_REUSEPORT && inet && NativeAbi.SO_REUSEPORT >= 0) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEPORT};
+        }
+        if (option == ChannelOption.SO_SNDLOWAT && NativeAbi.SO_SNDLOWAT_SETTABLE) {
+            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDLOWAT};
+        }
+        if (option == ChannelOption.IP_TOS && inet) {
+            return ipv6() ? new int[] {NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS}
+                    : new int[] {NativeAbi.IPPROTO_IP, NativeAbi.IP_TOS};
+        }
+        return null;
+    }
+
+    /** Bytes of a Java string for a C API ({@code accf(9)} names). */
+    static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[fd " + fd + (open ? "" : ", closed") + "]";
+    }
+}

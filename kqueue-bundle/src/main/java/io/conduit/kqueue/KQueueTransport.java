@@ -1,0 +1,210 @@
+package io.conduit.kqueue;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.IoDatagramChannel;
+import io.conduit.transport.spi.IoDomainSocketChannel;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoServerSocketChannel;
+import io.conduit.transport.spi.IoSocketChannel;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * The {@code kqueue} transport: the shared channel core over kqueue-driven sockets (TCP, UDP, Unix-domain
+ * stream). Made only when {@link KQueue#isAvailable()}. Thread-safe.
+ *
+ * <p>Options: the standard ones, {@code SO_REUSEPORT}, and the BSD ones where the system has them —
+ * {@code SO_ACCEPTFILTER} (FreeBSD), {@code TCP_NOPUSH} and {@code SO_SNDLOWAT} (macOS, FreeBSD).
+ * {@link #supports} answers from the loaded library: on the Linux test build over the emulation none of the three
+ * BSD options is supported (Linux has no accept filters and no {@code TCP_NOPUSH}, and refuses to change
+ * {@code SO_SNDLOWAT}).
+ */
+final class KQueueTransport implements Transport {
+
+    static final KQueueTransport INSTANCE = new KQueueTransport();
+
+    private static final Set<ChannelType> TYPES = Collections.unmodifiableSet(
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
+
+    /** Groups this transport made; a loop is accepted when its parent is one of them. Guarded by itself. */
+    private final Map<EventLoopGroup, Boolean> groups = Collections.synchronizedMap(new WeakHashMap<>());
+
+    private KQueueTransport() {
+    }
+
+    @Override
+    public String name() {
+        return KQueue.NAME;
+    }
+
+    @Override
+    public boolean isNative() {
+        return true;
+    }
+
+    @Override
+    public Set<ChannelType> channelTypes() {
+        return TYPES;
+    }
+
+    @Override
+    public boolean supports(ChannelOption<?> option) {
+        if (option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
+                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
+                || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
+                || option == ChannelOption.ALLOW_HALF_CLOSURE || option == ChannelOption.SO_BACKLOG
+                || option == ChannelOption.SO_SNDBUF || option == ChannelOption.SO_RCVBUF
+                || option == ChannelOption.SO_KEEPALIVE || option == ChannelOption.SO_REUSEADDR
+                || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BROADCAST
+                || option == ChannelOption.IP_TOS || option == ChannelOption.IP_MULTICAST_TTL
+                || option == ChannelOption.IP_MULTICAST_LOOP || option == ChannelOption.TCP_NODELAY) {
+            return true;
+        }
+        if (option == ChannelOption.SO_REUSEPORT) {
+            return NativeAbi.SO_REUSEPORT >= 0;
+        }
+        if (option == ChannelOption.SO_ACCEPTFILTER) {
+            return NativeAbi.HAS_SO_ACCEPTFILTER;
+        }
+        if (option == ChannelOption.TCP_NOPUSH) {
+            return NativeAbi.HAS_TCP_NOPUSH;
+        }
+        if (option == ChannelOption.SO_SNDLOWAT) {
+            return NativeAbi.SO_SNDLOWAT_SETTABLE;
+        }
+        return false;
+    }
+
+    @Override
+    public EventLoopGroup newEventLoopGroup(int nThreads) {
+        return newEventLoopGroup(nThreads, null);
+    }
+
+    @Override
+    public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+        if (nThreads < 0) {
+            throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
+        }
+        KQueue.ensureAvailability();
+        int n = nThreads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : nThreads;
+        EventLoopGroup group = new IoEventLoopGroup(n, threadFactory, KQueueIoHandler::new);
+        groups.put(group, Boolean.TRUE);
+        return group;
+    }
+
+    private void checkLoop(EventLoop loop) {
+        if (loop == null || !(groups.containsKey(loop.parent()) || groups.containsKey(loop))) {
+            throw new IllegalArgumentException("event loop " + loop + " was not made by the 'kqueue' transport;"
+                    + " use kqueue's Transport.newEventLoopGroup");
+        }
+    }
+
+    private void checkType(ChannelType type) {
+        if (!TYPES.contains(type)) {
+            throw new UnsupportedOperationException("the 'kqueue' transport has no " + type + " channels; it has "
+                    + TYPES);
+        }
+    }
+
+    @Override
+    public Channel newChannel(ChannelType type, EventLoop loop) {
+        checkType(type);
+        checkLoop(loop);
+        try {
+            switch (type) {
+                case TCP: {
+                    int[] fam = new int[1];
+                    int fd = inetSocket(NativeAbi.SOCK_STREAM, fam);
+                    return new IoSocketChannel(name(), new KQueueStreamSocket(fd, fam[0], false), null, loop);
+                }
+                case UNIX_STREAM: {
+                    int fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                    return new IoDomainSocketChannel(name(), new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false),
+                            null, loop);
+                }
+                case UDP: {
+                    int[] fam = new int[1];
+                    int fd = inetSocket(NativeAbi.SOCK_DGRAM, fam);
+                    return new IoDatagramChannel(name(), new KQueueDatagramSocket(fd, fam[0]), loop);
+                }
+                default:
+                    throw new UnsupportedOperationException("the 'kqueue' transport has no " + type + " channels");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("opening a " + type + " socket for the 'kqueue' transport failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+        checkType(type);
+        if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
+            throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
+        }
+        checkLoop(loop);
+        try {
+            int fd;
+            int family;
+            if (type == ChannelType.TCP) {
+                int[] fam = new int[1];
+                fd = inetSocket(NativeAbi.SOCK_STREAM, fam);
+                family = fam[0];
+            } else {
+                fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                family = NativeAbi.AF_UNIX;
+            }
+            KQueueServerSocket socket;
+            try {
+                socket = new KQueueServerSocket(fd, family);
+            } catch (IOException e) {
+                Native.close(fd);
+                throw e;
+            }
+            return new IoServerSocketChannel(name(), type, socket, loop);
+        } catch (IOException e) {
+            throw new UncheckedIOException("opening a " + type + " listener for the 'kqueue' transport failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A dual-stack {@code AF_INET6} socket ({@code IPV6_V6ONLY} off, so IPv4 peers appear as IPv4-mapped
+     * addresses), or {@code AF_INET} where the system has no IPv6.
+     */
+    private static int inetSocket(int type, int[] familyOut) throws IOException {
+        int fd = Native.socket(NativeAbi.AF_INET6, type, 0);
+        if (fd >= 0) {
+            int rc = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
+            if (rc < 0) {
+                Native.close(fd);
+                throw Errors.newIoException("setsockopt(IPV6_V6ONLY)", rc);
+            }
+            familyOut[0] = NativeAbi.AF_INET6;
+            return fd;
+        }
+        if (fd != -NativeAbi.EAFNOSUPPORT) {
+            throw Errors.newIoException("socket(AF_INET6)", fd);
+        }
+        familyOut[0] = NativeAbi.AF_INET;
+        return Errors.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
+    }
+
+    @Override
+    public String toString() {
+        return name();
+    }
+}

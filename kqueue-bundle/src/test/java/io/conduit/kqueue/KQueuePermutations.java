@@ -1,0 +1,63 @@
+package io.conduit.kqueue;
+
+import static io.conduit.testsuite.AllocatorKind.ONE_BYTE_READS;
+import static io.conduit.testsuite.AllocatorKind.POOLED;
+import static io.conduit.testsuite.AllocatorKind.UNPOOLED;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.conduit.internal.nio.NioTransportProvider;
+import io.conduit.testsuite.Combo;
+import io.conduit.transport.Availability;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.util.List;
+
+/**
+ * The named permutations the kqueue module runs the conformance testsuite with, on Linux through the test-only
+ * kqueue emulation ({@code -Dconduit.kqueue.emulation=true}, set by this module's surefire configuration).
+ * kqueue↔kqueue with every allocator; cross pairs with nio with the pooled allocator only, to keep the run short.
+ * (kqueue↔epoll pairs join once the epoll channels are on main.)
+ */
+final class KQueuePermutations {
+
+    static final TransportProvider KQUEUE = new KQueueTransportProvider();
+    static final TransportProvider NIO = new NioTransportProvider();
+
+    private KQueuePermutations() {
+    }
+
+    /** Stream tests: kqueue with every allocator, then both kqueue/nio cross pairs. */
+    static List<Combo> streams() {
+        return List.of(
+                new Combo(KQUEUE, KQUEUE, POOLED),
+                new Combo(KQUEUE, KQUEUE, UNPOOLED),
+                new Combo(KQUEUE, KQUEUE, ONE_BYTE_READS),
+                new Combo(KQUEUE, NIO, POOLED),
+                new Combo(NIO, KQUEUE, POOLED));
+    }
+
+    /** Connect/close cases (the client transport matters most): kqueue alone, and a kqueue client of a nio server. */
+    static List<Combo> connectAndClose() {
+        return List.of(new Combo(KQUEUE, KQUEUE, POOLED), new Combo(NIO, KQUEUE, POOLED));
+    }
+
+    /** Accepting under EMFILE is the server's business: kqueue once. */
+    static List<Combo> kqueueOnly() {
+        return List.of(new Combo(KQUEUE, KQUEUE, POOLED));
+    }
+
+    /** UDP: not with the one-byte-reads allocator, which would cut datagrams by design. */
+    static List<Combo> datagrams() {
+        return List.of(
+                new Combo(KQUEUE, KQUEUE, POOLED),
+                new Combo(KQUEUE, KQUEUE, UNPOOLED),
+                new Combo(KQUEUE, NIO, POOLED),
+                new Combo(NIO, KQUEUE, POOLED));
+    }
+
+    /** No permutation may be unavailable: the build passes -Dconduit.kqueue.emulation=true. */
+    static void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
+        fail("transport '" + provider.name() + "' must be available in the kqueue module's tests (they run with"
+                + " -D" + KQueue.EMULATION_PROPERTY + "=true on Linux) but is not", availability.unavailabilityCause());
+    }
+}
