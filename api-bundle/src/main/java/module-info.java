@@ -4,6 +4,10 @@
 module io.conduit.api {
     requires static org.osgi.annotation.bundle;
     requires static org.osgi.annotation.versioning;
+    // The OSGi runtime (io.conduit.internal.osgi) is only loaded inside a framework.
+    requires static org.osgi.framework;
+    requires static org.osgi.util.tracker;
+    requires static org.osgi.service.cm;
 
     exports io.conduit.buffer;
     exports io.conduit.concurrent;

@@ -74,6 +74,25 @@ public final class ConduitProperties {
         return new ConduitProperties(Collections.unmodifiableMap(raw));
     }
 
+    /**
+     * @param name a property of {@link #DEFAULTS}
+     * @param value its new raw value, or {@code null} to unset it
+     * @return a snapshot like this one with {@code name} replaced (run-time overrides of a system property)
+     * @throws IllegalArgumentException when {@code name} is not a Conduit property
+     */
+    public ConduitProperties with(String name, String value) {
+        if (!DEFAULTS.containsKey(name)) {
+            throw new IllegalArgumentException("'" + name + "' is not a Conduit property; known: " + DEFAULTS.keySet());
+        }
+        Map<String, String> copy = new LinkedHashMap<>(raw);
+        if (value == null) {
+            copy.remove(name);
+        } else {
+            copy.put(name, value);
+        }
+        return new ConduitProperties(Collections.unmodifiableMap(copy));
+    }
+
     /** @return the raw value, or {@code null} when the property is not set */
     public String raw(String name) {
         return raw.get(name);

@@ -65,6 +65,11 @@ public final class TransportRegistry {
     private List<TransportProvider> discovered;
     /** Guarded by lock: the run-time preference, or {@code null} to use {@code conduit.transport}. */
     private String override;
+    /**
+     * Guarded by lock: the run-time strict flag (Configuration Admin property {@code strict}), or {@code null} to
+     * use {@code conduit.transport.strict}.
+     */
+    private Boolean strictOverride;
     /** Guarded by lock: warning texts already logged. */
     private final Set<String> warned = new HashSet<>();
     /** Guarded by lock: the transport last announced to listeners (initially none). */
@@ -290,6 +295,40 @@ public final class TransportRegistry {
         deliverEvents();
     }
 
+    /**
+     * Sets the run-time preference and strict flag together, with one recomputation (Configuration Admin PID
+     * {@code io.conduit.transport}): {@code preference} replaces {@code conduit.transport} and {@code strict}
+     * replaces {@code conduit.transport.strict}; {@code null} returns each to its system property.
+     *
+     * @throws IllegalArgumentException when {@code preference} is malformed; nothing is changed then
+     */
+    public void setOverrides(String preference, Boolean strict) {
+        String normalized = null;
+        if (preference != null) {
+            ConduitProperties.parsePreference("transport preference", preference);
+            normalized = preference.trim();
+        }
+        lock.lock();
+        try {
+            override = normalized;
+            strictOverride = strict;
+            recomputeLocked(properties.get());
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+    }
+
+    /** @return the run-time strict flag, or {@code null} when {@code conduit.transport.strict} applies */
+    public Boolean strictOverride() {
+        lock.lock();
+        try {
+            return strictOverride;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** @return the run-time preference, or {@code null} when the system property applies */
     public String preferenceOverride() {
         lock.lock();
@@ -352,7 +391,9 @@ public final class TransportRegistry {
             }
         }
         List<TransportProvider> effective = List.copyOf(byName.values());
-        TransportSelection selection = SelectionRules.select(effective, props, override);
+        ConduitProperties applied = strictOverride == null ? props
+                : props.with(ConduitProperties.STRICT, strictOverride.toString());
+        TransportSelection selection = SelectionRules.select(effective, applied, override);
         for (String w : selection.warnings()) {
             if (warned.add(w)) {
                 log.log(System.Logger.Level.WARNING, w);

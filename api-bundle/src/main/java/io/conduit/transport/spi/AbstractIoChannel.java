@@ -114,6 +114,10 @@ public abstract class AbstractIoChannel implements Channel {
     private volatile boolean outputShutdown;   // written by the loop
     private volatile SocketAddress localAddress;   // cache, written by the loop
     private volatile SocketAddress remoteAddress;  // cache, written by the loop
+    // Traffic counters for OpenChannels (Gogo conduit:channels): single writer (the loop), read from any thread.
+    private volatile long bytesRead;           // written by the loop
+    private volatile long bytesWritten;        // written by the loop
+    private volatile long registeredAtNanos;   // System.nanoTime() at registration, written by the loop
 
     private boolean closeStarted;              // loop-confined
     private int interestOps;                   // loop-confined: IoSocket.OP_* bits currently requested
@@ -395,6 +399,36 @@ public abstract class AbstractIoChannel implements Channel {
         return promise;
     }
 
+    /**
+     * Lists this channel in {@link OpenChannels} (Gogo {@code conduit:channels}) until its close future completes.
+     * Called once, on the loop, when registration succeeds.
+     */
+    private void listOpen() {
+        ChannelStats stats = new ChannelStats() {
+            @Override
+            public Channel channel() {
+                return AbstractIoChannel.this;
+            }
+
+            @Override
+            public long bytesRead() {
+                return bytesRead;
+            }
+
+            @Override
+            public long bytesWritten() {
+                return bytesWritten;
+            }
+
+            @Override
+            public long openedAtNanos() {
+                return registeredAtNanos;
+            }
+        };
+        OpenChannels.add(stats);
+        closeFuture.addListener(f -> OpenChannels.remove(stats));
+    }
+
     private void register0(Promise<Void> promise) {
         if (registered) {
             promise.tryFailure(new IllegalStateException("channel " + id + " is already registered"));
@@ -412,6 +446,8 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         registered = true;
+        registeredAtNanos = System.nanoTime();
+        listOpen();
         // decided before the promise's listeners run: one of them may start a connect that completes at once
         boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
         promise.trySuccess(null);
@@ -693,6 +729,7 @@ public abstract class AbstractIoChannel implements Channel {
                 recvSizer.record(n, attempted);
                 messages++;
                 total += n;
+                bytesRead += n;
                 pipeline.fireChannelRead(buf);
                 if (n < attempted) {
                     break; // drained
@@ -749,6 +786,7 @@ public abstract class AbstractIoChannel implements Channel {
                     return;
                 }
                 buf.writerIndex(buf.writerIndex() + n);
+                bytesRead += n;
                 heldReads.add(buf);
                 heldBytes += n;
             }
@@ -894,6 +932,7 @@ public abstract class AbstractIoChannel implements Channel {
                     break;
                 }
                 scratch.flip();
+                bytesRead += scratch.remaining();
                 Buffer content = alloc.buffer(scratch.remaining());
                 content.writeBytes(scratch);
                 messages++;
@@ -1204,6 +1243,7 @@ public abstract class AbstractIoChannel implements Channel {
                     setInterest(IoSocket.OP_WRITE, true);
                     return;
                 }
+                bytesWritten += written;
                 adaptGatheringBudget(attempted, written);
                 if (outbound.removeBytes(written)) {
                     pipeline.fireChannelWritabilityChanged();
@@ -1236,6 +1276,7 @@ public abstract class AbstractIoChannel implements Channel {
                     return;
                 }
                 r.addTransferred(n);
+                bytesWritten += n;
                 boolean changed = outbound.progressHead(n);
                 if (r.transferred() == r.count()) {
                     changed |= outbound.removeHead(null);
@@ -1273,6 +1314,7 @@ public abstract class AbstractIoChannel implements Channel {
                 }
                 ByteBuffer nio = content.readableBytes() == 0 ? ByteBuffer.allocate(0)
                         : content.nioBuffer(content.readerIndex(), content.readableBytes());
+                int datagramBytes = nio.remaining();
                 boolean sent;
                 try {
                     sent = ((IoDatagramSocket) socket).send(nio, target);
@@ -1288,6 +1330,7 @@ public abstract class AbstractIoChannel implements Channel {
                     setInterest(IoSocket.OP_WRITE, true);
                     return;
                 }
+                bytesWritten += datagramBytes;
                 if (outbound.removeHead(null)) {
                     pipeline.fireChannelWritabilityChanged();
                 }

@@ -8,6 +8,7 @@ import io.conduit.transport.spi.IoHandlerFactory;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.TransportProvider;
+import org.osgi.service.component.annotations.Component;
 
 import java.io.IOException;
 import java.net.ProtocolFamily;
@@ -19,8 +20,13 @@ import java.util.EnumSet;
 /**
  * Provides the {@code nio} transport: {@link java.nio.channels.Selector}-driven event loops and non-blocking
  * TCP, UDP and Unix-domain stream sockets. Always available (ranking 10). Found through
- * {@link java.util.ServiceLoader}; thread-safe.
+ * {@link java.util.ServiceLoader}; inside OSGi a Declarative Services component registers it as a
+ * {@code TransportProvider} service with the properties below (the annotation is build-time only). Thread-safe.
  */
+@Component(service = TransportProvider.class, property = {
+        "conduit.transport.name=" + NioTransportProvider.NAME,
+        "conduit.transport.available:Boolean=true",
+        "service.ranking:Integer=10"})
 public final class NioTransportProvider implements TransportProvider {
 
     /** The transport's name. */

@@ -1,0 +1,178 @@
+package io.conduit.internal.osgi;
+
+import java.util.Dictionary;
+import java.util.Hashtable;
+
+import io.conduit.internal.transport.TransportRegistry;
+import io.conduit.transport.TransportChangeListener;
+import io.conduit.transport.spi.TransportProvider;
+import org.osgi.framework.BundleActivator;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.util.tracker.ServiceTracker;
+import org.osgi.util.tracker.ServiceTrackerCustomizer;
+
+/**
+ * The API bundle's OSGi runtime (DESIGN.md §8), started by the framework through {@code Bundle-Activator}. A plain
+ * activator rather than a Declarative Services component, so the API bundle needs no SCR: it only imports
+ * {@code org.osgi.framework} and {@code org.osgi.util.tracker}, which every framework exports, and optionally
+ * {@code org.osgi.service.cm}. Outside OSGi this class is never loaded.
+ *
+ * <p>On start, in this order:
+ * <ol>
+ * <li>{@link java.util.ServiceLoader} discovery runs now, with the thread context class loader set to the
+ *     bundle's own loader, so it sees nothing of the launcher's class path (inside OSGi, providers come as
+ *     services; discovery through the bundle loader finds a provider only with a Service Loader Mediator);</li>
+ * <li>{@link TransportChangeListener} services are tracked (whiteboard) and the selected transport is published
+ *     as a service ({@link TransportPublisher});</li>
+ * <li>{@link TransportProvider} services are tracked: each one is {@linkplain TransportRegistry#register
+ *     registered} with the registry when it appears and unregistered when it goes away. A provider service
+ *     takes precedence over a {@code ServiceLoader}-found provider of the same name (the registry keeps one
+ *     provider per name, registered ones first), so nothing is counted twice;</li>
+ * <li>when {@code org.osgi.service.cm} is wired, a {@code ManagedService} for PID {@code io.conduit.transport}
+ *     ({@link TransportConfiguration}); without Configuration Admin the system properties rule;</li>
+ * <li>the Gogo commands ({@link ConduitCommands}) as a plain service with {@code osgi.command.*} properties.</li>
+ * </ol>
+ * On stop everything is undone in reverse order; the run-time preference is cleared, because the registry's
+ * state outlives a stop/start cycle of a bundle that is not refreshed.
+ */
+public final class ConduitActivator implements BundleActivator {
+
+    private static final System.Logger LOG = System.getLogger(TransportRegistry.LOGGER_NAME);
+
+    /** The Configuration Admin API class whose presence enables {@link TransportConfiguration}. */
+    static final String MANAGED_SERVICE = "org.osgi.service.cm.ManagedService";
+
+    // Written by start, read by stop; the framework calls both on one thread with a happens-before edge between.
+    private TransportRegistry registry;
+    private ServiceTracker<TransportChangeListener, TransportChangeListener> listeners;
+    private TransportPublisher publisher;
+    private ServiceTracker<TransportProvider, TransportProvider> providers;
+    private Runnable configuration;
+    private ServiceRegistration<?> commands;
+
+    @Override
+    public void start(BundleContext context) {
+        registry = TransportRegistry.global();
+        discoverWithBundleLoader(registry);
+
+        listeners = new ServiceTracker<>(context, TransportChangeListener.class, null);
+        listeners.open();
+        publisher = new TransportPublisher(context, registry, listeners);
+        registry.addListener(publisher);
+
+        providers = new ServiceTracker<>(context, TransportProvider.class, new ProviderCustomizer(context, registry));
+        providers.open();
+        publisher.sync();
+
+        if (configurationAdminWired()) {
+            configuration = TransportConfiguration.register(context, registry);
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, "org.osgi.service.cm is not wired to io.conduit.api: configuration "
+                    + "io.conduit.transport is not applied; the conduit.transport system property rules");
+        }
+
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("osgi.command.scope", ConduitCommands.SCOPE);
+        props.put("osgi.command.function", ConduitCommands.FUNCTIONS.clone());
+        props.put(Constants.SERVICE_DESCRIPTION, "Conduit shell commands");
+        commands = context.registerService(ConduitCommands.class, new ConduitCommands(registry), props);
+    }
+
+    @Override
+    public void stop(BundleContext context) {
+        unregisterQuietly(commands);
+        if (configuration != null) {
+            configuration.run();
+        }
+        providers.close();
+        registry.removeListener(publisher);
+        publisher.close();
+        listeners.close();
+        registry.setOverrides(null, null);
+    }
+
+    /** @return whether the optional import of {@code org.osgi.service.cm} is wired */
+    static boolean configurationAdminWired() {
+        try {
+            Class.forName(MANAGED_SERVICE, false, ConduitActivator.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
+    }
+
+    private static void discoverWithBundleLoader(TransportRegistry registry) {
+        Thread t = Thread.currentThread();
+        ClassLoader previous = t.getContextClassLoader();
+        t.setContextClassLoader(ConduitActivator.class.getClassLoader());
+        try {
+            registry.providers(); // the first use runs discovery; later calls only read
+        } finally {
+            t.setContextClassLoader(previous);
+        }
+    }
+
+    private static void unregisterQuietly(ServiceRegistration<?> reg) {
+        if (reg == null) {
+            return;
+        }
+        try {
+            reg.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // already unregistered
+        }
+    }
+
+    /** Feeds provider services into the registry. */
+    private static final class ProviderCustomizer
+            implements ServiceTrackerCustomizer<TransportProvider, TransportProvider> {
+
+        private final BundleContext context;
+        private final TransportRegistry registry;
+
+        ProviderCustomizer(BundleContext context, TransportRegistry registry) {
+            this.context = context;
+            this.registry = registry;
+        }
+
+        @Override
+        public TransportProvider addingService(ServiceReference<TransportProvider> ref) {
+            TransportProvider p = context.getService(ref);
+            if (p == null) {
+                return null;
+            }
+            try {
+                Object declared = ref.getProperty(TransportPublisher.NAME_PROPERTY);
+                if (declared != null && !declared.equals(p.name())) {
+                    LOG.log(System.Logger.Level.WARNING, "TransportProvider service " + ref + " of bundle "
+                            + ref.getBundle().getSymbolicName() + " declares " + TransportPublisher.NAME_PROPERTY
+                            + "=" + declared + " but its name() is '" + p.name() + "'; the name() is used");
+                }
+                registry.register(p);
+                return p;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "TransportProvider service " + ref + " of bundle "
+                        + ref.getBundle().getSymbolicName() + " could not be registered; it is ignored", e);
+                context.ungetService(ref);
+                return null;
+            }
+        }
+
+        @Override
+        public void modifiedService(ServiceReference<TransportProvider> ref, TransportProvider p) {
+            // properties are informative; the provider object itself answers name, ranking and availability
+        }
+
+        @Override
+        public void removedService(ServiceReference<TransportProvider> ref, TransportProvider p) {
+            try {
+                registry.unregister(p);
+            } finally {
+                context.ungetService(ref);
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+package io.conduit.gateway.internal;
+
+import java.util.Hashtable;
+import java.util.List;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+
+/**
+ * Publishes a {@link GatewayStatus} for one component once its endpoints are settled, and withdraws it on
+ * deactivation. Thread-safe: the registration is guarded by {@code this}.
+ */
+final class ComponentStatus implements GatewayStatus {
+
+    private final String name;
+    private final String kind;
+    private final Listeners listeners;
+    /** Guarded by this; {@code null} before {@link #publish} and after {@link #withdraw}. */
+    private ServiceRegistration<GatewayStatus> registration;
+    /** Guarded by this. */
+    private boolean withdrawn;
+
+    ComponentStatus(String name, String kind, Listeners listeners) {
+        this.name = name;
+        this.kind = kind;
+        this.listeners = listeners;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String kind() {
+        return kind;
+    }
+
+    @Override
+    public List<String> listening() {
+        return listeners.listening();
+    }
+
+    @Override
+    public List<String> failures() {
+        return listeners.failures();
+    }
+
+    /** Registers the status service with the facts as service properties; ignored after {@link #withdraw()}. */
+    synchronized void publish(BundleContext context) {
+        if (withdrawn || registration != null) {
+            return;
+        }
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(PROP_NAME, name);
+        props.put(PROP_KIND, kind);
+        props.put(PROP_LISTENING, listening().toArray(new String[0]));
+        props.put(PROP_FAILURES, failures().toArray(new String[0]));
+        try {
+            registration = context.registerService(GatewayStatus.class, this, props);
+        } catch (IllegalStateException bundleStopping) {
+            // the bundle is stopping: nothing to publish to
+        }
+    }
+
+    /** Unregisters the status service; idempotent. */
+    synchronized void withdraw() {
+        withdrawn = true;
+        if (registration != null) {
+            try {
+                registration.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // unregistered by the framework when the bundle stopped
+            }
+            registration = null;
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.conduit.gateway.internal;
+
+import java.util.List;
+
+/**
+ * What one configured gateway component (an echo service or a relay) is doing, registered as an OSGi service once
+ * every endpoint of the component has been bound or has failed. The launcher's banner and the {@code conduit:}
+ * shell commands read it; its service properties carry the same facts as strings so a reader needs no class of
+ * this bundle:
+ *
+ * <ul>
+ *   <li>{@value #PROP_NAME}: configuration name (e.g. {@code io.conduit.gateway.echo-default.cfg});</li>
+ *   <li>{@value #PROP_KIND}: {@code echo} or {@code relay};</li>
+ *   <li>{@value #PROP_LISTENING}: {@code String[]} of bound endpoints, e.g. {@code tcp://127.0.0.1:7007}, for a relay
+ *       followed by {@code " -> "} and the upstream;</li>
+ *   <li>{@value #PROP_FAILURES}: {@code String[]}, one line per problem (bad configuration, bind failure).</li>
+ * </ul>
+ *
+ * <p>Immutable, thread-safe.
+ */
+public interface GatewayStatus {
+
+    /** Service property: configuration name. */
+    String PROP_NAME = "conduit.gateway.name";
+    /** Service property: component kind. */
+    String PROP_KIND = "conduit.gateway.kind";
+    /** Service property: bound endpoints. */
+    String PROP_LISTENING = "conduit.gateway.listening";
+    /** Service property: problems. */
+    String PROP_FAILURES = "conduit.gateway.failures";
+
+    /** @return the configuration name */
+    String name();
+
+    /** @return {@code echo} or {@code relay} */
+    String kind();
+
+    /** @return the bound endpoints, in configuration order */
+    List<String> listening();
+
+    /** @return one line per problem; empty when everything is listening */
+    List<String> failures();
+}

@@ -1,0 +1,148 @@
+package io.conduit.gateway.internal;
+
+import java.net.UnixDomainSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import io.conduit.channel.Channel;
+import io.conduit.concurrent.Future;
+
+/**
+ * The listening channels of one gateway component: binds its endpoints, remembers what is listening and what failed,
+ * and closes everything (removing Unix socket files) on {@link #close()}. This is the code that moves onto
+ * {@code ManagedServer} once it exists, so a transport swap re-binds these listeners; the handlers do not change.
+ *
+ * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
+ */
+final class Listeners implements AutoCloseable {
+
+    /** How one endpoint is bound: a call of {@link Network#listen} or {@link Network#bindDatagram}. */
+    @FunctionalInterface
+    interface Binder {
+        Future<Channel> bind(GatewayUri endpoint);
+    }
+
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+
+    private final String component;
+    /** Bound channels; guarded by this. */
+    private final List<Channel> channels = new ArrayList<>();
+    /** Bound endpoints as shown to users; guarded by this. */
+    private final List<String> listening = new ArrayList<>();
+    /** One line per problem; guarded by this. */
+    private final List<String> failures = new ArrayList<>();
+    /** Guarded by this. */
+    private boolean closed;
+
+    /** @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines */
+    Listeners(String component) {
+        this.component = component;
+    }
+
+    /**
+     * Binds each endpoint in turn; a failure is logged as one WARNING line and recorded, and never stops the other
+     * endpoints. Completes when every endpoint is bound or has failed.
+     *
+     * @param endpoints what to bind
+     * @param describe  how a bound endpoint is shown (e.g. with {@code " -> upstream"})
+     * @param binder    binds one endpoint
+     * @return completes (never exceptionally) after the last endpoint's outcome is recorded
+     */
+    CompletableFuture<Void> bindAll(List<GatewayUri> endpoints, java.util.function.Function<String, String> describe,
+            Binder binder) {
+        CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
+        for (GatewayUri endpoint : endpoints) {
+            all = all.thenCompose(v -> bindOne(endpoint, describe, binder));
+        }
+        return all;
+    }
+
+    private CompletableFuture<Void> bindOne(GatewayUri endpoint, java.util.function.Function<String, String> describe,
+            Binder binder) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Future<Channel> f;
+        try {
+            if (endpoint.kind() == GatewayUri.Kind.UNIX && !endpoint.isAbstract()) {
+                UnixSocketFiles.prepareBind(endpoint.path());
+            }
+            f = binder.bind(endpoint);
+        } catch (Exception | LinkageError e) {
+            fail("cannot listen on " + endpoint + ": " + describe(e));
+            done.complete(null);
+            return done;
+        }
+        f.addListener(r -> {
+            try {
+                if (r.isSuccess()) {
+                    Channel ch = r.getNow();
+                    boolean keep;
+                    synchronized (this) {
+                        keep = !closed;
+                        if (keep) {
+                            channels.add(ch);
+                            listening.add(describe.apply(endpoint.describeBound(ch.localAddress())));
+                        }
+                    }
+                    if (!keep) {
+                        ch.close();
+                    }
+                } else {
+                    fail("cannot listen on " + endpoint + ": " + describe(r.cause()));
+                }
+            } finally {
+                done.complete(null);
+            }
+        });
+        return done;
+    }
+
+    /** @return e.g. {@code BindException: Address already in use} */
+    static String describe(Throwable t) {
+        String m = t.getMessage();
+        return m == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + m;
+    }
+
+    /** Records a configuration problem (one WARNING line). */
+    void fail(String problem) {
+        LOG.log(System.Logger.Level.WARNING, component + ": " + problem);
+        synchronized (this) {
+            failures.add(problem);
+        }
+    }
+
+    synchronized List<String> listening() {
+        return Collections.unmodifiableList(new ArrayList<>(listening));
+    }
+
+    synchronized List<String> failures() {
+        return Collections.unmodifiableList(new ArrayList<>(failures));
+    }
+
+    @Override
+    public void close() {
+        List<Channel> toClose;
+        synchronized (this) {
+            closed = true;
+            toClose = new ArrayList<>(channels);
+            channels.clear();
+            listening.clear();
+        }
+        boolean interrupted = false;
+        for (Channel ch : toClose) {
+            try {
+                ch.close().await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+            if (ch.localAddress() instanceof UnixDomainSocketAddress unix) {
+                UnixSocketFiles.remove(unix.getPath());
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.conduit.gateway.internal;
+
+import java.util.Map;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.Future;
+
+/**
+ * Where the gateway's components get their channels: listeners for their endpoints and upstream connections. The
+ * one seam between the gateway's handlers and the transport, so the listening code can move onto
+ * {@code ManagedServer} (re-binding on a transport swap) without touching the handlers.
+ *
+ * <p>Thread-safe. Futures complete on the channel's event loop.
+ */
+public interface Network {
+
+    /** @return the name of the transport the channels are made with, for log lines and the banner */
+    String transportName();
+
+    /**
+     * Listens on a stream endpoint (TCP or Unix).
+     *
+     * @param endpoint     where to listen
+     * @param childOptions options of each accepted channel
+     * @param childHandler added to each accepted channel; make it a {@link io.conduit.channel.ChannelInitializer} to
+     *                     give each connection its own handlers
+     * @return the bound server channel, or the failure (e.g. {@link java.net.BindException} "Address already in
+     *         use"), with the endpoint named in its message by the caller
+     */
+    Future<Channel> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler);
+
+    /**
+     * Binds a datagram endpoint (UDP).
+     *
+     * @param endpoint where to bind
+     * @param handler  the channel's handler
+     * @return the bound channel, or the failure
+     */
+    Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler);
+
+    /**
+     * Connects to an upstream endpoint (TCP, Unix, or UDP as a connected datagram channel).
+     *
+     * @param endpoint where to connect
+     * @param loop     the event loop of the new channel (the client side's, so both sides of a relay share it)
+     * @param options  options of the new channel, e.g. {@link ChannelOption#CONNECT_TIMEOUT_MILLIS}
+     * @param handler  the channel's handler, in place before the first read
+     * @return the connected channel, or the failure ({@link io.conduit.channel.ConnectTimeoutException},
+     *         {@link java.net.ConnectException})
+     */
+    Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
+            ChannelHandler handler);
+}

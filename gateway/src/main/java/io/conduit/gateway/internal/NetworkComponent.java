@@ -1,0 +1,111 @@
+package io.conduit.gateway.internal;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.Hashtable;
+import java.util.concurrent.TimeUnit;
+
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.Transport;
+import io.conduit.transport.TransportSelection;
+import io.conduit.transport.Transports;
+import io.conduit.transport.spi.TransportProvider;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * The gateway's {@link Network}: selects the transport ({@link Transports#selected()}, so {@code conduit.transport}
+ * and friends apply), makes one event loop group of it (one loop per core, the transport's default) and registers
+ * the network as a service with the selection as properties ({@code conduit.transport.name},
+ * {@code conduit.transport.selection}: {@link TransportSelection#explain()}), which the launcher's banner prints.
+ *
+ * <p>Transport bundles that only carry a {@code META-INF/services} registration (no OSGi service and no Service
+ * Loader Mediator in the framework) are found by scanning the installed bundles for that file, and their providers
+ * are {@linkplain Transports#register registered}; a provider already known by name is left alone.
+ */
+@Component(service = {}, immediate = true)
+public final class NetworkComponent {
+
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+    private static final String SERVICES_FILE = "META-INF/services/" + TransportProvider.class.getName();
+
+    private final EventLoopGroup group;
+    private final ServiceRegistration<Network> registration;
+
+    /** @param context this bundle's context */
+    @Activate
+    public NetworkComponent(BundleContext context) {
+        registerServiceLoaderProviders(context);
+        TransportSelection selection = Transports.selection();
+        Transport transport;
+        try {
+            transport = Transports.selected();
+            group = transport.newEventLoopGroup(0);
+        } catch (RuntimeException | LinkageError e) {
+            // SCR only logs to a LogService, which the gateway does not run: say it here, in one line.
+            LOG.log(System.Logger.Level.ERROR, "no network: " + e + "; transport selection:\n" + selection.explain());
+            throw e;
+        }
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put("conduit.transport.name", transport.name());
+        props.put("conduit.transport.selection", selection.explain());
+        registration = context.registerService(Network.class, new BootstrapNetwork(transport, group), props);
+    }
+
+    /** Withdraws the network and shuts its event loops down (bounded: a few seconds). */
+    @Deactivate
+    public void deactivate() {
+        try {
+            registration.unregister();
+        } catch (IllegalStateException alreadyGone) {
+            // the framework unregistered it
+        }
+        try {
+            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void registerServiceLoaderProviders(BundleContext context) {
+        for (Bundle b : context.getBundles()) {
+            if (b.getState() == Bundle.UNINSTALLED || b.getBundleId() == 0) {
+                continue;
+            }
+            URL file = b.getEntry(SERVICES_FILE);
+            if (file == null) {
+                continue;
+            }
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(file.openStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    int hash = line.indexOf('#');
+                    String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
+                    if (name.isEmpty()) {
+                        continue;
+                    }
+                    try {
+                        Object p = b.loadClass(name).getConstructor().newInstance();
+                        if (p instanceof TransportProvider provider) {
+                            Transports.register(provider);
+                        }
+                    } catch (ReflectiveOperationException | LinkageError e) {
+                        LOG.log(System.Logger.Level.WARNING, "transport provider " + name + " of bundle "
+                                + b.getSymbolicName() + " cannot be loaded: " + e);
+                    }
+                }
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "cannot read " + SERVICES_FILE + " of bundle "
+                        + b.getSymbolicName() + ": " + e);
+            }
+        }
+    }
+}

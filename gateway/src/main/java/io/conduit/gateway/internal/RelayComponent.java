@@ -1,0 +1,68 @@
+package io.conduit.gateway.internal;
+
+import java.util.List;
+import java.util.Map;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.channel.ChannelOption;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * A relay: one instance per factory configuration {@value RelayConfig#FACTORY_PID} (FileInstall:
+ * {@code conf/io.conduit.gateway.relay-<name>.cfg}); see {@link RelayConfig} for the properties. Stream relays
+ * (TCP/Unix in any combination) hand each accepted connection to a {@link RelayFrontendHandler}; UDP relays keep per-client sessions in a {@link UdpRelayHandler}. A malformed
+ * configuration or a listen endpoint that cannot be bound is logged as one WARNING line and shown in its
+ * {@link GatewayStatus}; other components keep running.
+ */
+@Component(name = RelayConfig.FACTORY_PID, configurationPid = RelayConfig.FACTORY_PID,
+        configurationPolicy = ConfigurationPolicy.REQUIRE, service = {}, immediate = true)
+public final class RelayComponent {
+
+    private final Listeners listeners;
+    private final ComponentStatus status;
+
+    /**
+     * @param network the gateway's network (a mandatory, static reference)
+     * @param context this bundle's context, for the status service
+     * @param props   the configuration
+     */
+    @Activate
+    public RelayComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
+        String name = GatewayConfig.name(props);
+        this.listeners = new Listeners("relay " + name);
+        this.status = new ComponentStatus(name, "relay", listeners);
+        RelayConfig config;
+        try {
+            config = RelayConfig.from(props);
+        } catch (IllegalArgumentException e) {
+            listeners.fail("bad configuration: " + e.getMessage());
+            status.publish(context);
+            return;
+        }
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), endpoint -> {
+            if (endpoint.kind().isStream()) {
+                Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
+                return network.listen(endpoint, childOptions, new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network));
+                    }
+                });
+            }
+            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network));
+        }).thenRun(() -> status.publish(context));
+    }
+
+    /** Closes the listener (connections already relayed run on until either side closes) and withdraws the status. */
+    @Deactivate
+    public void deactivate() {
+        status.withdraw();
+        listeners.close();
+    }
+}

@@ -1,0 +1,65 @@
+package io.conduit.gateway.internal;
+
+import java.util.Map;
+
+/**
+ * The validated configuration of one relay (factory PID {@value #FACTORY_PID}).
+ *
+ * <table>
+ *   <caption>Properties</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code listen}</td><td>required</td><td>where clients connect: tcp, udp or unix URI</td></tr>
+ *   <tr><td>{@code upstream}</td><td>required</td><td>where the relay connects for each client; TCP and Unix
+ *       combine freely, UDP only with UDP</td></tr>
+ *   <tr><td>{@code connect.timeout.ms}</td><td>10000</td><td>upstream connect timeout; the client is closed when
+ *       it expires</td></tr>
+ *   <tr><td>{@code write.buffer.low} / {@code write.buffer.high}</td><td>65536 / 262144</td><td>bytes queued on one
+ *       side before the relay stops reading the other side (and resumes below low): the memory bound per
+ *       direction of a connection</td></tr>
+ *   <tr><td>{@code udp.idle.timeout.ms}</td><td>60000</td><td>a UDP session without traffic either way for this
+ *       long is closed</td></tr>
+ *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
+ * </table>
+ *
+ * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
+ * @param listen             listening endpoint
+ * @param upstream           upstream endpoint
+ * @param connectTimeoutMillis upstream connect timeout in milliseconds
+ * @param writeBufferLowBytes  low water mark in bytes
+ * @param writeBufferHighBytes high water mark in bytes
+ * @param udpIdleTimeoutMillis UDP session idle expiry in milliseconds
+ * @param udpMaxSessions     most concurrent UDP sessions
+ */
+public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
+        int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions) {
+
+    /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
+    public static final String FACTORY_PID = "io.conduit.gateway.relay";
+
+    /**
+     * Validates a relay configuration.
+     *
+     * @param props the component properties
+     * @return the configuration
+     * @throws IllegalArgumentException naming the first problem found
+     */
+    public static RelayConfig from(Map<String, ?> props) {
+        String name = GatewayConfig.name(props);
+        GatewayUri listen = GatewayConfig.uri(props, "listen", "tcp://127.0.0.1:16379");
+        GatewayUri upstream = GatewayConfig.uri(props, "upstream", "tcp://127.0.0.1:6379");
+        if (listen.kind().isStream() != upstream.kind().isStream()) {
+            throw new IllegalArgumentException("cannot relay " + listen + " to " + upstream
+                    + ": stream endpoints (tcp, unix) relay to stream endpoints, udp only to udp");
+        }
+        int connectTimeout = GatewayConfig.intValue(props, "connect.timeout.ms", 10_000, 1);
+        int low = GatewayConfig.intValue(props, "write.buffer.low", 64 * 1024, 0);
+        int high = GatewayConfig.intValue(props, "write.buffer.high", 256 * 1024, 1);
+        if (low > high) {
+            throw new IllegalArgumentException("'write.buffer.low' = " + low + " is above 'write.buffer.high' = "
+                    + high);
+        }
+        int idle = GatewayConfig.intValue(props, "udp.idle.timeout.ms", 60_000, 1);
+        int maxSessions = GatewayConfig.intValue(props, "udp.max.sessions", 1024, 1);
+        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions);
+    }
+}

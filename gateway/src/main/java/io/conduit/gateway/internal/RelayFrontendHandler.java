@@ -1,0 +1,145 @@
+package io.conduit.gateway.internal;
+
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.ReferenceCounted;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.InputShutdownEvent;
+import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.concurrent.Future;
+
+/**
+ * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
+ * event loop, then puts a {@link RelayHandler} on each side and starts reading both.
+ *
+ * <p>What the client sends while the upstream connect is pending is kept here and written upstream first, in order;
+ * once it exceeds {@code write.buffer.high} bytes, reading of the client pauses until the upstream is there, so
+ * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
+ * input itself, and with it about a third of relayed connections never read again after the first delivery —
+ * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client is closed and one line is logged.
+ * When the client goes away while connecting, the connect is cancelled. Not sharable (one per connection).
+ */
+public final class RelayFrontendHandler implements ChannelHandler {
+
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+
+    private final RelayConfig config;
+    private final Network network;
+    /** The pending upstream connect; loop-confined. */
+    private Future<Channel> connecting;
+    /** Client input that arrived before the upstream was connected; loop-confined. */
+    private final ArrayDeque<Object> early = new ArrayDeque<>();
+    /** Bytes in {@link #early}; loop-confined. */
+    private long earlyBytes;
+    /** The client half-closed before the upstream was connected; loop-confined. */
+    private boolean earlyEndOfInput;
+
+    /**
+     * @param config  the relay's configuration
+     * @param network where the upstream channel comes from
+     */
+    public RelayFrontendHandler(RelayConfig config, Network network) {
+        this.config = config;
+        this.network = network;
+    }
+
+    /** @return options of both sides of a relayed connection: half-closure, water marks, connect timeout */
+    static Map<ChannelOption<?>, Object> connectionOptions(RelayConfig config) {
+        Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
+        options.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
+        options.put(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
+        return options;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        Channel client = ctx.channel();
+        Map<ChannelOption<?>, Object> options = connectionOptions(config);
+        options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
+        Future<Channel> f;
+        try {
+            f = network.connect(config.upstream(), client.eventLoop(), options, new RelayHandler(client));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": cannot connect to " + config.upstream()
+                    + ": " + e.getMessage() + "; closing client " + client.remoteAddress());
+            client.close();
+            return;
+        }
+        connecting = f;
+        f.addListener(done -> {
+            connecting = null;
+            if (done.isSuccess()) {
+                Channel upstream = done.getNow();
+                if (!client.isActive()) {
+                    upstream.close();
+                    return;
+                }
+                Object m;
+                while ((m = early.poll()) != null) {
+                    upstream.write(m);
+                }
+                earlyBytes = 0;
+                upstream.flush();
+                ctx.pipeline().replace(ctx.name(), "relay", new RelayHandler(upstream));
+                if (earlyEndOfInput) {
+                    Streams.shutdownOutputAfterFlush(upstream);
+                }
+                if (!client.config().isAutoRead() && upstream.isWritable()) {
+                    Streams.resumeReading(client);
+                }
+            } else if (!done.isCancelled()) {
+                LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": upstream " + config.upstream()
+                        + " unreachable (" + done.cause() + "); closed client " + client.remoteAddress());
+                client.close();
+            }
+        });
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        early.add(msg);
+        if (msg instanceof Buffer b) {
+            earlyBytes += b.readableBytes();
+        }
+        if (earlyBytes > config.writeBufferHighBytes()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof InputShutdownEvent) {
+            earlyEndOfInput = true; // forwarded once the upstream is there
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Object m;
+        while ((m = early.poll()) != null) {
+            ReferenceCounted.safeRelease(m);
+        }
+        Future<Channel> f = connecting;
+        if (f != null) {
+            connecting = null;
+            f.cancel(false);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": closing " + ctx.channel() + " after "
+                + cause);
+        ctx.close();
+    }
+}

@@ -1,0 +1,312 @@
+package io.conduit.gateway.launcher;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.launch.FrameworkFactory;
+
+/**
+ * The gateway launcher ({@code bin/conduit-gateway}): starts an embedded OSGi framework (Apache Felix, found with
+ * {@link ServiceLoader} as the OSGi core specification's {@link FrameworkFactory}), installs and starts every bundle
+ * of {@code <home>/bundles}, lets Felix FileInstall feed {@code <home>/conf} to Configuration Admin, prints one banner
+ * (the selected transport and why, then every listening endpoint and every configuration problem), and runs until
+ * the framework stops (Ctrl-C, {@code stop 0} in the shell, or SIGTERM).
+ *
+ * <p>Options: {@code --no-shell} (no interactive Gogo shell; also implied when standard input is not a terminal),
+ * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
+ * the system property {@code conduit.gateway.home}, which the script sets; without it, the parent of the directory
+ * holding the launcher's jar.
+ *
+ * <p>Lives in the gateway jar, which is also a bundle: inside the framework this package is never loaded.
+ */
+public final class Main {
+
+    /** Service interface name of the gateway components' status services (no class of the bundle is needed). */
+    static final String STATUS_SERVICE = "io.conduit.gateway.internal.GatewayStatus";
+    /** Service interface name of the gateway's network (carries the transport selection as properties). */
+    static final String NETWORK_SERVICE = "io.conduit.gateway.internal.Network";
+    /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
+    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)-.+\\.(cfg|config)");
+
+    private final Path home;
+    private final Path conf;
+    private final boolean shell;
+    private final long bannerTimeoutMillis;
+    private final PrintStream out;
+
+    Main(Path home, Path conf, boolean shell, long bannerTimeoutMillis, PrintStream out) {
+        this.home = home;
+        this.conf = conf;
+        this.shell = shell;
+        this.bannerTimeoutMillis = bannerTimeoutMillis;
+        this.out = out;
+    }
+
+    /**
+     * Entry point.
+     *
+     * @param args see the class comment
+     */
+    public static void main(String[] args) throws Exception {
+        // One line per log record (before java.util.logging initialises), for System.Logger output of the bundles.
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tF %1$tT %4$s %3$s: %5$s%6$s%n");
+        }
+        boolean shell = System.console() != null;
+        Path conf = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--no-shell":
+                    shell = false;
+                    break;
+                case "--conf":
+                    if (i + 1 >= args.length) {
+                        usage("--conf needs a directory");
+                    }
+                    conf = Path.of(args[++i]);
+                    break;
+                case "-h":
+                case "--help":
+                    usage(null);
+                    break;
+                default:
+                    usage("unknown option '" + args[i] + "'");
+            }
+        }
+        Path home = home();
+        if (conf == null) {
+            conf = home.resolve("conf");
+        }
+        if (!Files.isDirectory(conf)) {
+            System.err.println("conduit-gateway: configuration directory " + conf + " does not exist");
+            System.exit(2);
+        }
+        long timeout = Long.getLong("conduit.gateway.bannerTimeoutMillis", 15_000L);
+        int rc = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out).run();
+        System.exit(rc);
+    }
+
+    private static void usage(String error) {
+        PrintStream s = error == null ? System.out : System.err;
+        if (error != null) {
+            s.println("conduit-gateway: " + error);
+        }
+        s.println("usage: conduit-gateway [--no-shell] [--conf DIR]");
+        s.println("  --no-shell  run without the interactive Gogo shell (implied when stdin is not a terminal)");
+        s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
+        s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR");
+        System.exit(error == null ? 0 : 2);
+    }
+
+    private static Path home() {
+        String h = System.getProperty("conduit.gateway.home");
+        if (h != null && !h.isBlank()) {
+            return Path.of(h).toAbsolutePath().normalize();
+        }
+        try {
+            Path jar = Path.of(Main.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.getParent().getParent().toAbsolutePath().normalize();
+        } catch (Exception e) {
+            return Path.of("").toAbsolutePath();
+        }
+    }
+
+    /** Starts the framework, prints the banner and waits for the framework to stop; returns the exit code. */
+    int run() throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put(Constants.FRAMEWORK_STORAGE, home.resolve("data").resolve("felix-cache").toString());
+        props.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        props.put("conduit.gateway.home", home.toString());
+        props.put("felix.fileinstall.dir", conf.toString());
+        props.put("felix.fileinstall.filter", ".*\\.(cfg|config)");
+        props.put("felix.fileinstall.noInitialDelay", "true");
+        props.put("felix.fileinstall.poll", "1000");
+        props.put("felix.fileinstall.enableConfigSave", "false");
+        props.put("felix.fileinstall.log.level", "2"); // warnings
+        props.put("ds.loglevel", "warn"); // Felix SCR: component activation failures on standard output
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (key.startsWith("conduit.")) {
+                props.putIfAbsent(key, System.getProperty(key));
+            }
+        }
+
+        FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class, Main.class.getClassLoader()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no OSGi framework on the class path (lib/"
+                        + "org.apache.felix.framework.jar missing?)"));
+        Framework framework = factory.newFramework(props);
+        framework.init();
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(framework), "conduit-gateway-shutdown"));
+        BundleContext context = framework.getBundleContext();
+        List<Bundle> installed = installBundles(context, home.resolve("bundles"));
+        framework.start();
+        for (Bundle b : installed) {
+            if (b.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
+                continue;
+            }
+            if (!shell && "org.apache.felix.gogo.jline".equals(b.getSymbolicName())) {
+                continue; // the interactive shell needs a terminal; commands stay registered with the Gogo runtime
+            }
+            try {
+                b.start();
+            } catch (BundleException e) {
+                System.err.println("conduit-gateway: bundle " + b.getSymbolicName() + " did not start: "
+                        + e.getMessage());
+            }
+        }
+        printBanner(context);
+        framework.waitForStop(0);
+        return 0;
+    }
+
+    private static List<Bundle> installBundles(BundleContext context, Path dir) throws IOException {
+        List<Path> jars = new ArrayList<>();
+        try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*.jar")) {
+            s.forEach(jars::add);
+        }
+        jars.sort(null);
+        List<Bundle> bundles = new ArrayList<>();
+        for (Path jar : jars) {
+            try {
+                bundles.add(context.installBundle(jar.toUri().toString()));
+            } catch (BundleException e) {
+                System.err.println("conduit-gateway: cannot install " + jar.getFileName() + ": " + e.getMessage());
+            }
+        }
+        return bundles;
+    }
+
+    /** Waits until every component configuration in the conf directory has published its status, then prints. */
+    private void printBanner(BundleContext context) throws InterruptedException, InvalidSyntaxException {
+        int expected = countComponentConfigs();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bannerTimeoutMillis);
+        ServiceReference<?>[] statuses;
+        ServiceReference<?> network;
+        while (true) {
+            // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
+            // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
+            statuses = context.getAllServiceReferences(STATUS_SERVICE, null);
+            ServiceReference<?>[] networks = context.getAllServiceReferences(NETWORK_SERVICE, null);
+            network = networks == null ? null : networks[0];
+            int have = statuses == null ? 0 : statuses.length;
+            if ((network != null && have >= expected) || System.nanoTime() - deadline > 0) {
+                break;
+            }
+            Thread.sleep(50);
+        }
+        StringBuilder b = new StringBuilder();
+        Bundle gateway = null;
+        for (Bundle x : context.getBundles()) {
+            if ("io.conduit.gateway".equals(x.getSymbolicName())) {
+                gateway = x;
+            }
+        }
+        b.append("Conduit gateway ").append(gateway != null ? gateway.getVersion() : "?").append(" on Java ")
+                .append(System.getProperty("java.version")).append(", home ").append(home).append('\n');
+        if (network != null) {
+            b.append("transport: ").append(network.getProperty("conduit.transport.name")).append('\n');
+            Object explain = network.getProperty("conduit.transport.selection");
+            if (explain != null) {
+                for (String line : explain.toString().split("\n")) {
+                    b.append("  ").append(line).append('\n');
+                }
+            }
+        } else {
+            b.append("transport: none - the gateway's network did not start (is a transport bundle in bundles/? "
+                    + "see the log above)\n");
+        }
+        int listening = 0;
+        int problems = 0;
+        List<String> lines = new ArrayList<>();
+        if (statuses != null) {
+            for (ServiceReference<?> r : statuses) {
+                String kind = String.valueOf(r.getProperty("conduit.gateway.kind"));
+                String name = String.valueOf(r.getProperty("conduit.gateway.name"));
+                for (String l : strings(r.getProperty("conduit.gateway.listening"))) {
+                    lines.add(String.format(Locale.ROOT, "  listening %-5s %s  (%s)", kind, l, name));
+                    listening++;
+                }
+                for (String f : strings(r.getProperty("conduit.gateway.failures"))) {
+                    lines.add(String.format(Locale.ROOT, "  FAILED    %-5s %s  (%s)", kind, f, name));
+                    problems++;
+                }
+            }
+        }
+        lines.sort(null);
+        lines.forEach(l -> b.append(l).append('\n'));
+        int have = statuses == null ? 0 : statuses.length;
+        if (have < expected || network == null) {
+            for (Bundle x : context.getBundles()) {
+                if (x.getState() != Bundle.ACTIVE && x.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                    b.append("  bundle ").append(x.getSymbolicName()).append(" is not active (state ")
+                            .append(stateName(x.getState())).append(")\n");
+                }
+            }
+        }
+        if (have < expected) {
+            b.append("  ").append(expected - have).append(" of ").append(expected)
+                    .append(" component configurations did not report within ").append(bannerTimeoutMillis)
+                    .append(" ms (see the log)\n");
+        }
+        b.append("Ready: ").append(listening).append(" endpoint(s) listening, ").append(problems)
+                .append(" problem(s); configuration in ").append(conf).append(shell ? "" : "; stop with Ctrl-C");
+        out.println(b);
+        out.flush();
+    }
+
+    private static String stateName(int state) {
+        switch (state) {
+            case Bundle.INSTALLED:
+                return "INSTALLED: not resolved";
+            case Bundle.RESOLVED:
+                return "RESOLVED: not started";
+            case Bundle.STARTING:
+                return "STARTING";
+            case Bundle.STOPPING:
+                return "STOPPING";
+            default:
+                return String.valueOf(state);
+        }
+    }
+
+    private static String[] strings(Object v) {
+        if (v instanceof String[] a) {
+            return a;
+        }
+        return v == null ? new String[0] : new String[] {v.toString()};
+    }
+
+    private int countComponentConfigs() {
+        File[] files = conf.toFile().listFiles((d, n) -> COMPONENT_CONFIG.matcher(n).matches());
+        return files == null ? 0 : files.length;
+    }
+
+    private static void stop(Framework framework) {
+        try {
+            if ((framework.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
+                framework.stop();
+                framework.waitForStop(10_000);
+            }
+        } catch (Exception e) {
+            System.err.println("conduit-gateway: stopping the framework failed: " + e);
+        }
+    }
+}

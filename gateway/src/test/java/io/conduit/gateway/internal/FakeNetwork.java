@@ -1,0 +1,56 @@
+package io.conduit.gateway.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.Future;
+import io.conduit.concurrent.Promise;
+
+/** A {@link Network} whose connects make {@link TestDuplexChannel}s, completed when the test says so. */
+class FakeNetwork implements Network {
+
+    record Connect(GatewayUri endpoint, Map<ChannelOption<?>, Object> options, ChannelHandler handler,
+            Promise<Channel> promise) {
+    }
+
+    final List<Connect> connects = new ArrayList<>();
+    private final EmbeddedChannel promiseMaker = new EmbeddedChannel();
+
+    @Override
+    public String transportName() {
+        return "fake";
+    }
+
+    @Override
+    public Future<Channel> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
+            ChannelHandler childHandler) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
+            ChannelHandler handler) {
+        Promise<Channel> p = promiseMaker.eventLoop().newPromise();
+        connects.add(new Connect(endpoint, Map.copyOf(options), handler, p));
+        return p;
+    }
+
+    /** Completes connect {@code i} with a new channel carrying the handler it was given. */
+    TestDuplexChannel succeed(int i) {
+        Connect c = connects.get(i);
+        TestDuplexChannel ch = new TestDuplexChannel(c.handler());
+        c.promise().setSuccess(ch);
+        return ch;
+    }
+}

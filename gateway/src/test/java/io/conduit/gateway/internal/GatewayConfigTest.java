@@ -1,0 +1,83 @@
+package io.conduit.gateway.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+class GatewayConfigTest {
+
+    @Test
+    void relayConfigurationWithDefaults() {
+        RelayConfig c = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:16379", "upstream", "unix:/run/redis.sock",
+                "felix.fileinstall.filename", "file:/opt/gw/conf/io.conduit.gateway.relay-redis.cfg"));
+        assertEquals("io.conduit.gateway.relay-redis.cfg", c.name());
+        assertEquals(GatewayUri.Kind.UNIX, c.upstream().kind());
+        assertEquals(10_000, c.connectTimeoutMillis());
+        assertEquals(64 * 1024, c.writeBufferLowBytes());
+        assertEquals(256 * 1024, c.writeBufferHighBytes());
+        assertEquals(60_000, c.udpIdleTimeoutMillis());
+        assertEquals(1024, c.udpMaxSessions());
+    }
+
+    @Test
+    void relayConfigurationReadsStringsAndNumbers() {
+        RelayConfig c = RelayConfig.from(Map.of("listen", "udp://127.0.0.1:5353", "upstream", "udp://127.0.0.1:53",
+                "connect.timeout.ms", "250", "udp.idle.timeout.ms", 1000, "udp.max.sessions", 2L,
+                "service.pid", "io.conduit.gateway.relay~dns"));
+        assertEquals("io.conduit.gateway.relay~dns", c.name());
+        assertEquals(250, c.connectTimeoutMillis());
+        assertEquals(1000, c.udpIdleTimeoutMillis());
+        assertEquals(2, c.udpMaxSessions());
+    }
+
+    @Test
+    void missingUpstreamIsOneClearMessage() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:1")));
+        assertEquals("missing 'upstream' (e.g. upstream = tcp://127.0.0.1:6379)", e.getMessage());
+    }
+
+    @Test
+    void malformedValuesNameTheProperty() {
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:x", "upstream", "tcp://127.0.0.1:1"),
+                "'listen' \"tcp://127.0.0.1:x\": port 'x' is not a number");
+        assertMessage(Map.of("listen", "udp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:1"),
+                "stream endpoints (tcp, unix) relay to stream endpoints, udp only to udp");
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:2", "connect.timeout.ms",
+                "soon"), "'connect.timeout.ms' = 'soon' is not a whole number");
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:2", "connect.timeout.ms",
+                "0"), "out of range 1..");
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:2", "write.buffer.low",
+                "9", "write.buffer.high", "8"), "'write.buffer.low' = 9 is above 'write.buffer.high' = 8");
+    }
+
+    @Test
+    void echoListensOnAListInAnyForm() {
+        List<GatewayUri> fromString = EchoConfig.from(Map.of("listen",
+                "tcp://127.0.0.1:7007, udp://127.0.0.1:7007\n unix:/tmp/e.sock")).listen();
+        assertEquals(3, fromString.size());
+        assertEquals("unix:/tmp/e.sock", fromString.get(2).toString());
+        assertEquals(2, EchoConfig.from(Map.of("listen", new String[] {"tcp://127.0.0.1:1", "udp://127.0.0.1:1"}))
+                .listen().size());
+        assertEquals(1, EchoConfig.from(Map.of("listen", List.of("tcp://127.0.0.1:1"))).listen().size());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EchoConfig.from(Map.of()));
+        assertTrue(e.getMessage().startsWith("missing 'listen'"), e.getMessage());
+    }
+
+    @Test
+    void booleansAreStrict() {
+        assertEquals(true, GatewayConfig.boolValue(Map.of("k", "TRUE"), "k", false));
+        assertEquals(false, GatewayConfig.boolValue(Map.of(), "k", false));
+        assertThrows(IllegalArgumentException.class, () -> GatewayConfig.boolValue(Map.of("k", "yes"), "k", false));
+    }
+
+    private static void assertMessage(Map<String, ?> props, String expected) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RelayConfig.from(props));
+        assertTrue(e.getMessage().contains(expected), () -> e.getMessage());
+    }
+}

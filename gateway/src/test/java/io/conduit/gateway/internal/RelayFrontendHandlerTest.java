@@ -1,0 +1,100 @@
+package io.conduit.gateway.internal;
+
+import static io.conduit.gateway.internal.EchoHandlerTest.bytes;
+import static io.conduit.gateway.internal.EchoHandlerTest.text;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ConnectTimeoutException;
+import io.conduit.channel.WriteBufferWaterMark;
+import org.junit.jupiter.api.Test;
+
+class RelayFrontendHandlerTest {
+
+    private static final RelayConfig CONFIG = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream",
+            "unix:/tmp/upstream.sock", "connect.timeout.ms", "1500", "write.buffer.low", "1000",
+            "write.buffer.high", "2000"));
+
+    @Test
+    void connectsUpstreamWithTheConfiguredOptionsThenRelays() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+
+        assertEquals(1, net.connects.size());
+        FakeNetwork.Connect c = net.connects.get(0);
+        assertEquals(CONFIG.upstream(), c.endpoint());
+        assertEquals(1500, c.options().get(ChannelOption.CONNECT_TIMEOUT_MILLIS));
+        assertEquals(Boolean.TRUE, c.options().get(ChannelOption.ALLOW_HALF_CLOSURE));
+        assertEquals(new WriteBufferWaterMark(1000, 2000), c.options().get(ChannelOption.WRITE_BUFFER_WATER_MARK));
+        client.writeInbound(bytes("early "), bytes("bird"));
+        assertNull(client.readInbound(), "early input is held, not dropped");
+
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        assertEquals("early ", text(upstream.readOutbound()), "early input goes upstream first, in order");
+        assertEquals("bird", text(upstream.readOutbound()));
+        assertTrue(client.config().isAutoRead());
+        assertNotNull(client.pipeline().get("relay"));
+
+        client.writeInbound(bytes("ping"));
+        assertEquals("ping", text(upstream.readOutbound()));
+        upstream.writeInbound(bytes("pong"));
+        assertEquals("pong", text(client.readOutbound()));
+    }
+
+    @Test
+    void earlyInputBeyondTheHighWaterMarkPausesTheClientUntilConnected() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        client.writeInbound(bytes("x".repeat(1500)));
+        assertTrue(client.config().isAutoRead());
+        client.writeInbound(bytes("y".repeat(1000)));
+        assertFalse(client.config().isAutoRead(), "2500 early bytes > write.buffer.high 2000");
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        assertTrue(client.config().isAutoRead(), "reading resumes once the upstream took the early input");
+        assertEquals(1500, upstream.<io.conduit.buffer.Buffer>readOutbound().readableBytes());
+        upstream.finishAndReleaseAll();
+    }
+
+    @Test
+    void endOfInputBeforeTheUpstreamIsThereIsForwardedAfterTheEarlyBytes() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        client.writeInbound(bytes("GET /"));
+        client.receiveEof();
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        assertTrue(upstream.isOutputShutdown());
+        assertEquals(1, upstream.flushedAtOutputShutdown, "FIN after the early bytes");
+        assertEquals("GET /", text(upstream.readOutbound()));
+    }
+
+    @Test
+    void unreachableUpstreamClosesTheClient() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        net.connects.get(0).promise().setFailure(new ConnectTimeoutException("connect timed out after 1500 ms"));
+        client.runPendingTasks();
+        assertFalse(client.isOpen());
+    }
+
+    @Test
+    void clientLeavingWhileConnectingCancelsTheConnect() {
+        FakeNetwork net = new FakeNetwork();
+        TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net));
+        io.conduit.buffer.Buffer early = bytes("never sent");
+        client.writeInbound(early);
+        client.close();
+        client.runPendingTasks();
+        assertTrue(net.connects.get(0).promise().isCancelled());
+        assertEquals(0, early.refCnt(), "held early input released");
+        assertNull(client.readOutbound());
+    }
+}

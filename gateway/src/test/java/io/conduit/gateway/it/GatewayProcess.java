@@ -1,0 +1,96 @@
+package io.conduit.gateway.it;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The gateway distribution ({@code bin/conduit-gateway --no-shell}) run as a child process, for the real-client tests:
+ * waits for the banner's {@code Ready:} line, keeps the output for failure messages, stops the process (SIGTERM,
+ * then forcibly after 10 s) on {@link #close()}.
+ */
+final class GatewayProcess implements AutoCloseable {
+
+    private final Process process;
+    private final StringBuffer output = new StringBuffer();
+    private final CountDownLatch ready = new CountDownLatch(1);
+
+    private GatewayProcess(Process process) {
+        this.process = process;
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    output.append(line).append('\n');
+                    if (line.startsWith("Ready:")) {
+                        ready.countDown();
+                    }
+                }
+            } catch (IOException ignored) {
+                // process gone
+            } finally {
+                ready.countDown();
+            }
+        }, "gateway-output");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /** The assembled distribution directory (set by the build; {@code target/conduit-gateway-<version>}). */
+    static Path distribution() {
+        String d = System.getProperty("conduit.gateway.dist");
+        if (d == null) {
+            throw new IllegalStateException("system property conduit.gateway.dist is not set: run through Maven "
+                    + "(mvn -pl gateway verify), which assembles the distribution first");
+        }
+        Path p = Path.of(d);
+        if (!Files.isExecutable(p.resolve("bin/conduit-gateway"))) {
+            throw new IllegalStateException(p + "/bin/conduit-gateway is missing: the distribution was not assembled");
+        }
+        return p;
+    }
+
+    /**
+     * Starts the gateway and waits (at most 60 s) for its banner.
+     *
+     * @param conf configuration directory, or {@code null} for the distribution's default {@code conf/}
+     */
+    static GatewayProcess start(Path conf) throws IOException, InterruptedException {
+        Path dist = distribution();
+        List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/conduit-gateway").toString(), "--no-shell"));
+        if (conf != null) {
+            cmd.add("--conf");
+            cmd.add(conf.toString());
+        }
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.PIPE);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        GatewayProcess g = new GatewayProcess(pb.start());
+        if (!g.ready.await(60, TimeUnit.SECONDS) || !g.process.isAlive()) {
+            String out = g.output();
+            g.close();
+            throw new IllegalStateException("gateway did not print its banner within 60 s; output:\n" + out);
+        }
+        return g;
+    }
+
+    String output() {
+        return output.toString();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.conduit.gateway.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+/** Finds external tools on the PATH (never installs anything) and free loopback ports. */
+final class Tools {
+
+    private Tools() {
+    }
+
+    /** Skips the calling test, with the reason printed, when {@code tool} is not on the PATH. */
+    static Path require(String tool, String aptPackage) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+            Path p = Path.of(dir, tool);
+            if (Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        String reason = "SKIPPED: '" + tool + "' is not on the PATH (apt-get install " + aptPackage
+                + "; .ci/run installs it)";
+        System.out.println(reason);
+        Assumptions.assumeTrue(false, reason);
+        return null;
+    }
+
+    static int freeTcpPort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    static int freeUdpPort() throws IOException {
+        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Runs a command to completion (bounded), returning its combined output; fails on timeout. */
+    static String run(List<String> cmd, long timeoutSeconds) throws IOException, InterruptedException {
+        Path log = Files.createTempFile("conduit-it-", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                throw new AssertionError(cmd + " did not finish in " + timeoutSeconds + " s; output:\n"
+                        + Files.readString(log));
+            }
+            return "exit " + p.exitValue() + "\n" + Files.readString(log);
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+}
