@@ -6,6 +6,9 @@
  */
 module io.conduit.epoll {
     requires io.conduit.api;
+    // OSGi only: Declarative Services registration (EpollProviderComponent is loaded only by SCR).
+    requires static org.osgi.service.component.annotations;
+    requires static org.osgi.framework;
 
     provides io.conduit.transport.spi.TransportProvider with io.conduit.epoll.EpollTransportProvider;
 }
