@@ -422,7 +422,9 @@ public final class LoadBenchmark {
         }
         double v = value.get();
         boolean ok = atLeast ? v >= limit : v <= limit;
-        return what + ": " + format(v) + unit + (ok ? " MET" : " MISSED");
+        // Ratios with three decimals, so that a 0.9995 that misses a 1.0 target does not print as "1.00".
+        String shown = unit.equals("×") ? String.format(Locale.ROOT, "%.3f", v) : format(v);
+        return what + ": " + shown + unit + (ok ? " MET" : " MISSED");
     }
 
     private String cell(String name, String metric, boolean withRatio) {
