@@ -121,10 +121,12 @@ class KarafFeatureTest {
                     "feature:repo-add / feature:install failed:\n" + repoAdd + logTail(karaf));
 
             // The API bundle's commands are plain services: Karaf's shell picks them up once the bundle started.
+            // Karaf's batch mode (-b) does not print a command's returned value (the console does), so the text
+            // goes through "| cat".
             String transports = "";
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (System.nanoTime() < deadline && !NIO_AVAILABLE.matcher(transports).find()) {
-                transports = client(karaf, work, env, sshPort, "conduit:transports\n");
+                transports = client(karaf, work, env, sshPort, "conduit:transports | cat\n");
             }
             String bundles = client(karaf, work, env, sshPort, "bundle:list -s\n");
             System.out.println("--- Karaf " + karaf.getFileName() + " on " + jdk17 + ": conduit:transports\n" + transports
