@@ -41,7 +41,6 @@ import org.junit.jupiter.api.Timeout;
 class KarafFeatureTest {
 
     private static final Pattern NIO_AVAILABLE = Pattern.compile("(?m)^[* ] nio\\s+java\\s+\\d+\\s+yes");
-    private static final Pattern NIO_SELECTED = Pattern.compile("(?m)^\\* nio\\s+java\\s+\\d+\\s+yes");
     private static final Pattern EPOLL_SELECTED = Pattern.compile("(?m)^\\* epoll\\s+native\\s+\\d+\\s+yes");
 
     @Test
@@ -142,15 +141,9 @@ class KarafFeatureTest {
                 assertTrue(Pattern.compile("(?m)\\bResolved\\b.*\\b" + Pattern.quote(fragment) + "$").matcher(bundles)
                         .find(), fragment + " must be a Resolved fragment:\n" + bundles);
             }
-            Path epollJar = Path.of(ItestFiles.required("conduit.itest.epollJar"));
-            if (JpmsModulePathTest.containsEntryEndingWith(epollJar, "EpollTransportProvider.class")) {
-                // Its library must load from the x86_64 fragment inside Karaf, and auto must prefer it.
-                assertTrue(EPOLL_SELECTED.matcher(transports).find(), "epoll must be available and selected:\n"
-                        + transports + logTail(karaf));
-            } else {
-                // Until the epoll bundle registers a provider, nio is all there is.
-                assertTrue(NIO_SELECTED.matcher(transports).find(), "nio must be selected:\n" + transports);
-            }
+            // epoll's library loaded from this machine's fragment inside Karaf, and auto prefers it.
+            assertTrue(EPOLL_SELECTED.matcher(transports).find(), "epoll must be available and selected:\n"
+                    + transports + logTail(karaf));
 
             String stop = run(karaf, env, 30, karaf.resolve("bin/stop").toString());
             assertTrue(server.waitFor(30, TimeUnit.SECONDS), "Karaf did not stop within 30 s of bin/stop: " + stop);
