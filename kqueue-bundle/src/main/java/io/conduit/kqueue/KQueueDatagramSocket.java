@@ -64,6 +64,18 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
 
     @Override
     public boolean send(ByteBuffer src, SocketAddress target) throws IOException {
+        SocketAddress connectedTo = remote; // checked first: a refused datagram costs no copy
+        if (target != null) {
+            AddressErrors.check(target, kind());
+            if (connected && !connectedTo.equals(target)) {
+                throw AddressErrors.sendToOther(connectedTo, target);
+            }
+            if (connected) {
+                target = null; // to the peer: send(2)
+            }
+        } else if (!connected) {
+            throw AddressErrors.noRecipient();
+        }
         int length = src.remaining();
         long address = addressAtPosition(src);
         if (address == 0) {
@@ -75,18 +87,6 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
             }
             scratch.buffer().put(0, src, src.position(), length);
             address = scratch.address();
-        }
-        SocketAddress connectedTo = remote;
-        if (target != null) {
-            AddressErrors.check(target, kind());
-            if (connected && !connectedTo.equals(target)) {
-                throw AddressErrors.sendToOther(connectedTo, target);
-            }
-            if (connected) {
-                target = null; // to the peer: send(2)
-            }
-        } else if (!connected) {
-            throw AddressErrors.noRecipient();
         }
         int n;
         if (target == null) {
