@@ -101,7 +101,7 @@ public abstract class AbstractIoChannel implements Channel {
     private final Channel parent;
     private final IoChannelConfig config;
     private final ChannelPipeline pipeline;
-    private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+    private final DefaultPromise<Void> closeFuture = new CloseFuture();
     private final OutboundBuffer outbound;
     private final RecvSizer recvSizer = new RecvSizer();
     private final Events events = new Events();
@@ -1503,6 +1503,24 @@ public abstract class AbstractIoChannel implements Channel {
         public void flush() {
             outbound.addFlush();
             flush0();
+        }
+    }
+
+    /**
+     * The close future, bound to the channel's event loop as soon as the channel has one: its listeners run on
+     * the loop, and {@code sync()}/{@code await()}/{@code get()} called on the loop thread throw
+     * {@link io.conduit.concurrent.BlockingOperationException} instead of dead-locking (the loop is the thread
+     * that would complete it). An accepted channel has no loop until it is given one; until then listeners run
+     * on the completing thread and waiting is not checked.
+     */
+    private final class CloseFuture extends DefaultPromise<Void> {
+        CloseFuture() {
+            super(null);
+        }
+
+        @Override
+        public io.conduit.concurrent.EventExecutor executor() {
+            return loop;
         }
     }
 
