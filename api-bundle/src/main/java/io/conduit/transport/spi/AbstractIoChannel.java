@@ -1119,11 +1119,26 @@ public abstract class AbstractIoChannel implements Channel {
                         : kind == Kind.STREAM ? "a Buffer or a FileRegion" : "nothing to a server channel");
     }
 
+    /**
+     * Writes the flushed part of the outbound buffer. Loop thread.
+     *
+     * <p><b>Invariant</b> (checked after every {@link #doWrite()}, whichever way it ended): when a flush returns on
+     * an open channel, either the flushed part is empty, or write interest ({@code OP_WRITE}) is on, or a
+     * continuation task is scheduled. Otherwise flushed data would wait for an event that never comes.
+     *
+     * <p><b>Re-entrance</b>: {@code doWrite} fires events (writability changes, write promises completing) whose
+     * handlers may write and flush into this channel again, e.g. a relay whose writability turns auto-read of
+     * the other channel on, which delivers that channel's held input at once and writes it here. Such a nested
+     * flush does not write itself (see {@code flushing}); the outer flush writes it with its remaining spins, and
+     * after {@code doWrite} returned the invariant is re-established for whatever is left (write readiness or a
+     * continuation), whichever exit {@code doWrite} took.
+     */
     private void flush0() {
-        if (flushing || outbound.isFlushedEmpty()) {
-            if (outbound.isFlushedEmpty()) {
-                setInterest(IoSocket.OP_WRITE, false);
-            }
+        if (flushing) {
+            return; // nested in doWrite: the outer flush takes care of it (see the invariant above)
+        }
+        if (outbound.isFlushedEmpty()) {
+            setInterest(IoSocket.OP_WRITE, false);
             return;
         }
         if (!open) {
@@ -1150,6 +1165,9 @@ public abstract class AbstractIoChannel implements Channel {
             }
         } finally {
             flushing = false;
+        }
+        if (open && !outbound.isFlushedEmpty() && (interestOps & IoSocket.OP_WRITE) == 0) {
+            scheduleContinuation(); // the invariant above: something must resume the flushed rest
         }
         if (shutdownOutputPromise != null && outbound.isFlushedEmpty() && open) {
             Promise<Void> p = shutdownOutputPromise;

@@ -294,6 +294,41 @@ class AbstractIoChannelTest {
         ch.closeFuture().sync();
     }
 
+    @Test
+    void dataWrittenAndFlushedFromAWritabilityEventInsideTheWriteLoopIsWrittenToo() throws Exception {
+        channel.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(20, 50));
+        channel.config().setOption(ChannelOption.WRITE_SPIN_COUNT, 3);
+        List<Future<Void>> nested = Collections.synchronizedList(new ArrayList<>());
+        channel.pipeline().addFirst("nested-writer", new ChannelHandler() {
+            private int rounds; // loop-confined
+
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                // fired from inside the write loop when the pending bytes drop below the low water mark
+                if (ctx.channel().isWritable() && rounds++ < 5) {
+                    nested.add(ctx.channel().writeAndFlush(ctx.alloc().buffer(60).writeBytes(bytes(60, rounds))));
+                }
+                ctx.fireChannelWritabilityChanged();
+            }
+        });
+        Future<Void>[] first = new Future[1];
+        onLoop(() -> first[0] = channel.writeAndFlush(channel.alloc().buffer(60).writeBytes(bytes(60, 0))));
+        first[0].sync();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (nested.size() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertEquals(5, nested.size(), "five nested writes: " + events);
+        for (Future<Void> f : nested) {
+            assertTrue(f.await(5, TimeUnit.SECONDS), "a nested write was never written: " + f);
+            assertTrue(f.isSuccess(), String.valueOf(f.cause()));
+        }
+        onLoop(() -> {
+            assertEquals(6 * 60, socket.written.size());
+            assertEquals(0, socket.interest & IoSocket.OP_WRITE);
+        });
+    }
+
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
         throw (E) t;
