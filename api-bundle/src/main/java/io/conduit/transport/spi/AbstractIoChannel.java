@@ -698,6 +698,14 @@ public abstract class AbstractIoChannel implements Channel {
             readAhead();
             return;
         }
+        if (!heldReads.isEmpty() || heldEof) {
+            // Input was wanted again (auto-read turned on by another thread, whose read() task has not run yet):
+            // what was read ahead came first, so it goes first, then the socket is read as usual.
+            deliverHeld();
+            if (!open || inputShutdown || !config.isAutoRead()) {
+                return; // a read() request was satisfied by the held input
+            }
+        }
         IoStreamSocket s = (IoStreamSocket) socket;
         BufferAllocator alloc = config.getAllocator();
         int maxMessages = config.maxMessagesPerRead();
