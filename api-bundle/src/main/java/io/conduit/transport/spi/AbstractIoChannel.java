@@ -753,7 +753,7 @@ public abstract class AbstractIoChannel implements Channel {
         if (failure != null) {
             pipeline.fireExceptionCaught(failure);
             if (failure instanceof IOException) {
-                close0(failure, null);
+                close0(failure, "an I/O error while reading", null);
             }
             return;
         }
@@ -801,7 +801,7 @@ public abstract class AbstractIoChannel implements Channel {
             pipeline.fireExceptionCaught(t);
             if (t instanceof IOException) {
                 deliverHeld();
-                close0(t, null);
+                close0(t, "an I/O error while reading ahead", null);
             }
         }
     }
@@ -842,7 +842,7 @@ public abstract class AbstractIoChannel implements Channel {
                 fireInputShutdownEvents();
             }
         } else {
-            close0(null, null);
+            close0(null, "the peer closed the connection (end of stream; ALLOW_HALF_CLOSURE is off)", null);
         }
     }
 
@@ -1005,7 +1005,7 @@ public abstract class AbstractIoChannel implements Channel {
             }
         } catch (IOException | RuntimeException e) {
             promise.tryFailure(annotate(e, remote));
-            close0(null, null);
+            close0(null, "the connect failed", null);
             return;
         }
         connectPromise = promise;
@@ -1020,7 +1020,7 @@ public abstract class AbstractIoChannel implements Channel {
                             + timeoutMillis + " ms (CONNECT_TIMEOUT_MILLIS): " + remote);
                     connectPromise = null;
                     p.tryFailure(e);
-                    close0(e, null);
+                    close0(e, "the connect timed out", null);
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
@@ -1030,7 +1030,7 @@ public abstract class AbstractIoChannel implements Channel {
                 if (connectPromise == promise) {
                     connectPromise = null;
                 }
-                close0(null, null);
+                close0(null, "the connect was cancelled", null);
             }
         });
     }
@@ -1049,7 +1049,7 @@ public abstract class AbstractIoChannel implements Channel {
             connectPromise = null;
             cancelConnectTimeout();
             if (!p.trySuccess(null)) {
-                close0(null, null); // cancelled meanwhile
+                close0(null, "the connect was cancelled", null); // cancelled meanwhile
                 return;
             }
             becomeActive();
@@ -1058,7 +1058,7 @@ public abstract class AbstractIoChannel implements Channel {
             cancelConnectTimeout();
             Throwable annotated = annotate(e, connectTarget);
             p.tryFailure(annotated);
-            close0(annotated, null);
+            close0(annotated, "the connect failed", null);
         }
     }
 
@@ -1162,7 +1162,7 @@ public abstract class AbstractIoChannel implements Channel {
         } catch (Throwable t) {
             flushing = false;
             if (t instanceof IOException) {
-                close0(t, null);
+                close0(t, "an I/O error while writing", null);
             } else {
                 if (!outbound.isFlushedEmpty()) {
                     if (outbound.removeHead(t)) {
@@ -1352,17 +1352,35 @@ public abstract class AbstractIoChannel implements Channel {
     private ChannelClosedException closedException(String operation) {
         Throwable cause = closeCauseForMessages;
         return new ChannelClosedException(operation + " on channel " + id + " failed: the channel is closed"
-                + (cause != null ? " because of " + cause : ""), cause);
+                + closeExplanation(), cause);
     }
 
-    private Throwable closeCauseForMessages; // loop-confined (read racily for messages only)
+    private volatile Throwable closeCauseForMessages; // written by the loop at close; read for messages only
+    private volatile String closeReason;              // written by the loop at close: why it closed, e.g. "close() was called"
+
+    /** @return {@code " (close() was called)"}, {@code " (an I/O error while reading: …)"}, … or {@code ""} */
+    private String closeExplanation() {
+        String reason = closeReason;
+        Throwable cause = closeCauseForMessages;
+        if (reason == null && cause == null) {
+            return "";
+        }
+        return " (" + (reason != null ? reason : "closed") + (cause != null ? ": " + cause : "") + ")";
+    }
 
     private void failAllPending(Throwable cause) {
         if (outbound.failAll(() -> new ChannelClosedException("write to channel " + id
-                + " failed: the channel closed before the write completed"
-                + (cause != null ? ", because of " + cause : " (closed by close() or by the peer)"), cause))) {
+                + " failed: the channel closed before the write completed" + closeExplanation(), cause))) {
             pipeline.fireChannelWritabilityChanged();
         }
+    }
+
+    /** Closes the channel; {@code reason} says why (for the messages of everything it fails). */
+    private void close0(Throwable cause, String reason, Promise<Void> promise) {
+        if (!closeStarted) {
+            closeReason = reason;
+        }
+        close0(cause, promise);
     }
 
     /** Closes the channel: fails pending work, closes the socket (off the loop with SO_LINGER > 0), fires events. */
@@ -1494,7 +1512,7 @@ public abstract class AbstractIoChannel implements Channel {
         @Override
         public void disconnect(Promise<Void> promise) {
             if (kind != Kind.DATAGRAM) {
-                close0(null, promise);
+                close0(null, "disconnect() was called", promise);
                 return;
             }
             try {
@@ -1508,7 +1526,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void close(Promise<Void> promise) {
-            close0(null, promise);
+            close0(null, "close() was called", promise);
         }
 
         @Override
@@ -1569,7 +1587,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void loopShuttingDown() {
-            close0(null, null);
+            close0(null, "its event loop shut down", null);
         }
     }
 

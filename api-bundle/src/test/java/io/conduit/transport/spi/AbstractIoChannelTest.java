@@ -329,6 +329,35 @@ class AbstractIoChannelTest {
         });
     }
 
+    @Test
+    void pendingWritesFailedAtCloseSayWhyTheChannelClosed() throws Exception {
+        socket.bytesPerWrite = 0;
+        Future<Void>[] f = new Future[1];
+        onLoop(() -> f[0] = channel.writeAndFlush(channel.alloc().buffer(10).writeBytes(bytes(10, 0))));
+        channel.close().sync();
+        assertTrue(f[0].await(5, TimeUnit.SECONDS));
+        assertTrue(f[0].cause().getMessage().contains("(close() was called)"), f[0].cause().getMessage());
+
+        ScriptedSocket eof = new ScriptedSocket() {
+            @Override
+            public int read(ByteBuffer dst) {
+                return -1;
+            }
+        };
+        eof.bytesPerWrite = 0;
+        IoSocketChannel ch = new IoSocketChannel("scripted", eof, null, group.next());
+        ch.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
+        ch.register().sync();
+        Future<Void>[] g = new Future[1];
+        onLoop(() -> {
+            g[0] = ch.writeAndFlush(ch.alloc().buffer(10).writeBytes(bytes(10, 0)));
+            eof.events.readReady(); // the poller reports end-of-stream
+        });
+        assertTrue(g[0].await(5, TimeUnit.SECONDS));
+        assertTrue(g[0].cause().getMessage().contains("the peer closed the connection (end of stream"),
+                g[0].cause().getMessage());
+    }
+
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
         throw (E) t;
