@@ -47,7 +47,13 @@ public final class OutboundBuffer {
     private volatile int lowWaterMark;     // written by any thread (config), read by the loop
     private volatile int highWaterMark;    // written by any thread (config), read by the loop
 
-    private final ByteBuffer[] iov = new ByteBuffer[IOV_MAX]; // scratch for gathering writes; loop-confined
+    private static final ByteBuffer[] NO_IOV = new ByteBuffer[0];
+    /**
+     * Scratch for gathering writes; loop-confined. Empty until the first gathering write and then grown on
+     * demand up to {@link #IOV_MAX}: an idle connection holds no array (a 1,024-slot array per channel was
+     * most of an idle connection's memory).
+     */
+    private ByteBuffer[] iov = NO_IOV;
     private int iovCount;                                       // entries of iov filled by nioBuffers()
     private long iovBytes;                                      // bytes in those entries
 
@@ -198,12 +204,14 @@ public final class OutboundBuffer {
                 }
             }
             if (n == 1) {
+                ensureIov(count + 1);
                 iov[count++] = b.nioBuffer(b.readerIndex(), readable);
             } else {
                 for (ByteBuffer bb : b.nioBuffers(b.readerIndex(), readable)) {
                     if (count == IOV_MAX) {
                         break;
                     }
+                    ensureIov(count + 1);
                     iov[count++] = bb;
                 }
             }
@@ -215,6 +223,12 @@ public final class OutboundBuffer {
         iovCount = count;
         iovBytes = bytes;
         return iov;
+    }
+
+    private void ensureIov(int slots) {
+        if (slots > iov.length) {
+            iov = java.util.Arrays.copyOf(iov, Math.min(IOV_MAX, Math.max(slots, Math.max(8, iov.length << 1))));
+        }
     }
 
     public int nioBufferCount() {
