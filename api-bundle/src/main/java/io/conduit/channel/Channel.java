@@ -5,6 +5,7 @@ import java.net.SocketAddress;
 import io.conduit.buffer.BufferAllocator;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
+import io.conduit.concurrent.Promise;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
@@ -71,11 +72,84 @@ public interface Channel extends ChannelOutboundInvoker, Comparable<Channel> {
         return config().getAllocator();
     }
 
-    @Override
-    Channel read();
+    // Outbound operations start at the tail of the pipeline: implementations inherit these delegations.
 
     @Override
-    Channel flush();
+    default Future<Void> bind(SocketAddress localAddress) {
+        return pipeline().bind(localAddress);
+    }
+
+    @Override
+    default Future<Void> connect(SocketAddress remoteAddress) {
+        return pipeline().connect(remoteAddress);
+    }
+
+    @Override
+    default Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
+        return pipeline().connect(remoteAddress, localAddress);
+    }
+
+    @Override
+    default Future<Void> disconnect() {
+        return pipeline().disconnect();
+    }
+
+    @Override
+    default Future<Void> close() {
+        return pipeline().close();
+    }
+
+    @Override
+    default Future<Void> bind(SocketAddress localAddress, Promise<Void> promise) {
+        return pipeline().bind(localAddress, promise);
+    }
+
+    @Override
+    default Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
+        return pipeline().connect(remoteAddress, localAddress, promise);
+    }
+
+    @Override
+    default Future<Void> disconnect(Promise<Void> promise) {
+        return pipeline().disconnect(promise);
+    }
+
+    @Override
+    default Future<Void> close(Promise<Void> promise) {
+        return pipeline().close(promise);
+    }
+
+    @Override
+    default Channel read() {
+        pipeline().read();
+        return this;
+    }
+
+    @Override
+    default Future<Void> write(Object msg) {
+        return pipeline().write(msg);
+    }
+
+    @Override
+    default Future<Void> write(Object msg, Promise<Void> promise) {
+        return pipeline().write(msg, promise);
+    }
+
+    @Override
+    default Channel flush() {
+        pipeline().flush();
+        return this;
+    }
+
+    @Override
+    default Future<Void> writeAndFlush(Object msg) {
+        return pipeline().writeAndFlush(msg);
+    }
+
+    @Override
+    default Future<Void> writeAndFlush(Object msg, Promise<Void> promise) {
+        return pipeline().writeAndFlush(msg, promise);
+    }
 
     @Override
     default int compareTo(Channel other) {

@@ -268,31 +268,6 @@ public abstract class AbstractIoChannel implements Channel {
         return config.getAllocator();
     }
 
-    @Override
-    public Future<Void> bind(SocketAddress localAddress) {
-        return pipeline.bind(localAddress);
-    }
-
-    @Override
-    public Future<Void> connect(SocketAddress remoteAddress) {
-        return pipeline.connect(remoteAddress);
-    }
-
-    @Override
-    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
-        return pipeline.connect(remoteAddress, localAddress);
-    }
-
-    @Override
-    public Future<Void> disconnect() {
-        return pipeline.disconnect();
-    }
-
-    @Override
-    public Future<Void> close() {
-        return pipeline.close();
-    }
-
     /**
      * Closes the channel because of {@code cause}: like {@link #close()}, but every write still pending fails with
      * a {@link ChannelClosedException} whose cause is {@code cause} (and whose message names it), so a writer can
@@ -309,58 +284,6 @@ public abstract class AbstractIoChannel implements Channel {
         Promise<Void> promise = newPromise();
         onLoop(() -> close0(cause, promise), promise);
         return promise;
-    }
-
-    @Override
-    public Future<Void> bind(SocketAddress localAddress, Promise<Void> promise) {
-        return pipeline.bind(localAddress, promise);
-    }
-
-    @Override
-    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
-        return pipeline.connect(remoteAddress, localAddress, promise);
-    }
-
-    @Override
-    public Future<Void> disconnect(Promise<Void> promise) {
-        return pipeline.disconnect(promise);
-    }
-
-    @Override
-    public Future<Void> close(Promise<Void> promise) {
-        return pipeline.close(promise);
-    }
-
-    @Override
-    public Channel read() {
-        pipeline.read();
-        return this;
-    }
-
-    @Override
-    public Future<Void> write(Object msg) {
-        return pipeline.write(msg);
-    }
-
-    @Override
-    public Future<Void> write(Object msg, Promise<Void> promise) {
-        return pipeline.write(msg, promise);
-    }
-
-    @Override
-    public Channel flush() {
-        pipeline.flush();
-        return this;
-    }
-
-    @Override
-    public Future<Void> writeAndFlush(Object msg) {
-        return pipeline.writeAndFlush(msg);
-    }
-
-    @Override
-    public Future<Void> writeAndFlush(Object msg, Promise<Void> promise) {
-        return pipeline.writeAndFlush(msg, promise);
     }
 
     @Override
