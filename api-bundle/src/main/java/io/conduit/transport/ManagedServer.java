@@ -260,6 +260,31 @@ public final class ManagedServer {
         return boundAddress;
     }
 
+    /**
+     * The transport of one of this server's event loops, so a handler can make further channels (e.g. an upstream
+     * connection of a relay) on the loop of the connection it serves, with the matching transport.
+     *
+     * @param loop an event loop, typically {@code ctx.channel().eventLoop()} of an accepted connection
+     * @return the transport whose group (made by this server) holds {@code loop}, or {@code null} when none does
+     *         (not one of this server's loops, or its group was shut down already)
+     */
+    public Transport transportOf(io.conduit.concurrent.EventLoop loop) {
+        if (loop == null) {
+            return null;
+        }
+        synchronized (lock) {
+            if (current != null && current.owns(loop)) {
+                return current.transport;
+            }
+            for (Generation g : retiring) {
+                if (g.owns(loop)) {
+                    return g.transport;
+                }
+            }
+            return null;
+        }
+    }
+
     /** @return connections open now, on the current transport and on transports being drained */
     public int openConnections() {
         synchronized (lock) {
@@ -571,6 +596,10 @@ public final class ManagedServer {
         Generation(Transport transport, EventLoopGroup group) {
             this.transport = transport;
             this.group = group;
+        }
+
+        boolean owns(io.conduit.concurrent.EventLoop loop) {
+            return loop.parent() == group || loop == group;
         }
 
         void accepted(Channel child) {

@@ -55,7 +55,8 @@ public final class RelayComponent {
                     }
                 });
             }
-            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network));
+            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network)).toCompletionStage()
+                    .thenApply(Network.Bound::of);
         }).thenRun(() -> status.publish(context));
     }
 
