@@ -56,13 +56,18 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       swaps happen under load.
  *       <br><b>Fallback</b> (Unix-domain listeners, or a transport without {@code SO_REUSEPORT}): the old listener is
  *       closed first (for a Unix-domain listener its socket file is deleted), then the new one is bound: during
- *       that short window (normally well under a millisecond, bounded by the bind) connection attempts are
- *       refused ({@code ECONNREFUSED}/{@code ENOENT}).</li>
+ *       that short window (one listener close and one bind) connection attempts are
+ *       refused ({@code ECONNREFUSED}/{@code ENOENT}).
+ *       <br>Because every listener sets {@code SO_REUSEPORT}, another socket of the same user that sets it too can
+ *       bind the same port and share its connections instead of failing with "Address already in use".</li>
  *   <li><b>Drain.</b> Connections accepted on the old transport stay on it and are closed gracefully: reading
  *       stops ({@code AUTO_READ} off), pending writes are flushed, then the connection is closed; at the latest
  *       after the {@linkplain #gracePeriod grace period} (default 10 s) it is closed anyway and every write that
  *       could not be flushed fails its promise with a {@link io.conduit.channel.ChannelClosedException} caused by
- *       a {@link TransportSwapException} naming the swap. No write is dropped silently.</li>
+ *       a {@link TransportSwapException} naming the swap. No write is dropped silently. The drain knows no protocol:
+ *       a request in flight on an old connection is cut (its peer sees end of stream) and should be retried. The
+ *       flush is detected by writing an empty {@link Buffer} behind the pending writes, so outbound handlers of
+ *       the child pipeline must pass an empty buffer through.</li>
  *   <li><b>Release.</b> The old transport's event-loop group (made by this server) is shut down when its listener
  *       is closed and its last connection is gone.</li>
  * </ol>
