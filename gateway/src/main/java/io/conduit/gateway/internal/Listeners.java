@@ -14,8 +14,8 @@ import io.conduit.concurrent.Future;
 
 /**
  * The listening channels of one gateway component: binds its endpoints, remembers what is listening and what failed,
- * and closes everything (removing Unix socket files) on {@link #close()}. This is the code that moves onto
- * {@code ManagedServer} once it exists, so a transport swap re-binds these listeners; the handlers do not change.
+ * and closes everything (removing Unix socket files) on {@link #close()}. Stream listeners are
+ * {@code ManagedServer}s (made by {@link BootstrapNetwork}), so a transport swap re-binds them.
  *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */

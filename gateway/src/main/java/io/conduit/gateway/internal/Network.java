@@ -13,8 +13,8 @@ import io.conduit.concurrent.Future;
 
 /**
  * Where the gateway's components get their channels: listeners for their endpoints and upstream connections. The
- * one seam between the gateway's handlers and the transport, so the listening code can move onto
- * {@code ManagedServer} (re-binding on a transport swap) without touching the handlers.
+ * one seam between the gateway's handlers and the transport; {@link BootstrapNetwork} listens through
+ * {@code ManagedServer}, so stream listeners re-bind on a transport swap without the handlers knowing.
  *
  * <p>Thread-safe. Futures complete on the channel's event loop.
  */
