@@ -57,7 +57,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       <br><b>Fallback</b> (Unix-domain listeners, or a transport without {@code SO_REUSEPORT}): the old listener is
  *       closed first (for a Unix-domain listener its socket file is deleted), then the new one is bound: during
  *       that short window (one listener close and one bind) connection attempts are
- *       refused ({@code ECONNREFUSED}/{@code ENOENT}).
+ *       refused ({@code ECONNREFUSED}/{@code ENOENT}). TCP listeners set {@code SO_REUSEADDR} unless an
+ *       {@linkplain #option option} says otherwise, so the port can be bound again while the old transport's
+ *       connections still drain.
  *       <br>Because every listener sets {@code SO_REUSEPORT}, another socket of the same user that sets it too can
  *       bind the same port and share its connections instead of failing with "Address already in use".</li>
  *   <li><b>Drain.</b> Connections accepted on the old transport stay on it and are closed gracefully: reading
@@ -472,6 +474,11 @@ public final class ManagedServer {
         }
         if (reuse) {
             b.option(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
+        }
+        if (channelType == ChannelType.TCP && !options.containsKey(ChannelOption.SO_REUSEADDR)) {
+            // connections accepted by the old listener still hold the port while they drain: without
+            // SO_REUSEADDR (on them and on the new listener) the close-then-bind fallback fails with EADDRINUSE
+            b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
         }
         Future<Channel> f = b.bind(address);
         Throwable failure;

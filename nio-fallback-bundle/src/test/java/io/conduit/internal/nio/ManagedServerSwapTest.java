@@ -210,10 +210,15 @@ class ManagedServerSwapTest {
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
         echoOnce(address, 512);
         for (String next : new String[] {"nio-b", "nio-a", "nio-b"}) {
-            Transports.setPreference(next);
-            await(() -> next.equals(server.transportName()), "the server to move to " + next);
-            echoOnce(address, 512);
-            assertEquals(address, server.localAddress());
+            // an open connection holds the port while the listener is re-bound (needs SO_REUSEADDR)
+            try (Socket held = new Socket()) {
+                held.connect(address, 2000);
+                await(() -> server.openConnections() >= 1, "the held connection to be accepted");
+                Transports.setPreference(next);
+                await(() -> next.equals(server.transportName()), "the server to move to " + next);
+                echoOnce(address, 512);
+                assertEquals(address, server.localAddress());
+            }
         }
         for (EventLoopGroup g : a.transport.groups) {
             assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's groups terminated");
