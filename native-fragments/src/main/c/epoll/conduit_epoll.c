@@ -137,6 +137,15 @@ static const struct constant CONSTANTS[] = {
     K(IP_TOS), K(IP_TTL), K(IP_MULTICAST_TTL), K(IP_MULTICAST_LOOP), K(IP_FREEBIND), K(IP_TRANSPARENT),
     K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR),
     K(IPV6_V6ONLY), K(IPV6_TCLASS), K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
+    /* multicast membership: ip(7) struct ip_mreqn, ipv6(7) struct ipv6_mreq */
+    K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP),
+    KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)),
+    KV("IP_MREQN_MULTIADDR_OFFSET", offsetof(struct ip_mreqn, imr_multiaddr)),
+    KV("IP_MREQN_ADDRESS_OFFSET", offsetof(struct ip_mreqn, imr_address)),
+    KV("IP_MREQN_IFINDEX_OFFSET", offsetof(struct ip_mreqn, imr_ifindex)),
+    KV("IPV6_MREQ_SIZE", sizeof(struct ipv6_mreq)),
+    KV("IPV6_MREQ_MULTIADDR_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_multiaddr)),
+    KV("IPV6_MREQ_INTERFACE_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_interface)),
 };
 
 #define CONSTANT_COUNT ((jsize) (sizeof CONSTANTS / sizeof CONSTANTS[0]))
@@ -484,6 +493,46 @@ static jint c_getPeerCredentials(JNIEnv *env, jclass clazz, jint fd, jintArray o
     return 0;
 }
 
+
+/*
+ * The descriptor behind a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl keeps a
+ * java.io.FileDescriptor in its field "fd", which keeps the int in its field "fd". JNI field access is not
+ * subject to module encapsulation, so no --add-opens is needed. Returns the fd, or -EBADF when the object has
+ * no such fields (another FileChannel implementation) or the descriptor is closed.
+ */
+static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
+    jclass channelClass = (*env)->GetObjectClass(env, channel);
+    jfieldID fdField = (*env)->GetFieldID(env, channelClass, "fd", "Ljava/io/FileDescriptor;");
+    if (fdField == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jobject descriptor = (*env)->GetObjectField(env, channel, fdField);
+    if (descriptor == NULL) {
+        return -EBADF;
+    }
+    jclass descriptorClass = (*env)->GetObjectClass(env, descriptor);
+    jfieldID intField = (*env)->GetFieldID(env, descriptorClass, "fd", "I");
+    if (intField == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jint fd = (*env)->GetIntField(env, descriptor, intField);
+    return fd < 0 ? -EBADF : fd;
+}
+
+
+/* setsockopt(2) of a struct option (e.g. struct ip_mreqn) whose bytes Java laid out with published offsets */
+static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
+                              jint length) {
+    jbyte buf[256];
+    if (length < 0 || length > (jint) sizeof buf) {
+        return -EINVAL;
+    }
+    (*env)->GetByteArrayRegion(env, value, 0, length, buf);
+    return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
+}
+
 /* ---- registration ---- */
 
 #define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
@@ -531,6 +580,8 @@ static const JNINativeMethod METHODS[] = {
     N("setsockoptLinger", "(III)I", c_setsockoptLinger),
     N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
     N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
+    N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
+    N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
 };
 
 /*

@@ -197,6 +197,17 @@ final class Native {
     /** {@code getsockopt(SO_PEERCRED)}: {@code struct ucred { pid_t pid; uid_t uid; gid_t gid; }} into {@code out}. */
     static native int getPeerCredentials(int fd, int[] out);
 
+    /** {@code setsockopt(2)} of a struct option laid out in {@code value[0..length)}. @return 0 or -errno */
+    static native int setsockoptBytes(int fd, int level, int optname, byte[] value, int length);
+
+    /**
+     * The descriptor behind a JDK {@link java.nio.channels.FileChannel} (its {@code FileChannelImpl.fd} →
+     * {@code FileDescriptor.fd}), read through JNI field access, for {@link #sendfile}.
+     *
+     * @return the fd, or {@code -EBADF} when the channel is not the JDK's implementation or is closed
+     */
+    static native int fileDescriptorOf(Object fileChannel);
+
     // ------------------------------------------------------------------ Java-side helpers around natives
 
     private static final long NANOS_PER_SECOND = 1_000_000_000L;

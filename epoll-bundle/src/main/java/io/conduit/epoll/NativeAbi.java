@@ -259,4 +259,23 @@ final class NativeAbi {
     static final int IPV6_TCLASS = constant("IPV6_TCLASS");
     static final int IPV6_RECVORIGDSTADDR = constant("IPV6_RECVORIGDSTADDR");
     static final int IPV6_ORIGDSTADDR = constant("IPV6_ORIGDSTADDR");
+
+    /**
+     * Multicast membership, {@code ip(7)} and {@code ipv6(7)}:
+     * <pre>
+     * struct ip_mreqn  { struct in_addr imr_multiaddr; struct in_addr imr_address; int imr_ifindex; };
+     * struct ipv6_mreq { struct in6_addr ipv6mr_multiaddr; unsigned int ipv6mr_interface; };
+     * </pre>
+     */
+    static final int IP_ADD_MEMBERSHIP = constant("IP_ADD_MEMBERSHIP");
+    static final int IP_DROP_MEMBERSHIP = constant("IP_DROP_MEMBERSHIP");
+    static final int IPV6_ADD_MEMBERSHIP = constant("IPV6_ADD_MEMBERSHIP");
+    static final int IPV6_DROP_MEMBERSHIP = constant("IPV6_DROP_MEMBERSHIP");
+    static final int IP_MREQN_SIZE = constant("IP_MREQN_SIZE");
+    static final int IP_MREQN_MULTIADDR_OFFSET = constant("IP_MREQN_MULTIADDR_OFFSET");
+    static final int IP_MREQN_ADDRESS_OFFSET = constant("IP_MREQN_ADDRESS_OFFSET");
+    static final int IP_MREQN_IFINDEX_OFFSET = constant("IP_MREQN_IFINDEX_OFFSET");
+    static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
+    static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");
+    static final int IPV6_MREQ_INTERFACE_OFFSET = constant("IPV6_MREQ_INTERFACE_OFFSET");
 }

@@ -149,6 +149,21 @@ public final class OutboundBuffer {
         return flushedCount == 0 ? null : flushedHead.msg;
     }
 
+    /**
+     * Copies the leading flushed messages (at most {@code out.length}) into {@code out}, for batch writes that
+     * then remove them one by one with {@link #removeHead(Throwable)}.
+     *
+     * @return how many were copied
+     */
+    public int flushedMessages(Object[] out) {
+        int n = 0;
+        Entry e = flushedHead;
+        for (int i = 0; i < flushedCount && n < out.length; i++, e = e.next) {
+            out[n++] = e.msg;
+        }
+        return n;
+    }
+
     /** @return the promise of the first flushed message */
     public Promise<Void> currentPromise() {
         return flushedCount == 0 ? null : flushedHead.promise;

@@ -137,7 +137,9 @@ public abstract class AbstractIoChannel implements Channel {
     private Promise<Void> shutdownOutputPromise; // loop-confined: shutdownOutput waiting for flushed data
     private boolean acceptPaused;              // loop-confined: backing off after an accept error
     private boolean acceptErrorReported;       // loop-confined: the current burst was reported
-    private ByteBuffer datagramScratch;        // loop-confined, allocated on the first datagram read
+    private ByteBuffer datagramScratch;        // loop-confined, allocated on the first unbatched datagram read
+    private boolean datagramBatchUnsupported;  // loop-confined: the socket answered -1 to a batch call
+    private Object[] datagramBatch;            // loop-confined: scratch of flushed datagrams for sendBatch
 
     /**
      * @param transportName name of the transport, e.g. {@code "nio"}
@@ -853,11 +855,14 @@ public abstract class AbstractIoChannel implements Channel {
         }
         readPending = false;
         IoDatagramSocket s = (IoDatagramSocket) socket;
-        if (datagramScratch == null) {
+        if (datagramScratch == null && datagramBatchUnsupported) {
             datagramScratch = ByteBuffer.allocateDirect(DATAGRAM_MAX_BYTES);
         }
         BufferAllocator alloc = config.getAllocator();
         int maxMessages = config.maxMessagesPerRead();
+        if (!datagramBatchUnsupported && datagramBatchRead(s, alloc, config.isAutoRead() ? maxMessages : 1)) {
+            return;
+        }
         int messages = 0;
         Throwable failure = null;
         try {
@@ -891,6 +896,52 @@ public abstract class AbstractIoChannel implements Channel {
         if (!config.isAutoRead() && !readPending) {
             setInterest(IoSocket.OP_READ, false);
         }
+    }
+
+    /**
+     * One {@link IoDatagramSocket#receiveBatch} call: packets are copied out first and fired after the call, so
+     * the transport's shared batch memory is free again before any handler runs.
+     *
+     * @return {@code false} when the socket does not batch (the caller then reads one datagram at a time)
+     */
+    private boolean datagramBatchRead(IoDatagramSocket s, BufferAllocator alloc, int max) {
+        ArrayDeque<DatagramPacket> packets = new ArrayDeque<>(Math.min(max, 64));
+        InetSocketAddress local = (InetSocketAddress) localAddress();
+        Throwable failure = null;
+        int n;
+        try {
+            n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
+                Buffer content = alloc.buffer(data.remaining());
+                content.writeBytes(data);
+                packets.add(new DatagramPacket(content, recipient instanceof InetSocketAddress r ? r : local,
+                        (InetSocketAddress) sender, truncated));
+            });
+        } catch (Throwable t) {
+            n = 0;
+            failure = t;
+        }
+        if (n < 0) {
+            datagramBatchUnsupported = true;
+            if (datagramScratch == null) {
+                datagramScratch = ByteBuffer.allocateDirect(DATAGRAM_MAX_BYTES);
+            }
+            return false;
+        }
+        DatagramPacket p;
+        boolean any = !packets.isEmpty();
+        while ((p = packets.poll()) != null) {
+            pipeline.fireChannelRead(p);
+        }
+        if (any) {
+            pipeline.fireChannelReadComplete();
+        }
+        if (failure != null) {
+            pipeline.fireExceptionCaught(failure); // e.g. ICMP port unreachable on a connected channel; stays open
+        }
+        if (!config.isAutoRead() && !readPending) {
+            setInterest(IoSocket.OP_READ, false);
+        }
+        return true;
     }
 
     // ------------------------------------------------------------------------------------------- connect
@@ -1177,6 +1228,22 @@ public abstract class AbstractIoChannel implements Channel {
                 }
                 spins--;
             } else {
+                if (!datagramBatchUnsupported) {
+                    int sent = datagramBatchWrite();
+                    if (sent > 0) {
+                        spins--;
+                        continue;
+                    }
+                    if (sent == 0) {
+                        setInterest(IoSocket.OP_WRITE, true);
+                        return;
+                    }
+                    // -1: the socket does not batch; -2: the head failed and was removed
+                    if (sent == -2) {
+                        spins--;
+                        continue;
+                    }
+                }
                 // datagrams: a Buffer to the connected peer, or a DatagramPacket
                 Buffer content;
                 SocketAddress target;
@@ -1217,6 +1284,54 @@ public abstract class AbstractIoChannel implements Channel {
         } else {
             setInterest(IoSocket.OP_WRITE, false);
         }
+    }
+
+    /** Largest batch handed to {@link IoDatagramSocket#sendBatch}. */
+    private static final int DATAGRAM_BATCH_MAX = 64;
+
+    /**
+     * Sends the leading flushed datagrams with one {@link IoDatagramSocket#sendBatch} call.
+     *
+     * @return datagrams sent and removed ({@code > 0}); {@code 0} when the socket is full; {@code -1} when the
+     *         socket does not batch; {@code -2} when the first datagram failed (its promise failed, it was removed)
+     */
+    private int datagramBatchWrite() {
+        if (datagramBatch == null) {
+            datagramBatch = new Object[DATAGRAM_BATCH_MAX];
+        }
+        int count = outbound.flushedMessages(datagramBatch);
+        ByteBuffer[] srcs = new ByteBuffer[count];
+        SocketAddress[] targets = new SocketAddress[count];
+        for (int i = 0; i < count; i++) {
+            Object m = datagramBatch[i];
+            Buffer content = m instanceof DatagramPacket p ? p.content() : (Buffer) m;
+            targets[i] = m instanceof DatagramPacket p ? p.recipient() : null;
+            srcs[i] = content.readableBytes() == 0 ? ByteBuffer.allocate(0)
+                    : content.nioBuffer(content.readerIndex(), content.readableBytes());
+        }
+        java.util.Arrays.fill(datagramBatch, 0, count, null);
+        int sent;
+        try {
+            sent = ((IoDatagramSocket) socket).sendBatch(srcs, targets, count);
+        } catch (IOException | RuntimeException e) {
+            // one bad datagram (unreachable, too large) fails its own promise, not the channel
+            if (outbound.removeHead(annotate(e, targets[0]))) {
+                pipeline.fireChannelWritabilityChanged();
+            }
+            return -2;
+        }
+        if (sent < 0) {
+            datagramBatchUnsupported = true;
+            return -1;
+        }
+        boolean changed = false;
+        for (int i = 0; i < sent; i++) {
+            changed |= outbound.removeHead(null);
+        }
+        if (changed) {
+            pipeline.fireChannelWritabilityChanged();
+        }
+        return sent;
     }
 
     private void scheduleContinuation() {

@@ -27,6 +27,44 @@ public interface IoDatagramSocket extends IoSocket {
      */
     boolean send(ByteBuffer src, SocketAddress target) throws IOException;
 
+    /** Receives the datagrams of one {@link #receiveBatch} call. Loop thread only. */
+    @FunctionalInterface
+    interface DatagramSink {
+        /**
+         * @param data the payload between position and limit; valid only during this call (copy it)
+         * @param sender where it came from
+         * @param recipient the real destination address ({@code IP_RECVORIGDSTADDR}), or {@code null} when not
+         *        known (the core then reports the channel's local address)
+         * @param truncated {@code true} when the datagram was longer than the receive buffer and was cut
+         */
+        void datagram(ByteBuffer data, SocketAddress sender, SocketAddress recipient, boolean truncated);
+    }
+
+    /**
+     * Optional batch receive ({@code recvmmsg(2)}): receives up to {@code maxDatagrams} waiting datagrams with as
+     * few system calls as the transport can and hands each to {@code sink}, in arrival order, before returning.
+     * The sink only copies; the core fires pipeline events after this call returns.
+     *
+     * @return datagrams handed to {@code sink} ({@code 0} when none was waiting), or {@code -1} when this socket
+     *         does not batch (now): the core then calls {@link #receive(ByteBuffer)} instead
+     */
+    default int receiveBatch(int maxDatagrams, DatagramSink sink) throws IOException {
+        return -1;
+    }
+
+    /**
+     * Optional batch send ({@code sendmmsg(2)}): sends {@code srcs[i]} to {@code targets[i]} ({@code null} = the
+     * connected peer) for {@code i < count}, in order, with as few system calls as the transport can. Buffer
+     * positions are not changed.
+     *
+     * @return how many leading datagrams were sent ({@code 0} when the send buffer is full), or {@code -1} when
+     *         this socket does not batch (now): the core then calls {@link #send(ByteBuffer, SocketAddress)}
+     * @throws IOException when the first datagram cannot be sent (it was not sent; the others are untouched)
+     */
+    default int sendBatch(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {
+        return -1;
+    }
+
     /** {@code connect(2)}: only {@code remoteAddress}'s datagrams are received; sends go there by default. */
     void connect(SocketAddress remoteAddress) throws IOException;
 

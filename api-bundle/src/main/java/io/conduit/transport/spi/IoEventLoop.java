@@ -34,4 +34,19 @@ public interface IoEventLoop extends EventLoop {
     static IoEventLoop current() {
         return SingleThreadIoEventLoop.current();
     }
+
+    /**
+     * Per-loop state of a transport (scratch iovec arrays, batch memory) kept on the calling loop thread instead
+     * of a {@code ThreadLocal}: created by {@code factory} on first use, forgotten when the loop ends, so it
+     * never pins a bundle's class loader. Call it on the loop thread only.
+     *
+     * @param key identity key, typically a private static object of the transport
+     * @return the value, or {@code null} when the calling thread is not a loop thread (a group whose thread
+     *         factory does not make {@link io.conduit.concurrent.EventExecutors#newThreadFactory(String) loop
+     *         threads}); the caller then keeps the state elsewhere
+     */
+    static <T> T threadAttachment(Object key, java.util.function.Supplier<T> factory) {
+        io.conduit.internal.concurrent.LoopThread t = io.conduit.internal.concurrent.LoopThread.current();
+        return t == null ? null : t.attachment(key, factory);
+    }
 }

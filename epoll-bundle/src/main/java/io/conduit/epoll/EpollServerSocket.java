@@ -1,0 +1,116 @@
+package io.conduit.epoll;
+
+import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoStreamSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+
+/**
+ * A listening TCP or Unix-domain stream socket: {@code bind(2)} + {@code listen(2)}, {@code accept4(2)} with
+ * {@code SOCK_NONBLOCK | SOCK_CLOEXEC}. {@code EMFILE}/{@code ENFILE} are thrown as
+ * {@link java.io.IOException}s naming the error ("Too many open files"); the core then pauses accepting
+ * without closing the listener (the pending connection stays queued). A TCP listener has
+ * {@code SO_REUSEADDR} on, as with {@code java.nio}. Threading as {@link io.conduit.transport.spi.IoSocket}.
+ */
+final class EpollServerSocket extends EpollSocket implements IoServerSocket {
+
+    static {
+        // Load what accepting needs now: under EMFILE a class loader cannot open its jar, and the JDK's class path
+        // loader then drops that jar for good (every later class from it fails with NoClassDefFoundError).
+        preload(EpollStreamSocket.class, NativeIoException.class, io.conduit.channel.PeerCredentials.class,
+                io.conduit.transport.spi.IoSocketChannel.class, io.conduit.transport.spi.IoDomainSocketChannel.class);
+    }
+
+    private static void preload(Class<?>... classes) {
+        for (Class<?> c : classes) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** {@code listen(2)} backlog when none is given; the kernel caps it at {@code net.core.somaxconn} */
+    static final int DEFAULT_BACKLOG = 4096;
+
+    private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
+    private final byte[] acceptAddress = Native.newAddressOut(); // loop-confined
+
+    static EpollServerSocket open(boolean unix) throws IOException {
+        int[] fdAndDomain = EpollSocket.open(unix, NativeAbi.SOCK_STREAM);
+        EpollServerSocket s = new EpollServerSocket(fdAndDomain[0], fdAndDomain[1]);
+        if (!unix) {
+            Native.setsockoptInt(s.fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR, 1);
+        }
+        return s;
+    }
+
+    private EpollServerSocket(int fd, int domain) {
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX_SERVER : TCP_SERVER);
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress, int backlog) throws IOException {
+        if (localAddress instanceof UnixDomainSocketAddress u && Files.exists(u.getPath())) {
+            throw new java.net.BindException("bind to " + u + " failed: the path exists; delete it or use another");
+        }
+        super.bind(localAddress);
+        int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
+        int r = Native.listen(liveFd("listen"), n);
+        if (r < 0) {
+            throw Errors.newIoException("listen", r);
+        }
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        bind(localAddress, 0);
+    }
+
+    @Override
+    public IoStreamSocket accept() throws IOException {
+        int fd = liveFd("accept4");
+        for (;;) {
+            int child = Native.accept4(fd, acceptAddress, NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
+            if (child >= 0) {
+                return new EpollStreamSocket(child, domain, true);
+            }
+            if (Errors.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
+                continue; // a signal, or the peer gave up before we accepted: take the next one
+            }
+            inputDrained = true;
+            if (Errors.isAgain(child)) {
+                return null;
+            }
+            throw Errors.newIoException("accept4", child);
+        }
+    }
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            backlog = (Integer) value;
+            return true;
+        }
+        return super.setOption(option, value);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.SO_BACKLOG) {
+            return (T) Integer.valueOf(backlog);
+        }
+        return super.getOption(option);
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return null;
+    }
+}

@@ -1,0 +1,325 @@
+package io.conduit.epoll;
+
+import io.conduit.channel.PeerCredentials;
+import io.conduit.transport.spi.IoPeerCredentials;
+import io.conduit.transport.spi.IoStreamSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * A TCP or Unix-domain stream connection: {@code read(2)}, gathering {@code writev(2)} over the loop's shared
+ * {@link IovArray} (at most {@link NativeAbi#IOV_MAX} buffers per call), {@code sendfile(2)} for file regions,
+ * non-blocking {@code connect(2)}, {@code shutdown(2)} and, for Unix sockets, {@code SO_PEERCRED}.
+ *
+ * <p>Buffers handed in by the core are direct {@link ByteBuffer}s (views of {@code Buffer.nioBuffer(s)}); their
+ * addresses come from {@link Native#addressOf}. A heap buffer is copied through the loop's bounce buffer.
+ *
+ * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
+ */
+final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoPeerCredentials {
+
+    /** {@code sendfile(2)} calls and bounce-buffer file copies of every stream socket (test hook). */
+    static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
+    static final java.util.concurrent.atomic.AtomicLong FILE_COPY_CALLS = new java.util.concurrent.atomic.AtomicLong();
+
+    private boolean connected; // loop-confined
+    private volatile SocketAddress cachedRemote;
+
+    /** A new, unconnected socket. */
+    static EpollStreamSocket open(boolean unix) throws IOException {
+        int[] fdAndDomain = EpollSocket.open(unix, NativeAbi.SOCK_STREAM);
+        return new EpollStreamSocket(fdAndDomain[0], fdAndDomain[1], false);
+    }
+
+    /** @param connected {@code true} for an accepted socket */
+    EpollStreamSocket(int fd, int domain, boolean connected) {
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX : TCP);
+        this.connected = connected;
+    }
+
+    // ------------------------------------------------------------------------------------------- reading
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        int length = dst.remaining();
+        if (length == 0) {
+            return 0;
+        }
+        int fd = liveFd("read");
+        boolean direct = dst.isDirect();
+        LoopResources res = direct ? null : resources();
+        long address = direct ? address(dst) : res.bounceAddress();
+        int want = direct ? length : Math.min(length, LoopResources.BOUNCE_BYTES);
+        if (!direct) {
+            res.bounce();
+        }
+        int n;
+        do {
+            n = Native.read(fd, address, want);
+        } while (Errors.isInterrupted(n));
+        if (n > 0) {
+            if (direct) {
+                dst.position(dst.position() + n);
+            } else {
+                ByteBuffer b = res.bounce();
+                b.limit(n);
+                dst.put(b);
+            }
+            if (n < want && !hangupSeen) {
+                // a stream read returns less only when the receive queue is empty; with a hang-up reported,
+                // end-of-stream still waits behind the data, so read again
+                inputDrained = true;
+            }
+            return n;
+        }
+        inputDrained = true;
+        if (n == 0) {
+            return -1;
+        }
+        if (Errors.isAgain(n)) {
+            return 0;
+        }
+        throw Errors.newIoException("read", n);
+    }
+
+    // ------------------------------------------------------------------------------------------- writing
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        int fd = liveFd("writev");
+        if (length == 1 && srcs[offset].isDirect()) {
+            ByteBuffer b = srcs[offset];
+            int n;
+            do {
+                n = Native.write(fd, address(b), b.remaining());
+            } while (Errors.isInterrupted(n));
+            if (n < 0) {
+                if (Errors.isAgain(n) || Errors.isInProgress(n)) {
+                    return 0; // EINPROGRESS: TCP_FASTOPEN_CONNECT without a cookie, the handshake runs first
+                }
+                throw Errors.newIoException("write", n);
+            }
+            b.position(b.position() + n);
+            return n;
+        }
+        for (int i = offset; i < offset + length; i++) {
+            if (!srcs[i].isDirect()) {
+                return writeThroughBounce(fd, srcs, offset, length);
+            }
+        }
+        IovArray iov = resources().iov();
+        int end = offset + length;
+        for (int i = offset; i < end && iov.count() < NativeAbi.IOV_MAX; i++) {
+            ByteBuffer b = srcs[i];
+            if (b.hasRemaining()) {
+                iov.add(address(b), b.remaining());
+            }
+        }
+        if (iov.count() == 0) {
+            return 0;
+        }
+        long n;
+        do {
+            n = Native.writev(fd, iov.address(), iov.count());
+        } while (Errors.isInterrupted(n));
+        if (n < 0) {
+            if (Errors.isAgain(n) || Errors.isInProgress(n)) {
+                return 0;
+            }
+            throw Errors.newIoException("writev", (int) n);
+        }
+        advance(srcs, offset, end, n);
+        return n;
+    }
+
+    private long writeThroughBounce(int fd, ByteBuffer[] srcs, int offset, int length) throws IOException {
+        LoopResources res = resources();
+        ByteBuffer bounce = res.bounce();
+        for (int i = offset; i < offset + length && bounce.hasRemaining(); i++) {
+            ByteBuffer b = srcs[i].duplicate();
+            if (b.remaining() > bounce.remaining()) {
+                b.limit(b.position() + bounce.remaining());
+            }
+            bounce.put(b);
+        }
+        int total = bounce.position();
+        if (total == 0) {
+            return 0;
+        }
+        int n;
+        do {
+            n = Native.write(fd, res.bounceAddress(), total);
+        } while (Errors.isInterrupted(n));
+        if (n < 0) {
+            if (Errors.isAgain(n)) {
+                return 0;
+            }
+            throw Errors.newIoException("write", n);
+        }
+        advance(srcs, offset, offset + length, n);
+        return n;
+    }
+
+    private static void advance(ByteBuffer[] srcs, int from, int to, long written) {
+        for (int i = from; i < to && written > 0; i++) {
+            ByteBuffer b = srcs[i];
+            int step = (int) Math.min(b.remaining(), written);
+            b.position(b.position() + step);
+            written -= step;
+        }
+    }
+
+    /**
+     * {@code sendfile(2)} from the file's own descriptor (read through JNI, see {@link Native#fileDescriptorOf});
+     * when the channel is not the JDK's {@code FileChannel}, bytes are copied through the bounce buffer.
+     */
+    @Override
+    public long transferFrom(FileChannel file, long position, long count) throws IOException {
+        int fd = liveFd("sendfile");
+        int inFd = Native.fileDescriptorOf(file);
+        if (inFd < 0 || !file.isOpen()) {
+            return copyFrom(fd, file, position, count);
+        }
+        long n;
+        do {
+            SENDFILE_CALLS.incrementAndGet();
+            n = Native.sendfile(fd, inFd, position, count);
+        } while (Errors.isInterrupted(n));
+        if (n < 0) {
+            if (Errors.isAgain(n)) {
+                return 0;
+            }
+            throw Errors.newIoException("sendfile", (int) n);
+        }
+        return n; // 0: no byte at position (the core then checks for a short file)
+    }
+
+    private long copyFrom(int fd, FileChannel file, long position, long count) throws IOException {
+        FILE_COPY_CALLS.incrementAndGet();
+        LoopResources res = resources();
+        ByteBuffer bounce = res.bounce();
+        if (count < bounce.capacity()) {
+            bounce.limit((int) count);
+        }
+        int read = file.read(bounce, position);
+        if (read <= 0) {
+            return 0;
+        }
+        int n;
+        do {
+            n = Native.write(fd, res.bounceAddress(), read);
+        } while (Errors.isInterrupted(n));
+        if (n < 0) {
+            if (Errors.isAgain(n)) {
+                return 0;
+            }
+            throw Errors.newIoException("write", n);
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------------------------------- connect
+
+    @Override
+    public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        if (localAddress != null) {
+            bind(localAddress);
+        }
+        byte[] sa = Sockaddr.newSockaddr();
+        int len = Sockaddr.encode(remoteAddress, sa, ipv6());
+        int fd = liveFd("connect");
+        int r;
+        do {
+            r = Native.connect(fd, sa, len);
+        } while (Errors.isInterrupted(r));
+        forgetLocalAddress();
+        if (r == 0) {
+            connected = true;
+            return true;
+        }
+        if (Errors.isInProgress(r)) {
+            return false;
+        }
+        throw Errors.newConnectException("connect", r);
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        if (connected) {
+            return true;
+        }
+        int r = Native.finishConnect(liveFd("connect"));
+        if (r < 0) {
+            throw Errors.newConnectException("connect", r);
+        }
+        if (peerAddress() == null) {
+            return false; // still in progress (a spurious wake-up)
+        }
+        connected = true;
+        forgetLocalAddress();
+        return true;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return connected;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        SocketAddress a = cachedRemote;
+        if (a == null && connected) {
+            a = peerAddress();
+            cachedRemote = a;
+        }
+        return a;
+    }
+
+    // ------------------------------------------------------------------------------------------ shutdown
+
+    @Override
+    public void shutdownInput() throws IOException {
+        shutdown(NativeAbi.SHUT_RD, "shutdown(SHUT_RD)");
+    }
+
+    @Override
+    public void shutdownOutput() throws IOException {
+        shutdown(NativeAbi.SHUT_WR, "shutdown(SHUT_WR)");
+    }
+
+    private void shutdown(int how, String call) throws IOException {
+        int r = Native.shutdown(liveFd(call), how);
+        if (r < 0 && r != -NativeAbi.ENOTCONN) {
+            throw Errors.newIoException(call, r);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ credentials
+
+    /**
+     * {@code getsockopt(SO_PEERCRED)}, {@code unix(7)}: the credentials the peer had when it connected.
+     *
+     * @throws UnsupportedOperationException on a TCP socket
+     * @throws IllegalStateException when the socket is closed or not connected
+     */
+    @Override
+    public PeerCredentials peerCredentials() {
+        if (domain != NativeAbi.AF_UNIX) {
+            throw new UnsupportedOperationException("peer credentials (SO_PEERCRED) exist only for Unix-domain"
+                    + " sockets; this is a TCP socket");
+        }
+        if (!isOpen()) {
+            throw new IllegalStateException("peer credentials of a closed Unix-domain socket cannot be read");
+        }
+        int[] out = new int[3];
+        int r = Native.getPeerCredentials(fd(), out);
+        if (r < 0) {
+            throw new IllegalStateException(Errors.message("getsockopt(SO_PEERCRED)", -r)
+                    + ": connect the Unix-domain socket first");
+        }
+        return new PeerCredentials(out[0], out[1], out[2]);
+    }
+}

@@ -1,0 +1,156 @@
+package io.conduit.epoll;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.IoDatagramChannel;
+import io.conduit.transport.spi.IoDomainSocketChannel;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoServerSocketChannel;
+import io.conduit.transport.spi.IoSocketChannel;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * The {@code epoll} transport: the shared channel core over {@link EpollStreamSocket},
+ * {@link EpollServerSocket} and {@link EpollDatagramSocket}, driven by one {@link EpollIoHandler} per loop.
+ * Channel kinds: TCP, UDP and Unix-domain stream sockets.
+ *
+ * <p>Busy-wait loops (no blocking {@code epoll_wait}, one core spent per loop) are opted into with the system
+ * property {@value #BUSY_WAIT_PROPERTY}{@code =true}, read when a group is made, or with
+ * {@link #newEventLoopGroup(int, ThreadFactory, IoEventLoopGroup.Options)}.
+ *
+ * <p>Thread-safe.
+ */
+final class EpollTransport implements Transport {
+
+    /** System property: {@code true} makes new epoll event loop groups busy-wait. */
+    static final String BUSY_WAIT_PROPERTY = "conduit.epoll.busyWait";
+
+    private static final Set<ChannelType> TYPES = Collections.unmodifiableSet(
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
+
+    /** Groups this transport made; a loop is accepted when its parent is one of them. Guarded by itself. */
+    private final Map<EventLoopGroup, Boolean> groups = Collections.synchronizedMap(new WeakHashMap<>());
+
+    @Override
+    public String name() {
+        return Epoll.NAME;
+    }
+
+    @Override
+    public boolean isNative() {
+        return true;
+    }
+
+    @Override
+    public Set<ChannelType> channelTypes() {
+        return TYPES;
+    }
+
+    @Override
+    public boolean supports(ChannelOption<?> option) {
+        return option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
+                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
+                || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
+                || option == ChannelOption.ALLOW_HALF_CLOSURE || EpollSocket.mapsOption(option);
+    }
+
+    @Override
+    public EventLoopGroup newEventLoopGroup(int nThreads) {
+        return newEventLoopGroup(nThreads, null);
+    }
+
+    @Override
+    public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+        String busy = System.getProperty(BUSY_WAIT_PROPERTY);
+        if (busy != null && !busy.trim().equalsIgnoreCase("true") && !busy.trim().equalsIgnoreCase("false")) {
+            throw new IllegalArgumentException("system property " + BUSY_WAIT_PROPERTY + "=" + busy
+                    + " is not a boolean; use true or false");
+        }
+        return newEventLoopGroup(nThreads, threadFactory,
+                IoEventLoopGroup.Options.defaults().busyWait(busy != null && busy.trim().equalsIgnoreCase("true")));
+    }
+
+    /**
+     * A group with explicit options (e.g. {@link IoEventLoopGroup.Options#busyWait(boolean)}).
+     *
+     * @param nThreads loops; 0 = twice the available processors
+     * @throws IllegalArgumentException when {@code nThreads < 0}
+     * @throws io.conduit.transport.UnavailableTransportException when epoll is unavailable here
+     */
+    IoEventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory, IoEventLoopGroup.Options options) {
+        if (nThreads < 0) {
+            throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
+        }
+        Epoll.ensureAvailability();
+        IoEventLoopGroup group = new IoEventLoopGroup(nThreads, threadFactory, EpollIoHandler::new, options);
+        groups.put(group, Boolean.TRUE);
+        return group;
+    }
+
+    private void checkLoop(EventLoop loop) {
+        if (loop == null || !(groups.containsKey(loop.parent()) || groups.containsKey(loop))) {
+            throw new IllegalArgumentException("event loop " + loop + " was not made by the 'epoll' transport; use"
+                    + " epoll's Transport.newEventLoopGroup");
+        }
+    }
+
+    @Override
+    public Channel newChannel(ChannelType type, EventLoop loop) {
+        checkType(type);
+        checkLoop(loop);
+        try {
+            switch (type) {
+                case TCP:
+                    return new IoSocketChannel(name(), EpollStreamSocket.open(false), null, loop);
+                case UNIX_STREAM:
+                    return new IoDomainSocketChannel(name(), EpollStreamSocket.open(true), null, loop);
+                case UDP:
+                    return new IoDatagramChannel(name(), EpollDatagramSocket.open(), loop);
+                default:
+                    throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("opening a " + type + " socket for the 'epoll' transport failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+        checkType(type);
+        if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
+            throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
+        }
+        checkLoop(loop);
+        try {
+            return new IoServerSocketChannel(name(), type, EpollServerSocket.open(type == ChannelType.UNIX_STREAM), loop);
+        } catch (IOException e) {
+            throw new UncheckedIOException("opening a " + type + " listener for the 'epoll' transport failed: "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static void checkType(ChannelType type) {
+        if (!TYPES.contains(type)) {
+            throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels; it has " + TYPES);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return Epoll.NAME;
+    }
+}
