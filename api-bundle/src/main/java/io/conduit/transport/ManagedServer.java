@@ -239,11 +239,13 @@ public final class ManagedServer {
                     }
                     result.trySuccess(boundAddress);
                     Transports.addListener(changeListener);
+                    boolean closedMeanwhile;
                     synchronized (lock) {
-                        if (state != State.RUNNING) {
-                            Transports.removeListener(changeListener); // closed meanwhile
-                            return;
-                        }
+                        closedMeanwhile = state != State.RUNNING;
+                    }
+                    if (closedMeanwhile) {
+                        Transports.removeListener(changeListener); // outside the lock: the registry calls into it
+                        return;
                     }
                     follow(); // a change between selected() and addListener
                 } catch (Exception e) {
