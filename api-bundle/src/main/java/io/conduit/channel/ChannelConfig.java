@@ -22,7 +22,8 @@ public interface ChannelConfig {
      * Sets an option.
      *
      * @return {@code true} when applied; {@code false} when this transport or channel kind does not support it
-     *         (logged once per option and transport as a warning naming both)
+     *         (logged once per option and transport as a warning naming both), or when a socket option is set
+     *         on a closed channel (logged at DEBUG, saying the channel is closed)
      * @throws IllegalArgumentException when the value is invalid ({@link ChannelOption#validate(Object)}) or
      *         the kernel rejects it (the message names the option, the value and the error)
      */

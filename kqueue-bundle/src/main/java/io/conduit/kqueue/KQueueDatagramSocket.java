@@ -13,6 +13,11 @@ import java.nio.ByteBuffer;
 /**
  * A UDP socket (dual-stack {@code AF_INET6}, or {@code AF_INET}): {@code recvfrom(2)}, {@code sendto(2)}, and
  * {@code send(2)} to the connected peer (also for empty datagrams). Loop thread only, except options.
+ *
+ * <p>Connected, it sends to its peer only: a datagram with no target or with the peer as target goes out with
+ * {@code send(2)}, one to another address fails (Linux would send it, BSD fails with {@code EISCONN}: one rule
+ * for every transport, see {@link io.conduit.channel.DatagramChannel}), and a second {@code connect} fails until
+ * {@code disconnect}. Address errors carry messages ({@link AddressErrors}).
  */
 final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocket {
 
@@ -59,6 +64,18 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
 
     @Override
     public boolean send(ByteBuffer src, SocketAddress target) throws IOException {
+        SocketAddress connectedTo = remote; // checked first: a refused datagram costs no copy
+        if (target != null) {
+            AddressErrors.check(target, kind());
+            if (connected && !connectedTo.equals(target)) {
+                throw AddressErrors.sendToOther(connectedTo, target);
+            }
+            if (connected) {
+                target = null; // to the peer: send(2)
+            }
+        } else if (!connected) {
+            throw AddressErrors.noRecipient();
+        }
         int length = src.remaining();
         long address = addressAtPosition(src);
         if (address == 0) {
@@ -92,6 +109,10 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
 
     @Override
     public void connect(SocketAddress remoteAddress) throws IOException {
+        if (connected) {
+            AddressErrors.check(remoteAddress, kind());
+            throw AddressErrors.alreadyConnected(remote, remoteAddress);
+        }
         int[] length = new int[1];
         byte[] sa = encode(remoteAddress, length);
         Errors.checkConnect("connect", Native.connect(fd(), sa, length[0]));
@@ -105,6 +126,11 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         Errors.check("connect(AF_UNSPEC)", Native.disconnect(fd()));
         connected = false;
         remote = null;
+    }
+
+    @Override
+    String kind() {
+        return "UDP";
     }
 
     @Override

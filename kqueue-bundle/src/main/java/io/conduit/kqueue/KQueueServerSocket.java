@@ -20,6 +20,8 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     private volatile int backlog;
     /** the SO_ACCEPTFILTER name last set, "" = none. Any thread. */
     private volatile String acceptFilter = "";
+    /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
 
     KQueueServerSocket(int fd, int family) throws IOException {
         super(fd, family);
@@ -32,9 +34,27 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        super.bind(localAddress);
+        try {
+            super.bind(localAddress);
+        } catch (IOException e) {
+            throw UnixSocketFile.bindFailed(localAddress, e);
+        }
+        if (family == NativeAbi.AF_UNIX) {
+            socketFile = UnixSocketFile.bound(localAddress());
+        }
         int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         Errors.check("listen", Native.listen(fd(), b));
+    }
+
+    /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
+        super.close();
     }
 
     @Override

@@ -244,8 +244,19 @@ abstract class KQueueSocket implements IoSocket {
         return family == NativeAbi.AF_INET6;
     }
 
-    /** Encodes {@code address} for this socket's family. */
+    /** @return {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}: the channel kind that error messages name */
+    String kind() {
+        return family == NativeAbi.AF_UNIX ? "Unix-domain" : "TCP";
+    }
+
+    /**
+     * Encodes {@code address} for this socket's family.
+     *
+     * @throws java.nio.channels.UnresolvedAddressException for an unresolved address (with a message)
+     * @throws java.nio.channels.UnsupportedAddressTypeException for an address of another kind (with a message)
+     */
     final byte[] encode(SocketAddress address, int[] lengthOut) {
+        AddressErrors.check(address, kind());
         byte[] sa = Sockaddr.newSockaddr();
         lengthOut[0] = Sockaddr.encode(address, sa, ipv6());
         return sa;

@@ -2,6 +2,7 @@ package io.conduit.testsuite;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,11 @@ import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 
 import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.AlreadyConnectedException;
+import java.nio.channels.NotYetConnectedException;
+import java.nio.channels.UnresolvedAddressException;
+import java.nio.channels.UnsupportedAddressTypeException;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -21,7 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * UDP on loopback: byte-exact unicast of several sizes, empty datagrams (sent unconnected, received by
- * unconnected and connected channels), connected channels writing plain buffers, multicast membership.
+ * unconnected and connected channels), connected channels writing plain buffers, the address rule of
+ * {@link DatagramChannel} (a connected channel sends to its peer only; bad addresses fail with messages),
+ * multicast membership.
  */
 public abstract class DatagramTest extends AbstractTransportTest {
 
@@ -86,6 +94,95 @@ public abstract class DatagramTest extends AbstractTransportTest {
             assertEquals(0, empty.content().length);
         } finally {
             closeAll(a, b);
+        }
+    }
+
+    /**
+     * The rule of {@link DatagramChannel} for every transport: connected, a packet to the peer or without a
+     * recipient is sent; one to another address fails its own write with both addresses named, and the channel
+     * stays open; connecting again fails until disconnected.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aConnectedChannelSendsToItsPeerOnlyAndStaysOpen(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder peerEvents = new Recorder();
+        Recorder otherEvents = new Recorder();
+        Channel peer = bindUdp(combo.serverTransport(), combo, peerEvents);
+        Channel other = bindUdp(combo.serverTransport(), combo, otherEvents);
+        Channel b = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress peerAddress = (InetSocketAddress) peer.localAddress();
+            InetSocketAddress otherAddress = (InetSocketAddress) other.localAddress();
+            await(b.connect(peerAddress));
+            byte[] one = randomBytes(100, 3);
+            await(b.writeAndFlush(new DatagramPacket(b.alloc().buffer(100).writeBytes(one), peerAddress)));
+            Recorder.ReceivedDatagram d = peerEvents.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(d, "a packet to the connected peer is sent");
+            assertArrayEquals(one, d.content());
+            byte[] two = randomBytes(50, 4);
+            await(b.writeAndFlush(new DatagramPacket(b.alloc().buffer(50).writeBytes(two), null)));
+            d = peerEvents.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(d, "a packet without a recipient goes to the connected peer");
+            assertArrayEquals(two, d.content());
+
+            Throwable cause = awaitDone(b.writeAndFlush(new DatagramPacket(b.alloc().buffer(10).writeBytes(
+                    randomBytes(10, 5)), otherAddress)));
+            assertInstanceOf(AlreadyConnectedException.class, cause, String.valueOf(cause));
+            String message = String.valueOf(cause.getMessage());
+            assertTrue(message.contains(":" + peerAddress.getPort()) && message.contains(":" + otherAddress.getPort()),
+                    "names both addresses: " + message);
+            assertTrue(b.isOpen(), "one refused packet does not close the channel");
+            assertEquals(null, otherEvents.datagrams.poll(100, TimeUnit.MILLISECONDS), "nothing reached the other");
+
+            cause = awaitDone(b.connect(otherAddress));
+            assertInstanceOf(AlreadyConnectedException.class, cause, String.valueOf(cause));
+            message = String.valueOf(cause.getMessage());
+            assertTrue(message.contains(":" + peerAddress.getPort()) && message.contains("disconnect"), message);
+            assertTrue(b.isOpen());
+            assertEquals(peerAddress, b.remoteAddress());
+
+            await(b.writeAndFlush(b.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
+            d = peerEvents.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+            assertNotNull(d, "still sends to the peer afterwards");
+            assertArrayEquals(new byte[] {1, 2, 3}, d.content());
+        } finally {
+            closeAll(b, other, peer);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void badAddressesFailTheirOperationWithAMessage(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Channel ch = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress unresolved = InetSocketAddress.createUnresolved("no-such-host.invalid", 5000);
+            Throwable cause = awaitDone(ch.writeAndFlush(new DatagramPacket(ch.alloc().buffer(1).writeByte(1), unresolved)));
+            assertInstanceOf(UnresolvedAddressException.class, cause, String.valueOf(cause));
+            assertTrue(String.valueOf(cause.getMessage()).contains("no-such-host.invalid:5000")
+                    && cause.getMessage().contains("resolve"), cause.getMessage());
+
+            cause = awaitDone(ch.connect(unresolved));
+            assertInstanceOf(UnresolvedAddressException.class, cause, String.valueOf(cause));
+            assertTrue(String.valueOf(cause.getMessage()).contains("no-such-host.invalid:5000"), cause.getMessage());
+
+            UnixDomainSocketAddress unix = unixAddress();
+            cause = awaitDone(ch.connect(unix));
+            assertInstanceOf(UnsupportedAddressTypeException.class, cause, String.valueOf(cause));
+            assertTrue(String.valueOf(cause.getMessage()).contains(unix.getPath().toString())
+                    && cause.getMessage().contains("use InetSocketAddress"), cause.getMessage());
+
+            cause = awaitDone(ch.writeAndFlush(ch.alloc().buffer(1).writeByte(1)));
+            assertInstanceOf(NotYetConnectedException.class, cause, String.valueOf(cause));
+            assertTrue(String.valueOf(cause.getMessage()).contains("recipient"), cause.getMessage());
+            assertTrue(ch.isOpen(), "bad addresses do not close the channel");
+        } finally {
+            closeAll(ch);
         }
     }
 

@@ -31,7 +31,8 @@ import io.conduit.channel.WriteBufferWaterMark;
  */
 public class DefaultChannelConfig implements ChannelConfig {
 
-    private static final System.Logger LOG = System.getLogger(DefaultChannelConfig.class.getName());
+    /** The logger; replaced only by this package's tests (read on every use, written before a test runs). */
+    static volatile System.Logger log = System.getLogger(DefaultChannelConfig.class.getName());
 
     /** "OPTION@transport" keys already warned about; strings only, so nothing is pinned. */
     private static final Set<String> WARNED = ConcurrentHashMap.newKeySet();
@@ -107,9 +108,16 @@ public class DefaultChannelConfig implements ChannelConfig {
         Objects.requireNonNull(option, "option");
         T valid = option.validate(value);
         if (!isSupported(option)) {
+            if (!channel.isOpen()) {
+                // a closed socket answers no option: that says nothing about the transport, so no warning
+                // "not supported" (and the once-per-transport warning stays available for a real gap)
+                log.log(System.Logger.Level.DEBUG, () -> "channel option " + option.name() + "=" + valid
+                        + " was not applied: channel " + channel + " is closed");
+                return false;
+            }
             String transport = channel.transportName();
             if (WARNED.add(option.name() + '@' + transport)) {
-                LOG.log(System.Logger.Level.WARNING, "channel option " + option.name() + " is not supported by "
+                log.log(System.Logger.Level.WARNING, "channel option " + option.name() + " is not supported by "
                         + "transport " + transport + " for " + channel.getClass().getSimpleName() + "; ignored");
             }
             return false;

@@ -52,6 +52,11 @@ public class DefaultPromise<V> implements Promise<V> {
         this.executor = executor;
     }
 
+    /**
+     * The executor that runs the listeners and that the blocking methods check; every internal use goes through
+     * this method, so a subclass may resolve it late (e.g. a channel's close future, whose event loop is known
+     * only once the channel is registered). It must not change once it returned a non-{@code null} value.
+     */
     @Override
     public EventExecutor executor() {
         return executor;
@@ -204,6 +209,7 @@ public class DefaultPromise<V> implements Promise<V> {
     }
 
     private void notifyListeners() {
+        EventExecutor executor = executor();
         if (executor == null || executor.inEventLoop()) {
             drainListeners();
         } else {
@@ -240,6 +246,7 @@ public class DefaultPromise<V> implements Promise<V> {
     }
 
     private void notifyOne(FutureListener<? super V> listener) {
+        EventExecutor executor = executor();
         if (executor == null || executor.inEventLoop()) {
             invoke(listener);
         } else {
@@ -260,6 +267,7 @@ public class DefaultPromise<V> implements Promise<V> {
     }
 
     private void checkNotOnExecutor() {
+        EventExecutor executor = executor();
         if (executor != null && executor.inEventLoop()) {
             throw new BlockingOperationException("waiting for a pending promise on its own event loop thread "
                     + Thread.currentThread().getName() + " would dead-lock; add a listener instead");

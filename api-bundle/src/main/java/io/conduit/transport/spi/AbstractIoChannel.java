@@ -102,7 +102,7 @@ public abstract class AbstractIoChannel implements Channel {
     private final Channel parent;
     private final IoChannelConfig config;
     private final ChannelPipeline pipeline;
-    private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+    private final DefaultPromise<Void> closeFuture = new CloseFuture();
     private final OutboundBuffer outbound;
     private final RecvSizer recvSizer = new RecvSizer();
     private final Events events = new Events();
@@ -642,6 +642,14 @@ public abstract class AbstractIoChannel implements Channel {
             readAhead();
             return;
         }
+        if (!heldReads.isEmpty() || heldEof) {
+            // Input was wanted again (auto-read turned on by another thread, whose read() task has not run yet):
+            // what was read ahead came first, so it goes first, then the socket is read as usual.
+            deliverHeld();
+            if (!open || inputShutdown || !config.isAutoRead()) {
+                return; // a read() request was satisfied by the held input
+            }
+        }
         IoStreamSocket s = (IoStreamSocket) socket;
         BufferAllocator alloc = config.getAllocator();
         int maxMessages = config.maxMessagesPerRead();
@@ -689,7 +697,7 @@ public abstract class AbstractIoChannel implements Channel {
         if (failure != null) {
             pipeline.fireExceptionCaught(failure);
             if (failure instanceof IOException) {
-                close0(failure, null);
+                close0(failure, "an I/O error while reading", null);
             }
             return;
         }
@@ -737,7 +745,7 @@ public abstract class AbstractIoChannel implements Channel {
             pipeline.fireExceptionCaught(t);
             if (t instanceof IOException) {
                 deliverHeld();
-                close0(t, null);
+                close0(t, "an I/O error while reading ahead", null);
             }
         }
     }
@@ -778,7 +786,7 @@ public abstract class AbstractIoChannel implements Channel {
                 fireInputShutdownEvents();
             }
         } else {
-            close0(null, null);
+            close0(null, "the peer closed the connection (end of stream; ALLOW_HALF_CLOSURE is off)", null);
         }
     }
 
@@ -990,7 +998,7 @@ public abstract class AbstractIoChannel implements Channel {
             }
         } catch (IOException | RuntimeException e) {
             promise.tryFailure(annotate(e, remote));
-            close0(null, null);
+            close0(null, "the connect failed", null);
             return;
         }
         connectPromise = promise;
@@ -1005,7 +1013,7 @@ public abstract class AbstractIoChannel implements Channel {
                             + timeoutMillis + " ms (CONNECT_TIMEOUT_MILLIS): " + remote);
                     connectPromise = null;
                     p.tryFailure(e);
-                    close0(e, null);
+                    close0(e, "the connect timed out", null);
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
@@ -1015,7 +1023,7 @@ public abstract class AbstractIoChannel implements Channel {
                 if (connectPromise == promise) {
                     connectPromise = null;
                 }
-                close0(null, null);
+                close0(null, "the connect was cancelled", null);
             }
         });
     }
@@ -1034,7 +1042,7 @@ public abstract class AbstractIoChannel implements Channel {
             connectPromise = null;
             cancelConnectTimeout();
             if (!p.trySuccess(null)) {
-                close0(null, null); // cancelled meanwhile
+                close0(null, "the connect was cancelled", null); // cancelled meanwhile
                 return;
             }
             becomeActive();
@@ -1043,7 +1051,7 @@ public abstract class AbstractIoChannel implements Channel {
             cancelConnectTimeout();
             Throwable annotated = annotate(e, connectTarget);
             p.tryFailure(annotated);
-            close0(annotated, null);
+            close0(annotated, "the connect failed", null);
         }
     }
 
@@ -1112,11 +1120,26 @@ public abstract class AbstractIoChannel implements Channel {
                         : kind == Kind.STREAM ? "a Buffer or a FileRegion" : "nothing to a server channel");
     }
 
+    /**
+     * Writes the flushed part of the outbound buffer. Loop thread.
+     *
+     * <p><b>Invariant</b> (checked after every {@link #doWrite()}, whichever way it ended): when a flush returns on
+     * an open channel, either the flushed part is empty, or write interest ({@code OP_WRITE}) is on, or a
+     * continuation task is scheduled. Otherwise flushed data would wait for an event that never comes.
+     *
+     * <p><b>Re-entrance</b>: {@code doWrite} fires events (writability changes, write promises completing) whose
+     * handlers may write and flush into this channel again, e.g. a relay whose writability turns auto-read of
+     * the other channel on, which delivers that channel's held input at once and writes it here. Such a nested
+     * flush does not write itself (see {@code flushing}); the outer flush writes it with its remaining spins, and
+     * after {@code doWrite} returned the invariant is re-established for whatever is left (write readiness or a
+     * continuation), whichever exit {@code doWrite} took.
+     */
     private void flush0() {
-        if (flushing || outbound.isFlushedEmpty()) {
-            if (outbound.isFlushedEmpty()) {
-                setInterest(IoSocket.OP_WRITE, false);
-            }
+        if (flushing) {
+            return; // nested in doWrite: the outer flush takes care of it (see the invariant above)
+        }
+        if (outbound.isFlushedEmpty()) {
+            setInterest(IoSocket.OP_WRITE, false);
             return;
         }
         if (!open) {
@@ -1132,7 +1155,7 @@ public abstract class AbstractIoChannel implements Channel {
         } catch (Throwable t) {
             flushing = false;
             if (t instanceof IOException) {
-                close0(t, null);
+                close0(t, "an I/O error while writing", null);
             } else {
                 if (!outbound.isFlushedEmpty()) {
                     if (outbound.removeHead(t)) {
@@ -1143,6 +1166,9 @@ public abstract class AbstractIoChannel implements Channel {
             }
         } finally {
             flushing = false;
+        }
+        if (open && !outbound.isFlushedEmpty() && (interestOps & IoSocket.OP_WRITE) == 0) {
+            scheduleContinuation(); // the invariant above: something must resume the flushed rest
         }
         if (shutdownOutputPromise != null && outbound.isFlushedEmpty() && open) {
             Promise<Void> p = shutdownOutputPromise;
@@ -1383,17 +1409,35 @@ public abstract class AbstractIoChannel implements Channel {
     private ChannelClosedException closedException(String operation) {
         Throwable cause = closeCauseForMessages;
         return new ChannelClosedException(operation + " on channel " + id + " failed: the channel is closed"
-                + (cause != null ? " because of " + cause : ""), cause);
+                + closeExplanation(), cause);
     }
 
-    private Throwable closeCauseForMessages; // loop-confined (read racily for messages only)
+    private volatile Throwable closeCauseForMessages; // written by the loop at close; read for messages only
+    private volatile String closeReason;              // written by the loop at close: why it closed, e.g. "close() was called"
+
+    /** @return {@code " (close() was called)"}, {@code " (an I/O error while reading: …)"}, … or {@code ""} */
+    private String closeExplanation() {
+        String reason = closeReason;
+        Throwable cause = closeCauseForMessages;
+        if (reason == null && cause == null) {
+            return "";
+        }
+        return " (" + (reason != null ? reason : "closed") + (cause != null ? ": " + cause : "") + ")";
+    }
 
     private void failAllPending(Throwable cause) {
         if (outbound.failAll(() -> new ChannelClosedException("write to channel " + id
-                + " failed: the channel closed before the write completed"
-                + (cause != null ? ", because of " + cause : " (closed by close() or by the peer)"), cause))) {
+                + " failed: the channel closed before the write completed" + closeExplanation(), cause))) {
             pipeline.fireChannelWritabilityChanged();
         }
+    }
+
+    /** Closes the channel; {@code reason} says why (for the messages of everything it fails). */
+    private void close0(Throwable cause, String reason, Promise<Void> promise) {
+        if (!closeStarted) {
+            closeReason = reason;
+        }
+        close0(cause, promise);
     }
 
     /** Closes the channel: fails pending work, closes the socket (off the loop with SO_LINGER > 0), fires events. */
@@ -1525,7 +1569,7 @@ public abstract class AbstractIoChannel implements Channel {
         @Override
         public void disconnect(Promise<Void> promise) {
             if (kind != Kind.DATAGRAM) {
-                close0(null, promise);
+                close0(null, "disconnect() was called", promise);
                 return;
             }
             try {
@@ -1539,7 +1583,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void close(Promise<Void> promise) {
-            close0(null, promise);
+            close0(null, "close() was called", promise);
         }
 
         @Override
@@ -1563,6 +1607,24 @@ public abstract class AbstractIoChannel implements Channel {
         }
     }
 
+    /**
+     * The close future, bound to the channel's event loop as soon as the channel has one: its listeners run on
+     * the loop, and {@code sync()}/{@code await()}/{@code get()} called on the loop thread throw
+     * {@link io.conduit.concurrent.BlockingOperationException} instead of dead-locking (the loop is the thread
+     * that would complete it). An accepted channel has no loop until it is given one; until then listeners run
+     * on the completing thread and waiting is not checked.
+     */
+    private final class CloseFuture extends DefaultPromise<Void> {
+        CloseFuture() {
+            super(null);
+        }
+
+        @Override
+        public io.conduit.concurrent.EventExecutor executor() {
+            return loop;
+        }
+    }
+
     /** Readiness from the poller. */
     private final class Events implements IoEvents {
         @Override
@@ -1582,7 +1644,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void loopShuttingDown() {
-            close0(null, null);
+            close0(null, "its event loop shut down", null);
         }
     }
 

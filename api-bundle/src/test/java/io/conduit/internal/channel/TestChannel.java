@@ -116,8 +116,11 @@ final class TestChannel implements Channel {
 
     @Override
     public boolean isOpen() {
-        return true;
+        return open;
     }
+
+    /** What {@link #isOpen()} answers; tests set it. */
+    volatile boolean open = true;
 
     @Override
     public boolean isRegistered() {

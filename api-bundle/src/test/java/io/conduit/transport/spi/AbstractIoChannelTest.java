@@ -294,6 +294,70 @@ class AbstractIoChannelTest {
         ch.closeFuture().sync();
     }
 
+    @Test
+    void dataWrittenAndFlushedFromAWritabilityEventInsideTheWriteLoopIsWrittenToo() throws Exception {
+        channel.config().setOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(20, 50));
+        channel.config().setOption(ChannelOption.WRITE_SPIN_COUNT, 3);
+        List<Future<Void>> nested = Collections.synchronizedList(new ArrayList<>());
+        channel.pipeline().addFirst("nested-writer", new ChannelHandler() {
+            private int rounds; // loop-confined
+
+            @Override
+            public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+                // fired from inside the write loop when the pending bytes drop below the low water mark
+                if (ctx.channel().isWritable() && rounds++ < 5) {
+                    nested.add(ctx.channel().writeAndFlush(ctx.alloc().buffer(60).writeBytes(bytes(60, rounds))));
+                }
+                ctx.fireChannelWritabilityChanged();
+            }
+        });
+        Future<Void>[] first = new Future[1];
+        onLoop(() -> first[0] = channel.writeAndFlush(channel.alloc().buffer(60).writeBytes(bytes(60, 0))));
+        first[0].sync();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (nested.size() < 5 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertEquals(5, nested.size(), "five nested writes: " + events);
+        for (Future<Void> f : nested) {
+            assertTrue(f.await(5, TimeUnit.SECONDS), "a nested write was never written: " + f);
+            assertTrue(f.isSuccess(), String.valueOf(f.cause()));
+        }
+        onLoop(() -> {
+            assertEquals(6 * 60, socket.written.size());
+            assertEquals(0, socket.interest & IoSocket.OP_WRITE);
+        });
+    }
+
+    @Test
+    void pendingWritesFailedAtCloseSayWhyTheChannelClosed() throws Exception {
+        socket.bytesPerWrite = 0;
+        Future<Void>[] f = new Future[1];
+        onLoop(() -> f[0] = channel.writeAndFlush(channel.alloc().buffer(10).writeBytes(bytes(10, 0))));
+        channel.close().sync();
+        assertTrue(f[0].await(5, TimeUnit.SECONDS));
+        assertTrue(f[0].cause().getMessage().contains("(close() was called)"), f[0].cause().getMessage());
+
+        ScriptedSocket eof = new ScriptedSocket() {
+            @Override
+            public int read(ByteBuffer dst) {
+                return -1;
+            }
+        };
+        eof.bytesPerWrite = 0;
+        IoSocketChannel ch = new IoSocketChannel("scripted", eof, null, group.next());
+        ch.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
+        ch.register().sync();
+        Future<Void>[] g = new Future[1];
+        onLoop(() -> {
+            g[0] = ch.writeAndFlush(ch.alloc().buffer(10).writeBytes(bytes(10, 0)));
+            eof.events.readReady(); // the poller reports end-of-stream
+        });
+        assertTrue(g[0].await(5, TimeUnit.SECONDS));
+        assertTrue(g[0].cause().getMessage().contains("the peer closed the connection (end of stream"),
+                g[0].cause().getMessage());
+    }
+
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
         throw (E) t;

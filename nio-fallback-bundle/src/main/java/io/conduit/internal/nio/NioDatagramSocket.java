@@ -15,11 +15,17 @@ import java.util.Map;
 /**
  * A UDP socket over a non-blocking {@link DatagramChannel}. Reads use {@code receive} also when connected
  * (NIO's {@code read} cannot tell an empty datagram from none).
+ *
+ * <p>Connected, it sends to its peer only: a datagram with no target or with the peer as target is sent, one to
+ * another address fails (as {@link io.conduit.channel.DatagramChannel} documents for every transport), and a
+ * second {@code connect} fails until {@code disconnect}. Address errors carry messages ({@link AddressErrors}).
  */
 final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
 
     private final DatagramChannel ch;
     private final Map<String, MembershipKey> memberships = new HashMap<>(); // loop-confined
+    /** the connected peer, or null; written on the loop, read anywhere */
+    private volatile SocketAddress peer;
 
     NioDatagramSocket(DatagramChannel ch) throws IOException {
         super(ch);
@@ -33,6 +39,18 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
 
     @Override
     public boolean send(ByteBuffer src, SocketAddress target) throws IOException {
+        SocketAddress connectedTo = peer;
+        if (target != null) {
+            AddressErrors.check(target, "UDP");
+            if (connectedTo != null && !connectedTo.equals(target)) {
+                throw AddressErrors.sendToOther(connectedTo, target);
+            }
+            if (connectedTo != null) {
+                target = null; // to the peer: write(), as send() would do
+            }
+        } else if (connectedTo == null) {
+            throw AddressErrors.noRecipient();
+        }
         int remaining = src.remaining();
         if (remaining == 0 && ch.isConnected()) {
             // DatagramChannel skips the system call for 0 bytes when connected (send() delegates to write()):
@@ -46,12 +64,19 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
 
     @Override
     public void connect(SocketAddress remoteAddress) throws IOException {
+        AddressErrors.check(remoteAddress, "UDP");
+        SocketAddress connectedTo = peer;
+        if (connectedTo != null) {
+            throw AddressErrors.alreadyConnected(connectedTo, remoteAddress);
+        }
         ch.connect(remoteAddress);
+        peer = ch.getRemoteAddress();
     }
 
     @Override
     public void disconnect() throws IOException {
         ch.disconnect();
+        peer = null;
     }
 
     @Override
@@ -77,6 +102,7 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
+        AddressErrors.check(localAddress, "UDP");
         ch.bind(localAddress);
     }
 

@@ -14,20 +14,44 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
 
     private final ServerSocketChannel ch;
     private volatile int backlog; // SO_BACKLOG, applied at bind; 0 = the JDK default
+    private final boolean unix;   // AF_UNIX listener; immutable
+    private volatile UnixSocketFile socketFile; // the file bind created (Unix only); written at bind, read at close
 
-    NioServerSocket(ServerSocketChannel ch) throws IOException {
+    /** @param unix {@code true} for an {@code AF_UNIX} listener */
+    NioServerSocket(ServerSocketChannel ch, boolean unix) throws IOException {
         super(ch);
         this.ch = ch;
+        this.unix = unix;
     }
 
+    /** Binds and listens; a Unix-domain listener removes the socket file it created when it closes. */
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+        AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
+        try {
+            ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+        } catch (IOException e) {
+            throw UnixSocketFile.bindFailed(localAddress, e);
+        }
+        if (unix) {
+            socketFile = UnixSocketFile.bound(ch.getLocalAddress());
+        }
     }
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        ch.bind(localAddress, backlog);
+        bind(localAddress, 0);
+    }
+
+    /** Removes the socket file this listener bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs();
+        }
+        super.close();
     }
 
     @Override
@@ -37,7 +61,7 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
             return null;
         }
         try {
-            return new NioStreamSocket(child);
+            return new NioStreamSocket(child, unix);
         } catch (IOException e) {
             child.close();
             throw e;

@@ -12,10 +12,14 @@ import java.nio.channels.SocketChannel;
 final class NioStreamSocket extends NioSocket implements IoStreamSocket {
 
     private final SocketChannel ch;
+    /** "TCP" or "Unix-domain", for address checks; immutable */
+    private final String kind;
 
-    NioStreamSocket(SocketChannel ch) throws IOException {
+    /** @param unix {@code true} for an {@code AF_UNIX} channel */
+    NioStreamSocket(SocketChannel ch, boolean unix) throws IOException {
         super(ch);
         this.ch = ch;
+        this.kind = unix ? "Unix-domain" : "TCP";
     }
 
     @Override
@@ -35,7 +39,9 @@ final class NioStreamSocket extends NioSocket implements IoStreamSocket {
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        AddressErrors.check(remoteAddress, kind);
         if (localAddress != null) {
+            AddressErrors.check(localAddress, kind);
             ch.bind(localAddress);
         }
         return ch.connect(remoteAddress);
@@ -63,6 +69,7 @@ final class NioStreamSocket extends NioSocket implements IoStreamSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
+        AddressErrors.check(localAddress, kind);
         ch.bind(localAddress);
     }
 

@@ -12,6 +12,7 @@ import org.osgi.service.component.annotations.Component;
 
 import java.io.IOException;
 import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -36,12 +37,12 @@ public final class NioTransportProvider implements TransportProvider {
             EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM), new NioTransport.Sockets() {
                 @Override
                 public IoStreamSocket stream(ProtocolFamily family) throws IOException {
-                    return new NioStreamSocket(SocketChannel.open(family));
+                    return new NioStreamSocket(SocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                 }
 
                 @Override
                 public IoServerSocket server(ProtocolFamily family) throws IOException {
-                    return new NioServerSocket(ServerSocketChannel.open(family));
+                    return new NioServerSocket(ServerSocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                 }
 
                 @Override

@@ -11,6 +11,7 @@ import io.conduit.transport.spi.TransportProvider;
 
 import java.io.IOException;
 import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.util.EnumSet;
@@ -32,12 +33,12 @@ public final class NioVirtualThreadTransportProvider implements TransportProvide
             EnumSet.of(ChannelType.TCP, ChannelType.UNIX_STREAM), new NioTransport.Sockets() {
                 @Override
                 public IoStreamSocket stream(ProtocolFamily family) throws IOException {
-                    return new VThreadStreamSocket(SocketChannel.open(family));
+                    return new VThreadStreamSocket(SocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                 }
 
                 @Override
                 public IoServerSocket server(ProtocolFamily family) throws IOException {
-                    return new VThreadServerSocket(ServerSocketChannel.open(family));
+                    return new VThreadServerSocket(ServerSocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                 }
 
                 @Override

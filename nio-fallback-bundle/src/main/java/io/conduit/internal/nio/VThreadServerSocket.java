@@ -21,10 +21,14 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
     private SocketChannel staged;           // guarded by lock
     private IOException acceptError;        // guarded by lock
     private boolean acceptorStarted;        // loop-confined
+    private final boolean unix;             // AF_UNIX listener; immutable
+    private volatile UnixSocketFile socketFile; // the file bind created (Unix only); written at bind, read at close
 
-    VThreadServerSocket(ServerSocketChannel ch) throws IOException {
+    /** @param unix {@code true} for an {@code AF_UNIX} listener */
+    VThreadServerSocket(ServerSocketChannel ch, boolean unix) throws IOException {
         super(ch);
         this.ch = ch;
+        this.unix = unix;
         ch.configureBlocking(true);
     }
 
@@ -109,7 +113,7 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
             return null;
         }
         try {
-            return new VThreadStreamSocket(child);
+            return new VThreadStreamSocket(child, unix);
         } catch (IOException e) {
             child.close();
             throw e;
@@ -118,12 +122,20 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+        AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
+        try {
+            ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+        } catch (IOException e) {
+            throw UnixSocketFile.bindFailed(localAddress, e);
+        }
+        if (unix) {
+            socketFile = UnixSocketFile.bound(ch.getLocalAddress());
+        }
     }
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        ch.bind(localAddress, backlog);
+        bind(localAddress, 0);
     }
 
     @Override
@@ -133,6 +145,11 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
 
     @Override
     public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close: the path still holds our file, no other bind can take it
+        }
         super.close();
         lock.lock();
         try {

@@ -25,6 +25,8 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
     static final int OUT_STAGE_BYTES = 32 * 1024;
 
     private final SocketChannel ch;
+    /** "TCP" or "Unix-domain", for address checks; immutable */
+    private final String kind;
 
     // input, guarded by lock
     private ByteBuffer in;               // read mode while inHasData
@@ -44,11 +46,13 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
 
     // connect, guarded by lock
     private boolean connectDone;
-    private IOException connectError;
+    private Exception connectError;      // an IOException, or a RuntimeException java.nio threw
 
-    VThreadStreamSocket(SocketChannel ch) throws IOException {
+    /** @param unix {@code true} for an {@code AF_UNIX} channel */
+    VThreadStreamSocket(SocketChannel ch, boolean unix) throws IOException {
         super(ch);
         this.ch = ch;
+        this.kind = unix ? "Unix-domain" : "TCP";
         ch.configureBlocking(true);
     }
 
@@ -381,15 +385,18 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        // a bad address fails here, on the loop, at once: java.nio would throw it on the connect thread
+        AddressErrors.check(remoteAddress, kind);
         if (localAddress != null) {
+            AddressErrors.check(localAddress, kind);
             ch.bind(localAddress);
         }
         VirtualThreads.start("conduit-vthread-connect-" + socketId, () -> {
-            IOException failure = null;
+            Exception failure = null;
             try {
                 ch.connect(remoteAddress);
-            } catch (IOException e) {
-                failure = e;
+            } catch (IOException | RuntimeException e) {
+                failure = e; // whatever it is, the connect future must hear of it
             }
             lock.lock();
             try {
@@ -420,14 +427,23 @@ final class VThreadStreamSocket extends VThreadSocket implements IoStreamSocket 
             if (!connectDone) {
                 return false;
             }
+            if (connectError instanceof IOException) {
+                throw (IOException) connectError;
+            }
             if (connectError != null) {
-                throw connectError;
+                throw (RuntimeException) connectError;
             }
         } finally {
             lock.unlock();
         }
         startThreads();
         return true;
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        AddressErrors.check(localAddress, kind);
+        super.bind(localAddress);
     }
 
     @Override

@@ -1,0 +1,36 @@
+package io.conduit.itest;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/** File helpers of the JPMS and Karaf tests (plain JUnit 5, outside any framework). */
+final class ItestFiles {
+
+    private ItestFiles() {
+    }
+
+    /** @return the system property the pom sets; fails naming it when missing */
+    static String required(String property) {
+        String value = System.getProperty(property);
+        if (value == null || value.isEmpty()) {
+            throw new IllegalStateException("system property " + property + " is not set: run the test through"
+                    + " Maven (itest/pom.xml sets it)");
+        }
+        return value;
+    }
+
+    /** Deletes {@code dir} and everything below it; nothing happens when it does not exist. */
+    static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.delete(p);
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.conduit.itest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The packaged jars on the JPMS module path only (no class path): a tiny application module
+ * ({@code src/test/jpms/io.conduit.itest.jpms}, compiled here with {@code javax.tools} against the packaged API jar)
+ * runs in a child JVM of the same JDK as this test (so the pom's two passes cover JDK 17 and the second JDK) with
+ * {@code --module-path <app>:<api>:<nio>:<epoll>:<epoll fragment of this arch> --add-modules ALL-MODULE-PATH}, finds the
+ * transports with {@code ServiceLoader}, echoes over TCP on every available one and reports the selection and
+ * the epoll module's native probe, which must load the library from the fragment jar (an automatic module).
+ */
+class JpmsModulePathTest {
+
+    private static final String APP_MODULE = "io.conduit.itest.jpms";
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void everyAvailableTransportEchoesOnTheModulePathAndEpollLoadsItsLibraryFromTheFragmentJar() throws Exception {
+        int feature = Runtime.version().feature();
+        Path work = Path.of(ItestFiles.required("conduit.itest.target"), "jpms-jdk" + feature);
+        ItestFiles.deleteTree(work);
+        Path classes = Files.createDirectories(work.resolve("classes"));
+        Path nativeWorkdir = Files.createDirectories(work.resolve("native"));
+
+        Path epollJar = Path.of(ItestFiles.required("conduit.itest.epollJar"));
+        List<Path> conduitJars = List.of(Path.of(ItestFiles.required("conduit.itest.apiJar")),
+                Path.of(ItestFiles.required("conduit.itest.nioJar")), epollJar,
+                fragmentJar());
+        for (Path jar : conduitJars) {
+            assertTrue(Files.isRegularFile(jar), jar + " is missing: build the reactor (mvn install -DskipTests)");
+        }
+        String conduitPath = conduitJars.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator));
+
+        // Compile the application module against the packaged API (module path only).
+        Path sources = Path.of(ItestFiles.required("conduit.itest.jpmsSources"), APP_MODULE);
+        List<String> javacArgs = new ArrayList<>(List.of("--release", "17", "-d", classes.toString(),
+                "--module-path", conduitPath));
+        try (Stream<Path> files = Files.walk(sources)) {
+            files.filter(p -> p.toString().endsWith(".java")).map(Path::toString).forEach(javacArgs::add);
+        }
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertTrue(javac != null, "no system Java compiler: run the tests on a JDK, not a JRE");
+        int javacStatus = javac.run(null, System.out, System.err, javacArgs.toArray(new String[0]));
+        assertEquals(0, javacStatus, "javac " + javacArgs + " failed (see the test output)");
+
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (feature >= 22) {
+            // Named module loading a library: without this, JDK 24+ warns (and a later JDK denies).
+            command.add("--enable-native-access=io.conduit.epoll");
+        }
+        command.addAll(List.of("--module-path", classes + File.pathSeparator + conduitPath,
+                "--add-modules", "ALL-MODULE-PATH",
+                // The app reads the epoll module's (not exported) probe reflectively.
+                "--add-opens", "io.conduit.epoll/io.conduit.epoll=" + APP_MODULE,
+                "-Dconduit.native.workdir=" + nativeWorkdir,
+                "-m", APP_MODULE + "/io.conduit.itest.jpms.EchoEveryTransport"));
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(work.resolve("output.txt").toFile());
+        pb.environment().remove("CLASSPATH");
+        pb.environment().remove("JDK_JAVA_OPTIONS");
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        Process child = pb.start();
+        try {
+            assertTrue(child.waitFor(60, TimeUnit.SECONDS), "the module-path JVM did not finish within 60 s: "
+                    + command);
+        } finally {
+            child.destroyForcibly();
+        }
+        String output = Files.readString(work.resolve("output.txt"), StandardCharsets.UTF_8);
+        System.out.println("--- module path run on JDK " + feature + ": " + String.join(" ", command) + "\n" + output);
+        assertEquals(0, child.exitValue(), "the module-path JVM failed:\n" + output);
+        List<String> lines = output.lines().collect(Collectors.toList());
+        assertTrue(lines.contains("DONE"), "no DONE line:\n" + output);
+        assertTrue(lines.contains("CLASSPATH "), "the class path must be empty:\n" + output);
+        assertTrue(lines.contains("MODULE " + APP_MODULE), output);
+        assertTrue(lines.contains("LAYER io.conduit.api io.conduit.epoll io.conduit.epoll.linux." + arch() + " "
+                + APP_MODULE + " io.conduit.nio"), "boot layer modules:\n" + output);
+        assertFalse(output.contains("WARNING"), "the JVM warned:\n" + output);
+
+        // Every available provider echoed what it was sent; nio is always there.
+        List<String> available = lines.stream().filter(l -> l.startsWith("PROVIDER ") && l.endsWith(" available"))
+                .map(l -> l.split(" ")[1]).collect(Collectors.toList());
+        assertTrue(available.contains("nio"), "nio must be available:\n" + output);
+        if (feature >= 21) {
+            assertTrue(available.contains("nio-vthread"), "nio-vthread must be available on " + feature + ":\n"
+                    + output);
+        }
+        for (String name : available) {
+            assertTrue(lines.contains("ECHO " + name + " hello over " + name), name + " did not echo:\n" + output);
+        }
+
+        // The native library came out of the fragment jar, an automatic module on the module path.
+        assertTrue(lines.contains("EPOLL_PROBE available"), "epoll's native probe failed:\n" + output);
+        String fragmentName = fragmentJar().getFileName().toString();
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("EPOLL_LOADED extracted jar:")
+                        && l.contains(fragmentName + "!/META-INF/native/libconduit_epoll_" + arch() + ".so")),
+                "the library must be extracted from " + fragmentName + ":\n" + output);
+
+        // epoll, the highest-ranked transport, is found through its module's "provides" and selected by auto.
+        assertTrue(available.contains("epoll"), "the epoll provider must be available:\n" + output);
+        assertTrue(lines.contains("SELECTED epoll"), "auto must select epoll:\n" + output);
+    }
+
+    /** The native-fragment arch of this machine: {@code x86_64} or {@code aarch64}. */
+    private static String arch() {
+        String arch = System.getProperty("os.arch");
+        return arch.equals("aarch64") || arch.equals("arm64") ? "aarch64" : "x86_64";
+    }
+
+    /** The epoll fragment jar of this machine's architecture (an automatic module on the module path). */
+    private static Path fragmentJar() {
+        return Path.of(ItestFiles.required(arch().equals("aarch64") ? "conduit.itest.epollAarch64Jar"
+                : "conduit.itest.epollX86Jar"));
+    }
+}

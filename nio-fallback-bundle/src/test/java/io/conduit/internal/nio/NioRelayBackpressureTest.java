@@ -1,0 +1,21 @@
+package io.conduit.internal.nio;
+
+import io.conduit.testsuite.Combo;
+import io.conduit.testsuite.RelayBackpressureTest;
+import io.conduit.transport.Availability;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.util.List;
+
+/** {@link RelayBackpressureTest} for the nio and nio-vthread transports; permutations: {@link NioPermutations.eachTransport()}. */
+class NioRelayBackpressureTest extends RelayBackpressureTest {
+    @Override
+    protected List<Combo> permutations() {
+        return NioPermutations.eachTransport();
+    }
+
+    @Override
+    protected void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
+        NioPermutations.assertExpectedUnavailability(provider, availability);
+    }
+}

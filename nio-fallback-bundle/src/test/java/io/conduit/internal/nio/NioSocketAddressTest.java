@@ -1,0 +1,21 @@
+package io.conduit.internal.nio;
+
+import io.conduit.testsuite.Combo;
+import io.conduit.testsuite.SocketAddressTest;
+import io.conduit.transport.Availability;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.util.List;
+
+/** {@link SocketAddressTest} for the nio and nio-vthread transports; permutations: {@link NioPermutations#eachTransport()}. */
+class NioSocketAddressTest extends SocketAddressTest {
+    @Override
+    protected List<Combo> permutations() {
+        return NioPermutations.eachTransport();
+    }
+
+    @Override
+    protected void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
+        NioPermutations.assertExpectedUnavailability(provider, availability);
+    }
+}
