@@ -16,6 +16,7 @@ import io.conduit.transport.spi.TransportProvider;
 
 import java.io.IOException;
 import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -52,12 +53,12 @@ final class SwapTransports {
                     new NioTransport.Sockets() {
                         @Override
                         public IoStreamSocket stream(ProtocolFamily family) throws IOException {
-                            return new NioStreamSocket(SocketChannel.open(family));
+                            return new NioStreamSocket(SocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                         }
 
                         @Override
                         public IoServerSocket server(ProtocolFamily family) throws IOException {
-                            return new NioServerSocket(ServerSocketChannel.open(family));
+                            return new NioServerSocket(ServerSocketChannel.open(family), family == StandardProtocolFamily.UNIX);
                         }
 
                         @Override
