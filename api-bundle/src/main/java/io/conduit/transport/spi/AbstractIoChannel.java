@@ -38,6 +38,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -267,6 +268,24 @@ public abstract class AbstractIoChannel implements Channel {
     @Override
     public BufferAllocator alloc() {
         return config.getAllocator();
+    }
+
+    /**
+     * Closes the channel because of {@code cause}: like {@link #close()}, but every write still pending fails with
+     * a {@link ChannelClosedException} whose cause is {@code cause} (and whose message names it), so a writer can
+     * tell why its data was not sent (e.g. {@code ManagedServer} passes a
+     * {@link io.conduit.transport.TransportSwapException} when a transport swap's grace period ran out). Runs on
+     * the channel's loop; callable from any thread. Closing does not go through the pipeline's outbound
+     * handlers (the channel is closed directly, then {@code channelInactive}/{@code channelUnregistered} fire).
+     *
+     * @param cause why the channel is closed; not {@code null}
+     * @return succeeds when the channel is closed (also when it was closed already)
+     */
+    public Future<Void> close(Throwable cause) {
+        Objects.requireNonNull(cause, "cause");
+        Promise<Void> promise = newPromise();
+        onLoop(() -> close0(cause, promise), promise);
+        return promise;
     }
 
     @Override

@@ -1,5 +1,14 @@
 package io.conduit.gateway.internal;
 
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transports;
+
 import java.util.Map;
 
 import io.conduit.channel.Bootstrap;
@@ -20,6 +29,8 @@ public final class BootstrapNetwork implements Network {
 
     private final Transport transport;
     private final EventLoopGroup group;
+    /** Listeners made by {@link #listen}, until closed; concurrent list. */
+    private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
 
     /**
      * @param transport the transport whose channels to make
@@ -32,20 +43,54 @@ public final class BootstrapNetwork implements Network {
 
     @Override
     public String transportName() {
-        return transport.name();
+        Transport t = Transports.selected(); // listeners follow the selection
+        return t != null ? t.name() : transport.name();
     }
 
+    /**
+     * Listens through a {@link ManagedServer}: it binds on the selected transport and re-binds on every transport
+     * swap ({@code conduit:use nio}, a transport bundle stopping or starting), draining the old connections.
+     */
     @Override
-    public Future<Channel> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
+    public CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
             ChannelHandler childHandler) {
-        ServerBootstrap b = new ServerBootstrap().transport(transport).group(group)
-                .channelType(endpoint.channelType()).childHandler(childHandler);
+        Transport t = Transports.selected();
+        String name = t != null ? t.name() : transport.name();
+        ManagedServer server = new ManagedServer(endpoint.toSocketAddress(name)).channelType(endpoint.channelType())
+                .childHandler(childHandler).threads(Math.max(1, Runtime.getRuntime().availableProcessors()));
         if (endpoint.kind() == GatewayUri.Kind.TCP) {
-            b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
-            b.childOption(ChannelOption.TCP_NODELAY, Boolean.TRUE);
+            server.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
+            server.childOption(ChannelOption.TCP_NODELAY, Boolean.TRUE);
         }
-        childOptions.forEach((k, v) -> childOption(b, k, v));
-        return b.bind(endpoint.toSocketAddress(transport.name()));
+        childOptions.forEach((k, v) -> childOption(server, k, v));
+        servers.add(server);
+        return server.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            @Override
+            public SocketAddress localAddress() {
+                return server.localAddress();
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                server.close().await(15, TimeUnit.SECONDS);
+                servers.remove(server);
+            }
+        }).whenComplete((b, failure) -> {
+            if (failure != null) {
+                servers.remove(server);
+            }
+        });
+    }
+
+    /** The transport of {@code loop}: a listener's current or draining transport, else this network's own. */
+    private Transport transportOf(EventLoop loop) {
+        for (ManagedServer s : servers) {
+            Transport t = s.transportOf(loop);
+            if (t != null) {
+                return t;
+            }
+        }
+        return transport;
     }
 
     @Override
@@ -57,18 +102,19 @@ public final class BootstrapNetwork implements Network {
     @Override
     public Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
             ChannelHandler handler) {
-        Bootstrap b = new Bootstrap().transport(transport).group(loop).channelType(endpoint.channelType())
+        Transport t = transportOf(loop);
+        Bootstrap b = new Bootstrap().transport(t).group(loop).channelType(endpoint.channelType())
                 .handler(handler);
         if (endpoint.kind() == GatewayUri.Kind.TCP) {
             b.option(ChannelOption.TCP_NODELAY, Boolean.TRUE);
         }
         options.forEach((k, v) -> option(b, k, v));
-        return b.connect(endpoint.toSocketAddress(transport.name()));
+        return b.connect(endpoint.toSocketAddress(t.name()));
     }
 
     @SuppressWarnings("unchecked")
-    private static <T> void childOption(ServerBootstrap b, ChannelOption<T> option, Object value) {
-        b.childOption(option, (T) value);
+    private static <T> void childOption(ManagedServer s, ChannelOption<T> option, Object value) {
+        s.childOption(option, (T) value);
     }
 
     @SuppressWarnings("unchecked")

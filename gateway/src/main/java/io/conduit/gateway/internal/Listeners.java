@@ -1,5 +1,7 @@
 package io.conduit.gateway.internal;
 
+import java.util.concurrent.CompletionStage;
+
 import java.net.UnixDomainSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -12,8 +14,8 @@ import io.conduit.concurrent.Future;
 
 /**
  * The listening channels of one gateway component: binds its endpoints, remembers what is listening and what failed,
- * and closes everything (removing Unix socket files) on {@link #close()}. This is the code that moves onto
- * {@code ManagedServer} once it exists, so a transport swap re-binds these listeners; the handlers do not change.
+ * and closes everything (removing Unix socket files) on {@link #close()}. Stream listeners are
+ * {@code ManagedServer}s (made by {@link BootstrapNetwork}), so a transport swap re-binds them.
  *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */
@@ -22,14 +24,14 @@ final class Listeners implements AutoCloseable {
     /** How one endpoint is bound: a call of {@link Network#listen} or {@link Network#bindDatagram}. */
     @FunctionalInterface
     interface Binder {
-        Future<Channel> bind(GatewayUri endpoint);
+        CompletionStage<Network.Bound> bind(GatewayUri endpoint);
     }
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
 
     private final String component;
-    /** Bound channels; guarded by this. */
-    private final List<Channel> channels = new ArrayList<>();
+    /** Bound listeners and channels; guarded by this. */
+    private final List<Network.Bound> channels = new ArrayList<>();
     /** Bound endpoints as shown to users; guarded by this. */
     private final List<String> listening = new ArrayList<>();
     /** One line per problem; guarded by this. */
@@ -63,7 +65,7 @@ final class Listeners implements AutoCloseable {
     private CompletableFuture<Void> bindOne(GatewayUri endpoint, java.util.function.Function<String, String> describe,
             Binder binder) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        Future<Channel> f;
+        CompletionStage<Network.Bound> f;
         try {
             if (endpoint.kind() == GatewayUri.Kind.UNIX && !endpoint.isAbstract()) {
                 UnixSocketFiles.prepareBind(endpoint.path());
@@ -74,10 +76,9 @@ final class Listeners implements AutoCloseable {
             done.complete(null);
             return done;
         }
-        f.addListener(r -> {
+        f.whenComplete((ch, failure) -> {
             try {
-                if (r.isSuccess()) {
-                    Channel ch = r.getNow();
+                if (failure == null) {
                     boolean keep;
                     synchronized (this) {
                         keep = !closed;
@@ -87,16 +88,26 @@ final class Listeners implements AutoCloseable {
                         }
                     }
                     if (!keep) {
-                        ch.close();
+                        closeQuietly(ch);
                     }
                 } else {
-                    fail("cannot listen on " + endpoint + ": " + describe(r.cause()));
+                    Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                            ? failure.getCause() : failure;
+                    fail("cannot listen on " + endpoint + ": " + describe(cause));
                 }
             } finally {
                 done.complete(null);
             }
         });
         return done;
+    }
+
+    private static void closeQuietly(Network.Bound b) {
+        try {
+            b.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** @return e.g. {@code BindException: Address already in use} */
@@ -123,7 +134,7 @@ final class Listeners implements AutoCloseable {
 
     @Override
     public void close() {
-        List<Channel> toClose;
+        List<Network.Bound> toClose;
         synchronized (this) {
             closed = true;
             toClose = new ArrayList<>(channels);
@@ -131,9 +142,9 @@ final class Listeners implements AutoCloseable {
             listening.clear();
         }
         boolean interrupted = false;
-        for (Channel ch : toClose) {
+        for (Network.Bound ch : toClose) {
             try {
-                ch.close().await(5, TimeUnit.SECONDS);
+                ch.close();
             } catch (InterruptedException e) {
                 interrupted = true;
             }

@@ -1,5 +1,8 @@
 package io.conduit.gateway.internal;
 
+import java.net.SocketAddress;
+import java.util.concurrent.CompletionStage;
+
 import java.util.Map;
 
 import io.conduit.channel.Channel;
@@ -10,8 +13,8 @@ import io.conduit.concurrent.Future;
 
 /**
  * Where the gateway's components get their channels: listeners for their endpoints and upstream connections. The
- * one seam between the gateway's handlers and the transport, so the listening code can move onto
- * {@code ManagedServer} (re-binding on a transport swap) without touching the handlers.
+ * one seam between the gateway's handlers and the transport; {@link BootstrapNetwork} listens through
+ * {@code ManagedServer}, so stream listeners re-bind on a transport swap without the handlers knowing.
  *
  * <p>Thread-safe. Futures complete on the channel's event loop.
  */
@@ -27,10 +30,36 @@ public interface Network {
      * @param childOptions options of each accepted channel
      * @param childHandler added to each accepted channel; make it a {@link io.conduit.channel.ChannelInitializer} to
      *                     give each connection its own handlers
-     * @return the bound server channel, or the failure (e.g. {@link java.net.BindException} "Address already in
-     *         use"), with the endpoint named in its message by the caller
+     * @return the listener once bound, or the failure (e.g. {@link java.net.BindException} "Address already in
+     *         use"), with the endpoint named in its message by the caller; the listener may re-bind on another
+     *         transport later (a transport swap) at the same address
      */
-    Future<Channel> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler);
+    CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
+            ChannelHandler childHandler);
+
+    /** Something bound: a listener (which may move between transports) or a datagram channel. Thread-safe. */
+    interface Bound {
+        /** @return the bound address (with the actual port) */
+        SocketAddress localAddress();
+
+        /** Closes it, waiting a bounded time; for a listener also drains its connections (see ManagedServer). */
+        void close() throws InterruptedException;
+
+        /** @return {@code channel} as a {@link Bound} */
+        static Bound of(Channel channel) {
+            return new Bound() {
+                @Override
+                public SocketAddress localAddress() {
+                    return channel.localAddress();
+                }
+
+                @Override
+                public void close() throws InterruptedException {
+                    channel.close().await(5, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            };
+        }
+    }
 
     /**
      * Binds a datagram endpoint (UDP).

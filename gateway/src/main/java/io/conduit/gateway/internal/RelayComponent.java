@@ -55,11 +55,12 @@ public final class RelayComponent {
                     }
                 });
             }
-            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network));
+            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network)).toCompletionStage()
+                    .thenApply(Network.Bound::of);
         }).thenRun(() -> status.publish(context));
     }
 
-    /** Closes the listener (connections already relayed run on until either side closes) and withdraws the status. */
+    /** Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws the status. */
     @Deactivate
     public void deactivate() {
         status.withdraw();

@@ -28,7 +28,7 @@ class FakeNetwork implements Network {
     }
 
     @Override
-    public Future<Channel> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
+    public java.util.concurrent.CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
             ChannelHandler childHandler) {
         throw new UnsupportedOperationException();
     }

@@ -1,0 +1,669 @@
+package io.conduit.transport;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.concurrent.Future;
+import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.transport.spi.AbstractIoChannel;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A listener (TCP or Unix-domain stream) that runs on the {@linkplain Transports#selected() selected transport}
+ * and <b>follows it</b>: when the selection changes (a transport bundle stopped, started or was updated, or
+ * {@link Transports#setPreference} / Configuration Admin changed the preference) the server moves to the new
+ * transport without being restarted.
+ *
+ * <pre>{@code
+ * ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 8080))
+ *         .childHandler(new ChannelInitializer<Channel>() { ... });
+ * server.start().sync();          // bound on Transports.selected()
+ * ...
+ * server.close().sync();          // listener closed, connections drained, event loops stopped
+ * }</pre>
+ *
+ * <h2>What a swap does</h2>
+ * <ol>
+ *   <li><b>Re-bind.</b> When both the old and the new transport {@linkplain Transport#supports support}
+ *       {@link ChannelOption#SO_REUSEPORT} (and the server is TCP), every listener is opened with
+ *       {@code SO_REUSEPORT} (socket(7)), the new listener is bound to the same address and port <em>first</em>, and
+ *       only then is the old listener closed, so connection attempts are not refused during the swap.
+ *       <b>Caveat (Linux):</b> connections that completed the handshake but still wait in the old listener's accept
+ *       backlog when it closes are <em>reset</em>, unless the sysctl {@code net.ipv4.tcp_migrate_req=1} (Linux
+ *       5.14+, per network namespace) is set, which migrates them to the surviving listener. Set it on hosts where
+ *       swaps happen under load.
+ *       <br><b>Fallback</b> (Unix-domain listeners, or a transport without {@code SO_REUSEPORT}): the old listener is
+ *       closed first (for a Unix-domain listener its socket file is deleted), then the new one is bound: during
+ *       that short window (one listener close and one bind) connection attempts are
+ *       refused ({@code ECONNREFUSED}/{@code ENOENT}). TCP listeners set {@code SO_REUSEADDR} unless an
+ *       {@linkplain #option option} says otherwise, so the port can be bound again while the old transport's
+ *       connections still drain.
+ *       <br>Because every listener sets {@code SO_REUSEPORT}, another socket of the same user that sets it too can
+ *       bind the same port and share its connections instead of failing with "Address already in use".</li>
+ *   <li><b>Drain.</b> Connections accepted on the old transport stay on it and are closed gracefully: reading
+ *       stops ({@code AUTO_READ} off), pending writes are flushed, then the connection is closed; at the latest
+ *       after the {@linkplain #gracePeriod grace period} (default 10 s) it is closed anyway and every write that
+ *       could not be flushed fails its promise with a {@link io.conduit.channel.ChannelClosedException} caused by
+ *       a {@link TransportSwapException} naming the swap. No write is dropped silently. The drain knows no protocol:
+ *       a request in flight on an old connection is cut (its peer sees end of stream) and should be retried. The
+ *       flush is detected by writing an empty {@link Buffer} behind the pending writes, so outbound handlers of
+ *       the child pipeline must pass an empty buffer through.</li>
+ *   <li><b>Release.</b> The old transport's event-loop group (made by this server) is shut down when its listener
+ *       is closed and its last connection is gone.</li>
+ * </ol>
+ * When the selection becomes empty ({@code null}: no transport available) the server drains and closes its
+ * listener and waits; it binds again as soon as a transport is selected. If binding on the new transport fails,
+ * the server stays on (or returns to) the old transport when it can, and logs the failure.
+ *
+ * <h2>Threading</h2>
+ * Configure on one thread before {@link #start()}; after that every method may be called from any thread.
+ * Swaps run one at a time on a thread of the server's own ({@code conduit-managed-server-…}), never on the thread
+ * that changed the selection, so a {@link TransportChangeListener} event returns at once. Several changes in a
+ * row are coalesced: the server always moves to whatever {@link Transports#selected()} says when the swap runs.
+ * The child handler is added to channels of every transport the server runs on, so it must be
+ * {@link ChannelHandler.Sharable} (e.g. a {@link io.conduit.channel.ChannelInitializer}).
+ *
+ * <h2>Errors</h2>
+ * {@link #start()} fails its future with {@link UnavailableTransportException} when no transport is selected, or
+ * with the bind error; configuration methods throw {@link IllegalStateException} once started.
+ */
+public final class ManagedServer {
+
+    private static final System.Logger LOG = System.getLogger(ManagedServer.class.getName());
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    /** Default grace period of a drained connection, in milliseconds. */
+    public static final long DEFAULT_GRACE_PERIOD_MILLIS = 10_000;
+    /** Longest wait for a bind or a listener close during a swap, in milliseconds. */
+    private static final long BIND_TIMEOUT_MILLIS = 10_000;
+
+    private final SocketAddress requestedAddress;
+    private final int id = NEXT_ID.incrementAndGet();
+    private final Object lock = new Object();
+    private final TransportChangeListener changeListener = (previous, current) -> requestFollow();
+
+    // configuration: written before start() only
+    private ChannelType channelType = ChannelType.TCP;
+    private final Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
+    private final Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
+    private ChannelHandler childHandler;
+    private int threads = 1;
+    private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
+
+    private enum State { NEW, RUNNING, CLOSED }
+
+    private State state = State.NEW;                    // guarded by lock
+    private Generation current;                         // guarded by lock: the listener taking new connections
+    private final List<Generation> retiring = new ArrayList<>(); // guarded by lock: draining, group not yet stopped
+    private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
+    private ExecutorService swapThread;                 // guarded by lock, set in start()
+    private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+
+    /**
+     * @param localAddress where to listen: an {@link InetSocketAddress} for TCP (port 0 picks a free port once, and
+     *        every later re-bind uses that port) or a {@link UnixDomainSocketAddress} with
+     *        {@link #channelType channelType(UNIX_STREAM)}
+     */
+    public ManagedServer(SocketAddress localAddress) {
+        this.requestedAddress = Objects.requireNonNull(localAddress, "localAddress");
+    }
+
+    /** @param channelType {@link ChannelType#TCP} (default) or {@link ChannelType#UNIX_STREAM} */
+    public ManagedServer channelType(ChannelType channelType) {
+        Objects.requireNonNull(channelType, "channelType");
+        if (channelType != ChannelType.TCP && channelType != ChannelType.UNIX_STREAM) {
+            throw new IllegalArgumentException("a ManagedServer listens on TCP or UNIX_STREAM, not " + channelType);
+        }
+        checkNew();
+        this.channelType = channelType;
+        return this;
+    }
+
+    /** An option of every listener (e.g. {@link ChannelOption#SO_BACKLOG}); {@code null} removes it. */
+    public <T> ManagedServer option(ChannelOption<T> option, T value) {
+        checkNew();
+        put(options, option, value);
+        return this;
+    }
+
+    /** An option of every accepted channel; {@code null} removes it. */
+    public <T> ManagedServer childOption(ChannelOption<T> option, T value) {
+        checkNew();
+        put(childOptions, option, value);
+        return this;
+    }
+
+    /** @param childHandler added to every accepted channel, on every transport; must be {@link ChannelHandler.Sharable} */
+    public ManagedServer childHandler(ChannelHandler childHandler) {
+        checkNew();
+        this.childHandler = Objects.requireNonNull(childHandler, "childHandler");
+        return this;
+    }
+
+    /** @param threads event loops of the group made for each transport (listener and connections); default 1 */
+    public ManagedServer threads(int threads) {
+        if (threads < 1) {
+            throw new IllegalArgumentException("threads must be >= 1, got " + threads);
+        }
+        checkNew();
+        this.threads = threads;
+        return this;
+    }
+
+    /**
+     * @param gracePeriod longest time a connection left on an old transport gets to flush its writes before it is
+     *        closed anyway (its unflushed writes then fail with a {@link TransportSwapException} cause); &gt;= 0
+     */
+    public ManagedServer gracePeriod(long gracePeriod, TimeUnit unit) {
+        if (gracePeriod < 0) {
+            throw new IllegalArgumentException("gracePeriod must be >= 0, got " + gracePeriod + " " + unit);
+        }
+        checkNew();
+        this.gracePeriodNanos = unit.toNanos(gracePeriod);
+        return this;
+    }
+
+    private static <T> void put(Map<ChannelOption<?>, Object> map, ChannelOption<T> option, T value) {
+        Objects.requireNonNull(option, "option");
+        if (value == null) {
+            map.remove(option);
+        } else {
+            map.put(option, option.validate(value));
+        }
+    }
+
+    private void checkNew() {
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("ManagedServer " + requestedAddress + " was started already; "
+                        + "configure it before start()");
+            }
+        }
+    }
+
+    /**
+     * Binds on {@link Transports#selected()} and starts following the selection.
+     *
+     * @return succeeds with the bound address, or fails with {@link UnavailableTransportException} (nothing
+     *         selected) or the bind error; after a failure the server is closed
+     * @throws IllegalStateException when started twice or no child handler was set
+     */
+    public Future<SocketAddress> start() {
+        DefaultPromise<SocketAddress> result = new DefaultPromise<>(null);
+        synchronized (lock) {
+            if (state != State.NEW) {
+                throw new IllegalStateException("ManagedServer " + requestedAddress + " was started already");
+            }
+            if (childHandler == null) {
+                throw new IllegalStateException("no child handler set: call childHandler(ChannelHandler)");
+            }
+            state = State.RUNNING;
+            swapThread = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "conduit-managed-server-" + id);
+                t.setDaemon(true);
+                return t;
+            });
+            swapThread.execute(() -> {
+                Transport t = Transports.selected();
+                if (t == null) {
+                    result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
+                            + ": no transport is selected (" + Transports.selection() + ")", null));
+                    close();
+                    return;
+                }
+                try {
+                    Generation g = bind(t);
+                    synchronized (lock) {
+                        current = g;
+                    }
+                    result.trySuccess(boundAddress);
+                    Transports.addListener(changeListener);
+                    boolean closedMeanwhile;
+                    synchronized (lock) {
+                        closedMeanwhile = state != State.RUNNING;
+                    }
+                    if (closedMeanwhile) {
+                        Transports.removeListener(changeListener); // outside the lock: the registry calls into it
+                        return;
+                    }
+                    follow(); // a change between selected() and addListener
+                } catch (Exception e) {
+                    result.tryFailure(e);
+                    close();
+                }
+            });
+        }
+        return result;
+    }
+
+    /** @return the name of the transport the listener runs on now, or {@code null} (not started, closed, none) */
+    public String transportName() {
+        synchronized (lock) {
+            return current == null ? null : current.transport.name();
+        }
+    }
+
+    /** @return the bound address (with the actual port), or {@code null} before the first bind succeeded */
+    public SocketAddress localAddress() {
+        return boundAddress;
+    }
+
+    /**
+     * The transport of one of this server's event loops, so a handler can make further channels (e.g. an upstream
+     * connection of a relay) on the loop of the connection it serves, with the matching transport.
+     *
+     * @param loop an event loop, typically {@code ctx.channel().eventLoop()} of an accepted connection
+     * @return the transport whose group (made by this server) holds {@code loop}, or {@code null} when none does
+     *         (not one of this server's loops, or its group was shut down already)
+     */
+    public Transport transportOf(io.conduit.concurrent.EventLoop loop) {
+        if (loop == null) {
+            return null;
+        }
+        synchronized (lock) {
+            if (current != null && current.owns(loop)) {
+                return current.transport;
+            }
+            for (Generation g : retiring) {
+                if (g.owns(loop)) {
+                    return g.transport;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** @return connections open now, on the current transport and on transports being drained */
+    public int openConnections() {
+        synchronized (lock) {
+            int n = current == null ? 0 : current.children.size();
+            for (Generation g : retiring) {
+                n += g.children.size();
+            }
+            return n;
+        }
+    }
+
+    /**
+     * Stops following the selection, closes the listener and drains every connection as a swap does (stop reading,
+     * flush, close; at most the grace period), then stops the event loops. Idempotent.
+     *
+     * @return succeeds when every event-loop group of the server has terminated
+     */
+    public Future<Void> close() {
+        Transports.removeListener(changeListener);
+        synchronized (lock) {
+            if (state == State.CLOSED) {
+                return closeFuture;
+            }
+            if (state == State.NEW) {
+                state = State.CLOSED;
+                closeFuture.trySuccess(null);
+                return closeFuture;
+            }
+            state = State.CLOSED;
+            swapThread.execute(() -> {
+                Generation g;
+                synchronized (lock) {
+                    g = current;
+                    current = null;
+                }
+                List<Future<?>> terminations = new ArrayList<>();
+                if (g != null) {
+                    retire(g, null, "the server was closed");
+                }
+                synchronized (lock) {
+                    for (Generation r : retiring) {
+                        terminations.add(r.group.terminationFuture());
+                    }
+                }
+                AtomicInteger left = new AtomicInteger(terminations.size() + 1);
+                Runnable done = () -> {
+                    if (left.decrementAndGet() == 0) {
+                        deleteSocketFile();
+                        closeFuture.trySuccess(null);
+                    }
+                };
+                for (Future<?> f : terminations) {
+                    f.addListener(x -> done.run());
+                }
+                done.run();
+            });
+            swapThread.shutdown();
+        }
+        return closeFuture;
+    }
+
+    /** @return succeeds once {@link #close()} finished (every group terminated) */
+    public Future<Void> closeFuture() {
+        return closeFuture;
+    }
+
+    private void requestFollow() {
+        synchronized (lock) {
+            if (state != State.RUNNING) {
+                return;
+            }
+            try {
+                swapThread.execute(this::follow);
+            } catch (RejectedExecutionException e) {
+                // closing: nothing to follow
+            }
+        }
+    }
+
+    /** On the swap thread: moves to the selected transport if it changed. */
+    private void follow() {
+        Generation old;
+        synchronized (lock) {
+            if (state != State.RUNNING) {
+                return;
+            }
+            old = current;
+        }
+        Transport target = Transports.selected();
+        if (old != null && old.transport == target) {
+            return;
+        }
+        String oldName = old == null ? "(none)" : old.transport.name();
+        String newName = target == null ? "(none)" : target.name();
+        String why = "transport swap of ManagedServer " + boundAddress + " from '" + oldName + "' to '" + newName + "'";
+        if (target == null) {
+            synchronized (lock) {
+                current = null;
+            }
+            LOG.log(System.Logger.Level.WARNING, why + ": no transport is selected; the listener is closed until one is");
+            retire(old, null, why);
+            return;
+        }
+        boolean overlap = old != null && old.reusePort && canReusePort(target);
+        if (old != null && !overlap) {
+            closeListener(old); // fallback: a short window where connection attempts are refused
+            deleteSocketFile();
+        }
+        Generation next;
+        try {
+            next = bind(target);
+        } catch (Exception e) {
+            if (overlap) {
+                LOG.log(System.Logger.Level.WARNING, why + ": binding next to the old listener (SO_REUSEPORT) failed;"
+                        + " closing the old listener first (connection attempts may be refused meanwhile)", e);
+                overlap = false;
+                closeListener(old);
+                try {
+                    next = bind(target);
+                } catch (Exception e2) {
+                    e = e2;
+                    next = null;
+                }
+            } else {
+                next = null;
+            }
+            if (next != null) {
+                synchronized (lock) {
+                    current = next;
+                }
+                retire(old, why, why);
+                return;
+            }
+            LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed; "
+                    + "trying to re-bind on '" + oldName + "'", e);
+            if (old != null) {
+                try {
+                    Generation back = bind(old.transport);
+                    synchronized (lock) {
+                        current = back;
+                    }
+                    retire(old, null, why);
+                } catch (Exception e2) {
+                    LOG.log(System.Logger.Level.ERROR, "ManagedServer " + boundAddress + " could not re-bind on '"
+                            + oldName + "' either; it is not listening until the next transport change", e2);
+                    synchronized (lock) {
+                        current = null;
+                    }
+                    retire(old, null, why);
+                }
+            }
+            return;
+        }
+        synchronized (lock) {
+            current = next;
+        }
+        LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : " (close, then bind)"));
+        if (old != null) {
+            retire(old, why, why);
+        }
+    }
+
+    private boolean canReusePort(Transport t) {
+        return channelType == ChannelType.TCP && t.supports(ChannelOption.SO_REUSEPORT);
+    }
+
+    /** On the swap thread: a group and a bound listener on {@code t}. */
+    private Generation bind(Transport t) throws Exception {
+        boolean reuse = canReusePort(t);
+        SocketAddress address = boundAddress != null ? boundAddress : requestedAddress;
+        EventLoopGroup group = t.newEventLoopGroup(threads);
+        Generation g = new Generation(t, group);
+        ServerBootstrap b = new ServerBootstrap().transport(t).group(group).channelType(channelType)
+                .handler(new Tracker(g)).childHandler(childHandler);
+        for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
+            setOption(b, e.getKey(), e.getValue(), false);
+        }
+        for (Map.Entry<ChannelOption<?>, Object> e : childOptions.entrySet()) {
+            setOption(b, e.getKey(), e.getValue(), true);
+        }
+        if (reuse) {
+            b.option(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
+        }
+        if (channelType == ChannelType.TCP && !options.containsKey(ChannelOption.SO_REUSEADDR)) {
+            // connections accepted by the old listener still hold the port while they drain: without
+            // SO_REUSEADDR (on them and on the new listener) the close-then-bind fallback fails with EADDRINUSE
+            b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
+        }
+        Future<Channel> f = b.bind(address);
+        Throwable failure;
+        if (!f.await(BIND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+            failure = new IOException("binding " + address + " on '" + t.name() + "' did not finish within "
+                    + BIND_TIMEOUT_MILLIS + " ms");
+        } else {
+            failure = f.cause();
+        }
+        if (failure != null) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            if (failure instanceof Exception ex) {
+                throw ex;
+            }
+            throw new IOException("binding " + address + " on '" + t.name() + "' failed: " + failure, failure);
+        }
+        g.listener = f.getNow();
+        g.reusePort = reuse && Boolean.TRUE.equals(g.listener.config().getOption(ChannelOption.SO_REUSEPORT));
+        if (boundAddress == null) {
+            boundAddress = g.listener.localAddress();
+        }
+        return g;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void setOption(ServerBootstrap b, ChannelOption<T> option, Object value, boolean child) {
+        if (child) {
+            b.childOption(option, (T) value);
+        } else {
+            b.option(option, (T) value);
+        }
+    }
+
+    private static void closeListener(Generation g) {
+        Channel l = g.listener;
+        if (l != null) {
+            try {
+                l.close().await(BIND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void deleteSocketFile() {
+        if (requestedAddress instanceof UnixDomainSocketAddress u) {
+            Path p = u.getPath();
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "deleting the socket file " + p + " failed", e);
+            }
+        }
+    }
+
+    /**
+     * On the swap thread: closes {@code g}'s listener, drains its connections and stops its group when the last
+     * one is gone.
+     *
+     * @param swapWhy describes the swap for {@link TransportSwapException}, or {@code null} when closing
+     */
+    private void retire(Generation g, String swapWhy, String why) {
+        if (g == null) {
+            return;
+        }
+        synchronized (lock) {
+            retiring.add(g);
+        }
+        g.retireCause = swapWhy != null ? swapWhy : "ManagedServer " + boundAddress + " closed (" + why + ")";
+        g.retired = true;
+        closeListener(g);
+        for (Channel c : g.children) {
+            drain(g, c);
+        }
+        g.maybeRelease();
+    }
+
+    /** Stop reading, flush, close once flushed; at the deadline close with a {@link TransportSwapException}. */
+    private void drain(Generation g, Channel c) {
+        if (!g.draining.add(c)) {
+            return;
+        }
+        try {
+            c.eventLoop().execute(() -> {
+                if (!c.isOpen()) {
+                    return;
+                }
+                c.config().setAutoRead(false);
+                long graceMillis = TimeUnit.NANOSECONDS.toMillis(gracePeriodNanos);
+                // writes complete in order, so an empty write completes when everything before it was flushed
+                Buffer marker = c.alloc().buffer(0);
+                c.writeAndFlush(marker).addListener(f -> c.close());
+                io.conduit.concurrent.ScheduledFuture<?> deadline = c.eventLoop().schedule(() -> {
+                    if (c.isOpen()) {
+                        TransportSwapException cause = new TransportSwapException(g.retireCause + ": connection "
+                                + c.id() + " (" + c.remoteAddress() + ") still had unflushed writes after the grace "
+                                + "period of " + graceMillis + " ms; they are failed");
+                        if (c instanceof AbstractIoChannel io) {
+                            io.close(cause);
+                        } else {
+                            c.close();
+                        }
+                    }
+                }, gracePeriodNanos, TimeUnit.NANOSECONDS);
+                c.closeFuture().addListener(f -> deadline.cancel(false));
+            });
+        } catch (RejectedExecutionException e) {
+            c.close();
+        }
+    }
+
+    /** One transport's listener, group and connections. */
+    private final class Generation {
+        final Transport transport;
+        final EventLoopGroup group;
+        volatile boolean reusePort;      // written once by the swap thread after the bind: SO_REUSEPORT is on
+        /** Accepted connections still open; concurrent set (added on the listener's loop, removed on close). */
+        final Set<Channel> children = ConcurrentHashMap.newKeySet();
+        /** Connections a drain was started for; concurrent set. */
+        final Set<Channel> draining = ConcurrentHashMap.newKeySet();
+        volatile Channel listener;       // written once by the swap thread after the bind
+        volatile boolean retired;        // written by the swap thread
+        volatile String retireCause;     // written by the swap thread before retired
+        private final java.util.concurrent.atomic.AtomicBoolean released =
+                new java.util.concurrent.atomic.AtomicBoolean();
+
+        Generation(Transport transport, EventLoopGroup group) {
+            this.transport = transport;
+            this.group = group;
+        }
+
+        boolean owns(io.conduit.concurrent.EventLoop loop) {
+            return loop.parent() == group || loop == group;
+        }
+
+        void accepted(Channel child) {
+            children.add(child);
+            child.closeFuture().addListener(f -> {
+                children.remove(child);
+                draining.remove(child);
+                maybeRelease();
+            });
+            if (retired) {
+                drain(this, child); // accepted while the listener was closing
+            }
+        }
+
+        void maybeRelease() {
+            Channel l = listener;
+            if (retired && children.isEmpty() && (l == null || !l.isOpen()) && released.compareAndSet(false, true)) {
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).addListener(f -> {
+                    synchronized (lock) {
+                        retiring.remove(this);
+                    }
+                });
+            }
+        }
+    }
+
+    /** The listener's handler: records each accepted channel before the acceptor sets it up. */
+    @ChannelHandler.Sharable
+    private static final class Tracker implements ChannelHandler {
+        private final Generation generation;
+
+        Tracker(Generation generation) {
+            this.generation = generation;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.fireChannelRead(msg); // the acceptor gives the child its loop and registers it
+            if (msg instanceof Channel child) {
+                generation.accepted(child);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        synchronized (lock) {
+            return "ManagedServer[" + channelType + " " + (boundAddress != null ? boundAddress : requestedAddress)
+                    + ", transport=" + (current == null ? "(none)" : current.transport.name()) + ", retiring="
+                    + retiring.size() + ", " + state + "]";
+        }
+    }
+}

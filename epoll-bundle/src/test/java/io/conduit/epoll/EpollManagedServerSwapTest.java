@@ -1,0 +1,111 @@
+package io.conduit.epoll;
+
+import io.conduit.testsuite.EchoHandler;
+import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transports;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** A {@code ManagedServer} moving between the epoll and nio transports under echo load. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EpollManagedServerSwapTest {
+
+    @AfterEach
+    void dropPreference() {
+        Transports.setPreference(null);
+    }
+
+    @Test
+    void followsEpollAndNioUnderLoadWithoutCorruptionOrRefusal() throws Exception {
+        assertTrue(Transports.get("epoll").supports(io.conduit.channel.ChannelOption.SO_REUSEPORT));
+        Transports.setPreference("epoll");
+        ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(new EchoHandler()).gracePeriod(2, TimeUnit.SECONDS);
+        try {
+            InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+            assertEquals("epoll", server.transportName());
+            AtomicLong attempted = new AtomicLong();
+            AtomicLong refused = new AtomicLong();
+            AtomicLong failed = new AtomicLong();
+            AtomicLong verified = new AtomicLong();
+            AtomicLong corrupted = new AtomicLong();
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2000);
+            List<Thread> clients = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                int seed = i;
+                Thread t = new Thread(() -> {
+                    byte[] out = new byte[1024];
+                    for (int n = 0; n < 20_000 && System.nanoTime() < deadline; n++) {
+                        Arrays.fill(out, (byte) (seed * 31 + n));
+                        attempted.incrementAndGet();
+                        try (Socket s = new Socket()) {
+                            try {
+                                s.connect(address, 2000);
+                            } catch (ConnectException e) {
+                                refused.incrementAndGet();
+                                continue;
+                            }
+                            s.setSoTimeout(2000);
+                            s.getOutputStream().write(out);
+                            InputStream in = s.getInputStream();
+                            byte[] got = in.readNBytes(out.length);
+                            if (got.length < out.length) {
+                                throw new EOFException();
+                            }
+                            if (Arrays.equals(got, out)) {
+                                verified.addAndGet(got.length);
+                            } else {
+                                corrupted.incrementAndGet();
+                            }
+                        } catch (IOException e) {
+                            failed.incrementAndGet(); // reset, or cut by the drain of an old connection
+                        }
+                    }
+                }, "epoll-swap-client-" + i);
+                t.setDaemon(true);
+                clients.add(t);
+                t.start();
+            }
+            String[] order = {"nio", "epoll", "nio", "epoll"};
+            for (String next : order) {
+                Thread.sleep(400);
+                Transports.setPreference(next);
+            }
+            for (Thread t : clients) {
+                t.join(10_000);
+            }
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!"epoll".equals(server.transportName()) || server.openConnections() > 0) {
+                if (System.nanoTime() > end) {
+                    fail("server on " + server.transportName() + " with " + server.openConnections() + " connections");
+                }
+                Thread.sleep(10);
+            }
+            String figures = "attempted=" + attempted + " refused=" + refused + " resetOrCut=" + failed
+                    + " verifiedBytes=" + verified + " corrupted=" + corrupted;
+            System.out.println("epoll<->nio swap load: " + figures);
+            assertEquals(0, corrupted.get(), figures);
+            assertEquals(0, refused.get(), figures);
+            assertTrue(verified.get() > 100 * 1024, figures);
+        } finally {
+            server.close().await(15, TimeUnit.SECONDS);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.conduit.gateway.internal;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.Availability;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.Transports;
+import io.conduit.transport.spi.TransportProvider;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** The gateway's stream listeners follow the selected transport (they are {@code ManagedServer}s). */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BootstrapNetworkSwapTest {
+
+    /** The nio transport under another name: a second, distinct {@link Transport} to swap to. */
+    private static final class Renamed implements Transport {
+        final Transport nio;
+        final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
+
+        Renamed(Transport nio) {
+            this.nio = nio;
+        }
+
+        @Override
+        public String name() {
+            return "gw-swap-b";
+        }
+
+        @Override
+        public boolean isNative() {
+            return false;
+        }
+
+        @Override
+        public Set<ChannelType> channelTypes() {
+            return nio.channelTypes();
+        }
+
+        @Override
+        public boolean supports(ChannelOption<?> option) {
+            return nio.supports(option);
+        }
+
+        @Override
+        public EventLoopGroup newEventLoopGroup(int nThreads) {
+            return newEventLoopGroup(nThreads, null);
+        }
+
+        @Override
+        public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+            EventLoopGroup g = nio.newEventLoopGroup(nThreads, threadFactory);
+            groups.add(g);
+            return g;
+        }
+
+        @Override
+        public Channel newChannel(ChannelType type, EventLoop loop) {
+            return nio.newChannel(type, loop);
+        }
+
+        @Override
+        public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+            return nio.newServerChannel(type, loop);
+        }
+    }
+
+    private static void echo(InetSocketAddress address) throws Exception {
+        try (Socket s = new Socket()) {
+            s.connect(address, 2000);
+            s.setSoTimeout(5000);
+            byte[] out = "through the gateway's listener".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            s.getOutputStream().write(out);
+            assertArrayEquals(out, s.getInputStream().readNBytes(out.length));
+        }
+    }
+
+    @Test
+    void anEchoListenerRebindsOnTheNewTransportAtTheSamePort() throws Exception {
+        Transport nio = Transports.get("nio");
+        Renamed renamed = new Renamed(nio);
+        TransportProvider provider = new TransportProvider() {
+            @Override
+            public String name() {
+                return renamed.name();
+            }
+
+            @Override
+            public boolean isNative() {
+                return false;
+            }
+
+            @Override
+            public int ranking() {
+                return 1;
+            }
+
+            @Override
+            public Availability availability() {
+                return Availability.available();
+            }
+
+            @Override
+            public Transport transport() {
+                return renamed;
+            }
+        };
+        EventLoopGroup group = nio.newEventLoopGroup(1);
+        assertTrue(Transports.register(provider));
+        Network.Bound bound = null;
+        try {
+            Transports.setPreference("nio");
+            BootstrapNetwork network = new BootstrapNetwork(nio, group);
+            bound = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            InetSocketAddress address = (InetSocketAddress) bound.localAddress();
+            echo(address);
+            assertEquals("nio", network.transportName());
+
+            Transports.setPreference(renamed.name());
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (renamed.groups.isEmpty()) {
+                if (System.nanoTime() > end) {
+                    fail("the listener did not re-bind on " + renamed.name());
+                }
+                Thread.sleep(5);
+            }
+            assertEquals(renamed.name(), network.transportName());
+            echo(address);
+            assertEquals(address, bound.localAddress(), "same port after the swap");
+        } finally {
+            if (bound != null) {
+                bound.close();
+            }
+            Transports.setPreference(null);
+            Transports.unregister(provider);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+        for (EventLoopGroup g : renamed.groups) {
+            assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "the listener's group stopped on close");
+        }
+    }
+}

@@ -1,0 +1,305 @@
+package io.conduit.internal.nio;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.concurrent.Future;
+import io.conduit.testsuite.EchoHandler;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.ManagedServer;
+import io.conduit.transport.TransportSwapException;
+import io.conduit.transport.Transports;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** {@link ManagedServer} following the selected transport between two real nio transports ({@link SwapTransports}). */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ManagedServerSwapTest {
+
+    private final List<SwapTransports.Provider> registered = new ArrayList<>();
+    private final List<ManagedServer> servers = new ArrayList<>();
+
+    private SwapTransports.Provider register(String name, boolean reusePort) {
+        SwapTransports.Provider p = SwapTransports.provider(name, reusePort);
+        assertTrue(Transports.register(p), name + " registered");
+        registered.add(p);
+        return p;
+    }
+
+    private ManagedServer track(ManagedServer s) {
+        servers.add(s);
+        return s;
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (ManagedServer s : servers) {
+            s.close().await(15, TimeUnit.SECONDS);
+        }
+        Transports.setPreference(null);
+        for (SwapTransports.Provider p : registered) {
+            Transports.unregister(p);
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                fail("timed out after 10 s waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    private static void echoOnce(InetSocketAddress address, int n) throws Exception {
+        try (Socket s = new Socket()) {
+            s.connect(address, 2000);
+            s.setSoTimeout(5000);
+            byte[] out = new byte[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (byte) (i * 13);
+            }
+            s.getOutputStream().write(out);
+            byte[] in = s.getInputStream().readNBytes(n);
+            assertArrayEquals(out, in, "echo through " + address);
+        }
+    }
+
+    @Test
+    void followsThePreferenceAndRebindsTheSamePort() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        SwapTransports.Provider b = register("nio-b", true);
+        Transports.setPreference("nio-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        assertEquals("nio-a", server.transportName());
+        assertEquals(address, server.localAddress());
+        echoOnce(address, 1024);
+
+        Transports.setPreference("nio-b");
+        await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+        echoOnce(address, 1024);
+        assertEquals(address, server.localAddress(), "same address after the swap");
+        EventLoopGroup oldGroup = a.transport.groups.get(0);
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's group terminated");
+        assertFalse(b.transport.groups.get(0).isShuttingDown(), "nio-b's group runs");
+    }
+
+    @Test
+    void anIdleConnectionOnTheOldTransportIsClosedAndItsGroupStopped() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(new EchoHandler()).gracePeriod(5, TimeUnit.SECONDS));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        try (Socket idle = new Socket()) {
+            idle.connect(address, 2000);
+            idle.setSoTimeout(5000);
+            await(() -> server.openConnections() == 1, "the connection to be accepted");
+            Transports.setPreference("nio-b");
+            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            assertEquals(-1, idle.getInputStream().read(), "the old connection is closed (end of stream)");
+            await(() -> server.openConnections() == 0, "no open connection");
+            assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+            echoOnce(address, 100);
+        }
+    }
+
+    /** Writes {@code totalBytes} in 64 KiB chunks when active and records each write's future. */
+    @ChannelHandler.Sharable
+    private static final class Flooder implements ChannelHandler {
+        final List<Future<Void>> writes = new CopyOnWriteArrayList<>();
+        final int totalBytes;
+
+        Flooder(int totalBytes) {
+            this.totalBytes = totalBytes;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            byte[] chunk = new byte[64 * 1024];
+            for (int sent = 0; sent < totalBytes; sent += chunk.length) {
+                Buffer buf = ctx.channel().alloc().buffer(chunk.length);
+                buf.writeBytes(chunk);
+                writes.add(ctx.write(buf));
+            }
+            ctx.flush();
+            ctx.fireChannelActive();
+        }
+    }
+
+    @Test
+    void writesPendingAtTheSwapAreFlushedOrFailWithTheSwapCause() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        try (Socket reader = new Socket()) {
+            reader.setReceiveBufferSize(64 * 1024);
+            reader.connect(address, 2000);
+            await(() -> flooder.writes.size() == 1024, "the writes to be queued");
+            // read a little so some writes complete, then stop reading: the rest stays pending
+            InputStream in = reader.getInputStream();
+            in.readNBytes(256 * 1024);
+            Transports.setPreference("nio-b");
+            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            await(() -> flooder.writes.stream().allMatch(Future::isDone), "every write to complete or fail");
+        }
+        int flushed = 0;
+        int failed = 0;
+        for (Future<Void> w : flooder.writes) {
+            if (w.isSuccess()) {
+                flushed++;
+                continue;
+            }
+            failed++;
+            Throwable c = w.cause();
+            assertTrue(c instanceof ChannelClosedException, "failure is a ChannelClosedException: " + c);
+            assertTrue(c.getCause() instanceof TransportSwapException, "caused by the swap: " + c);
+            assertTrue(c.getMessage().contains("transport swap") && c.getMessage().contains("nio-a")
+                    && c.getMessage().contains("nio-b"), "message names the swap: " + c.getMessage());
+        }
+        System.out.println("pending writes at swap: flushed=" + flushed + " failed-with-swap-cause=" + failed);
+        assertTrue(flushed >= 4, "the writes read before the swap were flushed: " + flushed);
+        assertTrue(failed > 0, "writes the peer never read fail: " + failed);
+        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+    }
+
+    @Test
+    void withoutReusePortTheOldListenerClosesBeforeTheNewOneBinds() throws Exception {
+        SwapTransports.Provider a = register("nio-a", false); // hides SO_REUSEPORT
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        echoOnce(address, 512);
+        for (String next : new String[] {"nio-b", "nio-a", "nio-b"}) {
+            // an open connection holds the port while the listener is re-bound (needs SO_REUSEADDR)
+            try (Socket held = new Socket()) {
+                held.connect(address, 2000);
+                await(() -> server.openConnections() >= 1, "the held connection to be accepted");
+                Transports.setPreference(next);
+                await(() -> next.equals(server.transportName()), "the server to move to " + next);
+                echoOnce(address, 512);
+                assertEquals(address, server.localAddress());
+            }
+        }
+        for (EventLoopGroup g : a.transport.groups) {
+            assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's groups terminated");
+        }
+    }
+
+    @Test
+    void aUnixDomainListenerRebindsItsPathOnTheNewTransport() throws Exception {
+        register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        Path dir = Files.createTempDirectory("conduit-swap");
+        Path path = dir.resolve("echo.sock");
+        try {
+            ManagedServer server = track(new ManagedServer(UnixDomainSocketAddress.of(path))
+                    .channelType(ChannelType.UNIX_STREAM).childHandler(new EchoHandler()));
+            SocketAddress bound = server.start().sync().getNow();
+            assertNotNull(bound);
+            unixEcho(path);
+            Transports.setPreference("nio-b");
+            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            unixEcho(path);
+            server.close().await(10, TimeUnit.SECONDS);
+            assertFalse(Files.exists(path), "socket file deleted on close");
+        } finally {
+            Files.deleteIfExists(path);
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    private static void unixEcho(Path path) throws Exception {
+        try (SocketChannel ch = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+            ByteBuffer out = ByteBuffer.wrap("hello over a unix socket".getBytes(StandardCharsets.UTF_8));
+            ch.write(out);
+            ByteBuffer in = ByteBuffer.allocate(out.capacity());
+            while (in.hasRemaining()) {
+                if (ch.read(in) < 0) {
+                    fail("closed early");
+                }
+            }
+            assertArrayEquals(out.array(), in.array());
+        }
+    }
+
+    @Test
+    void continuousLoadAcrossSwapsLosesNoVerifiedByteAndEndsOnTheLastTransport() throws Exception {
+        SwapLoad.Result r = SwapLoad.run(8, 3000, 400);
+        System.out.println("swap load (host namespace, tcp_migrate_req as set on this host): " + r.line());
+        assertEquals(0, r.corrupted(), r.line());
+        assertTrue(r.swaps() >= 5, r.line());
+        assertTrue(r.completed() > 100 && r.verifiedBytes() == r.completed() * SwapLoad.EXCHANGE_BYTES, r.line());
+        assertEquals(r.swaps() % 2 == 1 ? "nio-b" : "nio-a", r.finalTransport(), r.line());
+        assertTrue(r.oldGroupsTerminated(), r.line());
+        assertEquals(0, r.openConnectionsAfter(), r.line());
+        assertEquals(0, r.refused(), "SO_REUSEPORT overlap: no connection attempt refused; " + r.line());
+    }
+
+    @Test
+    void withTcpMigrateReqInAPrivateNetworkNamespaceNoConnectionIsRefusedOrReset() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String cp = System.getProperty("java.class.path");
+        String cmd = "ip link set lo up && sysctl -q -w net.ipv4.tcp_migrate_req=1 && exec \"$0\" -cp \"$1\" "
+                + SwapLoad.class.getName() + " 8 3000 400";
+        ProcessBuilder pb = new ProcessBuilder("unshare", "-n", "sh", "-c", cmd, java, cp).redirectErrorStream(true);
+        Process p = pb.start();
+        StringBuilder output = new StringBuilder();
+        String result = null;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null; ) {
+                output.append(line).append('\n');
+                if (line.startsWith("RESULT ")) {
+                    result = line;
+                }
+            }
+        }
+        assertTrue(p.waitFor(90, TimeUnit.SECONDS), "child JVM finished");
+        assertEquals(0, p.exitValue(), "child JVM (unshare -n) exit; output:\n" + output);
+        assertNotNull(result, "RESULT line; output:\n" + output);
+        System.out.println("swap load (private namespace, tcp_migrate_req=1): " + result);
+        assertTrue(result.contains(" refused=0 ") && result.contains(" reset=0 ") && result.contains(" corrupted=0 ")
+                && result.contains(" oldGroupsTerminated=true "), result);
+        assertFalse(result.contains("completed=0 "), result);
+    }
+}

@@ -1,0 +1,156 @@
+package io.conduit.internal.nio;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerChannel;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.Availability;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoHandlerFactory;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.io.IOException;
+import java.net.ProtocolFamily;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * Test-only transports for swap tests: a fresh {@code java.nio} transport under another name (e.g. {@code nio-a},
+ * {@code nio-b}), so a swap moves between two real transports on JDK 17. Records the groups it makes; can hide
+ * {@code SO_REUSEPORT} support to exercise the close-then-bind fallback.
+ */
+final class SwapTransports {
+
+    private SwapTransports() {
+    }
+
+    static Provider provider(String name, boolean reusePort) {
+        return new Provider(new Recording(name, reusePort));
+    }
+
+    /** Wraps a fresh {@link NioTransport} named {@code name}; thread-safe. */
+    static final class Recording implements Transport {
+        final NioTransport delegate;
+        final boolean reusePort;
+        /** Groups made through this transport, in order. */
+        final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
+
+        Recording(String name, boolean reusePort) {
+            this.reusePort = reusePort;
+            this.delegate = new NioTransport(name, EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM),
+                    new NioTransport.Sockets() {
+                        @Override
+                        public IoStreamSocket stream(ProtocolFamily family) throws IOException {
+                            return new NioStreamSocket(SocketChannel.open(family), family == StandardProtocolFamily.UNIX);
+                        }
+
+                        @Override
+                        public IoServerSocket server(ProtocolFamily family) throws IOException {
+                            return new NioServerSocket(ServerSocketChannel.open(family), family == StandardProtocolFamily.UNIX);
+                        }
+
+                        @Override
+                        public IoDatagramSocket datagram() throws IOException {
+                            return new NioDatagramSocket(DatagramChannel.open());
+                        }
+
+                        @Override
+                        public IoHandlerFactory handlerFactory() {
+                            return NioIoHandler::new;
+                        }
+                    });
+        }
+
+        @Override
+        public String name() {
+            return delegate.name();
+        }
+
+        @Override
+        public boolean isNative() {
+            return false;
+        }
+
+        @Override
+        public Set<ChannelType> channelTypes() {
+            return delegate.channelTypes();
+        }
+
+        @Override
+        public boolean supports(ChannelOption<?> option) {
+            return (reusePort || option != ChannelOption.SO_REUSEPORT) && delegate.supports(option);
+        }
+
+        @Override
+        public EventLoopGroup newEventLoopGroup(int nThreads) {
+            return newEventLoopGroup(nThreads, null);
+        }
+
+        @Override
+        public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+            EventLoopGroup g = delegate.newEventLoopGroup(nThreads, threadFactory);
+            groups.add(g);
+            return g;
+        }
+
+        @Override
+        public Channel newChannel(ChannelType type, EventLoop loop) {
+            return delegate.newChannel(type, loop);
+        }
+
+        @Override
+        public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+            return delegate.newServerChannel(type, loop);
+        }
+
+        @Override
+        public String toString() {
+            return "Recording[" + name() + ", reusePort=" + reusePort + "]";
+        }
+    }
+
+    static final class Provider implements TransportProvider {
+        final Recording transport;
+
+        Provider(Recording transport) {
+            this.transport = transport;
+        }
+
+        @Override
+        public String name() {
+            return transport.name();
+        }
+
+        @Override
+        public boolean isNative() {
+            return false;
+        }
+
+        @Override
+        public int ranking() {
+            return 1;
+        }
+
+        @Override
+        public Availability availability() {
+            return Availability.available();
+        }
+
+        @Override
+        public Transport transport() {
+            return transport;
+        }
+    }
+}
