@@ -225,6 +225,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        AddressErrors.check(remoteAddress, addressKind());
         if (localAddress != null) {
             bind(localAddress);
         }

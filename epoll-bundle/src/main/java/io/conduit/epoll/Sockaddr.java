@@ -37,7 +37,9 @@ final class Sockaddr {
      *
      * @param ipv6Socket {@code true} for an {@code AF_INET6} socket: IPv4 addresses become IPv4-mapped IPv6
      * @return the sockaddr length ({@code socklen_t}) to pass with it
-     * @throws IllegalArgumentException for an unresolved or unsupported address, or a too-long Unix path
+     * @throws java.nio.channels.UnresolvedAddressException for an unresolved address (with a message)
+     * @throws java.nio.channels.UnsupportedAddressTypeException for an unsupported address type (with a message)
+     * @throws IllegalArgumentException for a too-long Unix path
      */
     static int encode(SocketAddress address, ByteBuffer out, int offset, boolean ipv6Socket) {
         for (int i = 0; i < NativeAbi.SOCKADDR_STORAGE_SIZE; i++) {
@@ -47,7 +49,7 @@ final class Sockaddr {
             InetSocketAddress inet = (InetSocketAddress) address;
             InetAddress ip = inet.getAddress();
             if (ip == null) {
-                throw new IllegalArgumentException("unresolved address " + inet + ": resolve it before use");
+                throw AddressErrors.unresolved(inet);
             }
             if (ip instanceof Inet4Address && !ipv6Socket) {
                 putFamily(out, offset + NativeAbi.SOCKADDR_IN_FAMILY_OFFSET, NativeAbi.AF_INET);
@@ -81,7 +83,8 @@ final class Sockaddr {
             out.put(offset + NativeAbi.SOCKADDR_UN_PATH_OFFSET, path);
             return NativeAbi.SOCKADDR_UN_PATH_OFFSET + path.length + 1;
         }
-        throw new IllegalArgumentException("unsupported socket address type " + address.getClass().getName()
+        throw new AddressErrors.UnsupportedType("unsupported socket address type "
+                + (address == null ? "null" : address.getClass().getName() + " (" + address + ")")
                 + ": use InetSocketAddress or UnixDomainSocketAddress");
     }
 

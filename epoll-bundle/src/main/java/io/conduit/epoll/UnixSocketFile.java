@@ -1,0 +1,94 @@
+package io.conduit.epoll;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.Objects;
+
+/**
+ * The socket file a Unix-domain listener created at {@code bind(2)}. {@code close(2)} of the socket leaves the
+ * file behind (see {@code unix(7)}), and a later bind to the path then fails with {@code EADDRINUSE}; so the
+ * listener removes its file when it closes — only while the path still holds the very file it bound (same
+ * {@link BasicFileAttributes#fileKey()}, i.e. device and inode), never a file another process put there since.
+ * Immutable and thread-safe. (A copy of the nio bundle's: transport bundles do not depend on each other.)
+ */
+final class UnixSocketFile {
+
+    private static final System.Logger LOG = System.getLogger(UnixSocketFile.class.getName());
+
+    private final Path path;
+    /** the file's identity at bind: fileKey (device + inode), or its creation time where no key exists */
+    private final Object identity;
+
+    private UnixSocketFile(Path path, Object identity) {
+        this.path = path;
+        this.identity = identity;
+    }
+
+    /**
+     * Records the file a listener just bound.
+     *
+     * @param localAddress the listener's bound address
+     * @return the record, or {@code null} when {@code localAddress} is no Unix path (TCP, unnamed) or the file
+     *         cannot be read
+     */
+    static UnixSocketFile bound(SocketAddress localAddress) {
+        if (!(localAddress instanceof UnixDomainSocketAddress)) {
+            return null;
+        }
+        Path p = ((UnixDomainSocketAddress) localAddress).getPath();
+        if (p.toString().isEmpty()) {
+            return null;
+        }
+        Object id = identity(p);
+        return id == null ? null : new UnixSocketFile(p, id);
+    }
+
+    private static Object identity(Path p) {
+        try {
+            BasicFileAttributes a = Files.readAttributes(p, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            return a.fileKey() != null ? a.fileKey() : a.creationTime();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Deletes the file when it is still the one bound; failures are logged (a close never fails for it). */
+    void deleteIfStillOurs() {
+        if (!Objects.equals(identity, identity(path))) {
+            return; // gone, or replaced by another file
+        }
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "could not remove Unix socket file " + path + ": " + e);
+        }
+    }
+
+    /**
+     * Rewrites a failed bind of a Unix-domain listener whose path exists: {@code EADDRINUSE} does not say that
+     * a (possibly stale) socket file is in the way.
+     *
+     * @return a {@link BindException} naming the path and what to do, or {@code e} itself otherwise
+     */
+    static IOException bindFailed(SocketAddress address, IOException e) {
+        if (!(e instanceof BindException) || !(address instanceof UnixDomainSocketAddress)) {
+            return e;
+        }
+        Path p = ((UnixDomainSocketAddress) address).getPath();
+        if (p.toString().isEmpty() || !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
+            return e;
+        }
+        BindException b = new BindException("cannot bind a Unix-domain listener to " + p + ": a "
+                + (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isDirectory(p) ? "file" : "socket file")
+                + " already exists at " + p + " (" + e.getMessage() + "); remove it if no process listens there"
+                + " (a server that exited without removing it leaves a stale socket file), or bind another path");
+        b.initCause(e);
+        return b;
+    }
+}
