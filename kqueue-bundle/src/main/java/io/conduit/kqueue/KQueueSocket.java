@@ -1,5 +1,6 @@
 package io.conduit.kqueue;
 
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.IoEvents;
