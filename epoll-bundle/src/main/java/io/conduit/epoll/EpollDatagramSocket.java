@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeMemory;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoDatagramSocket;

@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeIoException;
 import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;

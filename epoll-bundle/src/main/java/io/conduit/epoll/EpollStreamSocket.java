@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.IoPeerCredentials;

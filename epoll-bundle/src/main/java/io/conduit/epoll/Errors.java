@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeIoException;
 import io.conduit.channel.ChannelClosedException;
 import java.io.IOException;
 import java.net.BindException;

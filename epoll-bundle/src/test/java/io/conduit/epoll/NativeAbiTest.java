@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeIoException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;

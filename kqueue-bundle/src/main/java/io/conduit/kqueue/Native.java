@@ -1,5 +1,6 @@
 package io.conduit.kqueue;
 
+import io.conduit.transport.spi.unix.NativeMemory;
 import java.nio.ByteBuffer;
 
 /**

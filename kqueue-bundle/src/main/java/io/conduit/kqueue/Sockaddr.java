@@ -1,5 +1,6 @@
 package io.conduit.kqueue;
 
+import io.conduit.transport.spi.unix.NativeMemory;
 import io.conduit.transport.spi.AddressErrors;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
