@@ -1,9 +1,9 @@
 package io.conduit.epoll;
 
-import io.conduit.transport.spi.unix.NativeMemory;
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,10 +1,10 @@
 package io.conduit.epoll;
 
-import io.conduit.transport.spi.unix.NativeIoException;
-import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.UnixSocketFile;
+import io.conduit.transport.spi.unix.NativeIoException;
 
 import java.io.IOException;
 import java.net.SocketAddress;

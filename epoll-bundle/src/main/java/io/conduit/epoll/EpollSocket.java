@@ -1,9 +1,9 @@
 package io.conduit.epoll;
 
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;

@@ -1,10 +1,10 @@
 package io.conduit.epoll;
 
-import io.conduit.transport.spi.unix.IovArray;
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.PeerCredentials;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.unix.IovArray;
 
 import java.io.IOException;
 import java.net.SocketAddress;

@@ -1,8 +1,8 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeMemory;
-import io.conduit.transport.spi.IoEventLoop;
 
 import java.nio.ByteBuffer;
 

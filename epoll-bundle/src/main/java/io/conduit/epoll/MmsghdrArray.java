@@ -1,6 +1,7 @@
 package io.conduit.epoll;
 
 import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.net.SocketAddress;
 
 /**

@@ -2,6 +2,7 @@ package io.conduit.epoll;
 
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.nio.ByteBuffer;
 
 /**

@@ -1,7 +1,7 @@
 package io.conduit.epoll;
 
-import io.conduit.testsuite.Combo;
 import io.conduit.testsuite.CloseFutureOnLoopTest;
+import io.conduit.testsuite.Combo;
 import io.conduit.transport.Availability;
 import io.conduit.transport.spi.TransportProvider;
 

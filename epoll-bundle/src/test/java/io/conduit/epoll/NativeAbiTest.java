@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.transport.spi.NativeLibraryLoader;
+
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;

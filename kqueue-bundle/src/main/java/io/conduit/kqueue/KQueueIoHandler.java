@@ -1,11 +1,11 @@
 package io.conduit.kqueue;
 
-import io.conduit.transport.spi.unix.IovArray;
-import io.conduit.transport.spi.unix.NativeMemory;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoHandler;
 import io.conduit.transport.spi.IoHandlerContext;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

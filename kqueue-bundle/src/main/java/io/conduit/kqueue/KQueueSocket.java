@@ -1,8 +1,8 @@
 package io.conduit.kqueue;
 
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
 

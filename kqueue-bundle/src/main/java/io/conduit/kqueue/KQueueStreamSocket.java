@@ -1,12 +1,12 @@
 package io.conduit.kqueue;
 
-import io.conduit.transport.spi.unix.IovArray;
-import io.conduit.transport.spi.unix.NativeMemory;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,8 @@
 package io.conduit.kqueue;
 
-import io.conduit.transport.spi.unix.NativeMemory;
 import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
