@@ -15,6 +15,7 @@ module io.conduit.api {
     exports io.conduit.channel.embedded;
     exports io.conduit.transport;
     exports io.conduit.transport.spi;
+    exports io.conduit.transport.spi.unix;
 
     uses io.conduit.transport.spi.TransportProvider;
 }

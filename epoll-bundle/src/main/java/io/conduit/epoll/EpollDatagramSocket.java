@@ -1,7 +1,9 @@
 package io.conduit.epoll;
 
 import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -125,6 +127,14 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     @Override
     public boolean send(ByteBuffer src, SocketAddress target) throws IOException {
+        if (target != null) {
+            checkTarget(target);
+            if (connected) {
+                target = null; // to the peer: write(2)
+            }
+        } else if (!connected) {
+            throw AddressErrors.noRecipient();
+        }
         int fd = liveFd(target == null ? "write" : "sendto");
         int length = src.remaining();
         long address = 0;
@@ -168,6 +178,22 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         return true;
     }
 
+    /**
+     * The datagram address rule ({@link io.conduit.channel.DatagramChannel}): checked here because Linux
+     * {@code sendto(2)} on a connected UDP socket would send to {@code target}, not fail.
+     *
+     * @throws java.nio.channels.UnresolvedAddressException for an unresolved target (with a message)
+     * @throws java.nio.channels.UnsupportedAddressTypeException for a non-IP target (with a message)
+     * @throws java.nio.channels.AlreadyConnectedException when connected to another address than {@code target}
+     */
+    private void checkTarget(SocketAddress target) {
+        AddressErrors.check(target, addressKind());
+        SocketAddress peer = remote;
+        if (connected && !target.equals(peer)) {
+            throw AddressErrors.sendToOther(peer, target);
+        }
+    }
+
     @Override
     public int sendBatch(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {
         if (connected) {
@@ -184,6 +210,20 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             ByteBuffer b = srcs[i];
             if (b.hasRemaining() && !b.isDirect()) {
                 break; // a heap buffer: the next call sends it through the bounce buffer
+            }
+            if (targets[i] == null) {
+                if (n == 0) {
+                    throw AddressErrors.noRecipient(); // fails the first datagram only
+                }
+                break; // the next call fails it
+            }
+            try {
+                AddressErrors.check(targets[i], addressKind());
+            } catch (RuntimeException e) {
+                if (n == 0) {
+                    throw e;
+                }
+                break;
             }
             mmsg.setForSend(n++, b.hasRemaining() ? address(b) : 0, b.remaining(), targets[i], ipv6());
         }
@@ -205,6 +245,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     @Override
     public void connect(SocketAddress remoteAddress) throws IOException {
+        AddressErrors.check(remoteAddress, addressKind());
+        if (connected) {
+            throw AddressErrors.alreadyConnected(remote, remoteAddress);
+        }
         byte[] sa = Sockaddr.newSockaddr();
         int len = Sockaddr.encode(remoteAddress, sa, ipv6());
         int r = Native.connect(liveFd("connect"), sa, len);

@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeMemory;
+
 /**
  * The array {@code epoll_wait(2)} fills: {@code capacity} times
  * <pre>
@@ -21,7 +23,7 @@ final class EpollEventArray {
             throw new IllegalArgumentException("epoll event array capacity " + capacity + " must be > 0");
         }
         this.capacity = capacity;
-        this.memory = NativeMemory.allocate(capacity * NativeAbi.EPOLL_EVENT_SIZE);
+        this.memory = NativeMemory.allocate(capacity * NativeAbi.EPOLL_EVENT_SIZE, Native::addressOf);
     }
 
     /** @return the address to pass to {@link Native#epollWait} */

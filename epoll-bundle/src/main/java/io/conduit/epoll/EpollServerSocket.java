@@ -3,11 +3,11 @@ package io.conduit.epoll;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.UnixSocketFile;
+import io.conduit.transport.spi.unix.NativeIoException;
 
 import java.io.IOException;
 import java.net.SocketAddress;
-import java.net.UnixDomainSocketAddress;
-import java.nio.file.Files;
 
 /**
  * A listening TCP or Unix-domain stream socket: {@code bind(2)} + {@code listen(2)}, {@code accept4(2)} with
@@ -39,6 +39,8 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
     static final int DEFAULT_BACKLOG = 4096;
 
     private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
+    /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
     private final byte[] acceptAddress = Native.newAddressOut(); // loop-confined
 
     static EpollServerSocket open(boolean unix) throws IOException {
@@ -56,15 +58,30 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        if (localAddress instanceof UnixDomainSocketAddress u && Files.exists(u.getPath())) {
-            throw new java.net.BindException("bind to " + u + " failed: the path exists; delete it or use another");
+        try {
+            super.bind(localAddress);
+        } catch (IOException e) {
+            throw UnixSocketFile.bindFailed(localAddress, e);
         }
-        super.bind(localAddress);
+        if (domain == NativeAbi.AF_UNIX) {
+            socketFile = UnixSocketFile.bound(localAddress());
+        }
         int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         int r = Native.listen(liveFd("listen"), n);
         if (r < 0) {
             throw Errors.newIoException("listen", r);
         }
+    }
+
+    /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
+        super.close();
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.conduit.epoll;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
@@ -127,6 +128,11 @@ abstract class EpollSocket implements IoSocket {
         return fd;
     }
 
+    /** @return {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}: the channel kind that error messages name */
+    final String addressKind() {
+        return domain == NativeAbi.AF_UNIX ? "Unix-domain" : kind == UDP ? "UDP" : "TCP";
+    }
+
     final boolean ipv6() {
         return domain == NativeAbi.AF_INET6;
     }
@@ -234,6 +240,7 @@ abstract class EpollSocket implements IoSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
+        AddressErrors.check(localAddress, addressKind());
         SocketAddress a = localAddress != null ? localAddress
                 : domain == NativeAbi.AF_UNIX ? null : new InetSocketAddress(0);
         if (a == null) {

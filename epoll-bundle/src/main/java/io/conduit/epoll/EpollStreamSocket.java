@@ -1,8 +1,10 @@
 package io.conduit.epoll;
 
 import io.conduit.channel.PeerCredentials;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.unix.IovArray;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -225,6 +227,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        AddressErrors.check(remoteAddress, addressKind());
         if (localAddress != null) {
             bind(localAddress);
         }

@@ -1,6 +1,8 @@
 package io.conduit.epoll;
 
 import io.conduit.transport.spi.IoEventLoop;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.nio.ByteBuffer;
 
@@ -41,7 +43,7 @@ final class LoopResources {
     /** @return the iovec array, {@link NativeAbi#IOV_MAX} entries, cleared */
     IovArray iov() {
         if (iov == null) {
-            iov = new IovArray(NativeAbi.IOV_MAX);
+            iov = new IovArray(NativeAbi.IOV_MAX, NativeAbi.IOVEC);
         }
         iov.clear();
         return iov;
@@ -58,7 +60,7 @@ final class LoopResources {
     /** @return {@value #DATAGRAM_BATCH} receive slots of {@value #DATAGRAM_SLOT_BYTES} bytes, one block */
     NativeMemory receiveSlots() {
         if (receiveSlots == null) {
-            receiveSlots = NativeMemory.allocate(DATAGRAM_BATCH * DATAGRAM_SLOT_BYTES);
+            receiveSlots = NativeMemory.allocate(DATAGRAM_BATCH * DATAGRAM_SLOT_BYTES, Native::addressOf);
         }
         return receiveSlots;
     }

@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.net.SocketAddress;
 
 /**
@@ -42,7 +44,7 @@ final class MmsghdrArray {
         this.nameBase = align(iovBase + capacity * NativeAbi.IOVEC_SIZE);
         this.controlBase = align(nameBase + capacity * NativeAbi.SOCKADDR_STORAGE_SIZE);
         this.controlSpace = cmsgAlign(NativeAbi.CMSG_DATA_OFFSET) + cmsgAlign(NativeAbi.SOCKADDR_IN6_SIZE);
-        this.memory = NativeMemory.allocate(controlBase + capacity * controlSpace);
+        this.memory = NativeMemory.allocate(controlBase + capacity * controlSpace, Native::addressOf);
     }
 
     private static int align(int offset) {

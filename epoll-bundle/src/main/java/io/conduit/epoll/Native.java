@@ -1,5 +1,8 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.nio.ByteBuffer;
 
 /**

@@ -278,4 +278,8 @@ final class NativeAbi {
     static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
     static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");
     static final int IPV6_MREQ_INTERFACE_OFFSET = constant("IPV6_MREQ_INTERFACE_OFFSET");
+
+    /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
+    static final io.conduit.transport.spi.unix.IovArray.Layout IOVEC = new io.conduit.transport.spi.unix.IovArray.Layout(
+            IOV_MAX, IOVEC_SIZE, IOVEC_BASE_OFFSET, IOVEC_LEN_OFFSET, SIZEOF_POINTER, SIZEOF_SIZE_T, Native::addressOf);
 }

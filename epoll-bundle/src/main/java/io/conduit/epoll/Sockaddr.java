@@ -1,5 +1,8 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -37,7 +40,9 @@ final class Sockaddr {
      *
      * @param ipv6Socket {@code true} for an {@code AF_INET6} socket: IPv4 addresses become IPv4-mapped IPv6
      * @return the sockaddr length ({@code socklen_t}) to pass with it
-     * @throws IllegalArgumentException for an unresolved or unsupported address, or a too-long Unix path
+     * @throws java.nio.channels.UnresolvedAddressException for an unresolved address (with a message)
+     * @throws java.nio.channels.UnsupportedAddressTypeException for an unsupported address type (with a message)
+     * @throws IllegalArgumentException for a too-long Unix path
      */
     static int encode(SocketAddress address, ByteBuffer out, int offset, boolean ipv6Socket) {
         for (int i = 0; i < NativeAbi.SOCKADDR_STORAGE_SIZE; i++) {
@@ -47,7 +52,7 @@ final class Sockaddr {
             InetSocketAddress inet = (InetSocketAddress) address;
             InetAddress ip = inet.getAddress();
             if (ip == null) {
-                throw new IllegalArgumentException("unresolved address " + inet + ": resolve it before use");
+                throw AddressErrors.unresolved(inet);
             }
             if (ip instanceof Inet4Address && !ipv6Socket) {
                 putFamily(out, offset + NativeAbi.SOCKADDR_IN_FAMILY_OFFSET, NativeAbi.AF_INET);
@@ -81,8 +86,7 @@ final class Sockaddr {
             out.put(offset + NativeAbi.SOCKADDR_UN_PATH_OFFSET, path);
             return NativeAbi.SOCKADDR_UN_PATH_OFFSET + path.length + 1;
         }
-        throw new IllegalArgumentException("unsupported socket address type " + address.getClass().getName()
-                + ": use InetSocketAddress or UnixDomainSocketAddress");
+        throw AddressErrors.unsupported(address);
     }
 
     /** {@link #encode(SocketAddress, ByteBuffer, int, boolean)} into {@code out[0..]}. */

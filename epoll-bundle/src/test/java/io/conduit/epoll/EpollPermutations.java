@@ -54,6 +54,29 @@ final class EpollPermutations {
                 new Combo(NIO, EPOLL, UNPOOLED));
     }
 
+    /**
+     * Heavier stream scenarios (relay back-pressure, late auto-read): epoll on both sides with the pooled and
+     * the unpooled allocator, and both cross pairs with nio, pooled.
+     */
+    static List<Combo> pairs() {
+        return List.of(
+                new Combo(EPOLL, EPOLL, POOLED),
+                new Combo(EPOLL, EPOLL, UNPOOLED),
+                new Combo(EPOLL, NIO, POOLED),
+                new Combo(NIO, EPOLL, POOLED));
+    }
+
+    /**
+     * Scenarios about addresses and closing, where the allocator plays no part: epoll on both sides and both
+     * cross pairs with nio, pooled only.
+     */
+    static List<Combo> pairsPooled() {
+        return List.of(
+                new Combo(EPOLL, EPOLL, POOLED),
+                new Combo(EPOLL, NIO, POOLED),
+                new Combo(NIO, EPOLL, POOLED));
+    }
+
     /** Tests whose other side is a plain JDK socket (the allocator does not matter): epoll once. */
     static List<Combo> epollOnly() {
         return List.of(new Combo(EPOLL, EPOLL, POOLED));

@@ -1,5 +1,6 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.NativeIoException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -7,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.transport.spi.NativeLibraryLoader;
+
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;

@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -80,7 +82,7 @@ class NativeSyscallTest {
 
     private static NativeMemory bytes(String text) {
         byte[] data = text.getBytes(StandardCharsets.US_ASCII);
-        NativeMemory memory = NativeMemory.allocate(Math.max(1, data.length));
+        NativeMemory memory = NativeMemory.allocate(Math.max(1, data.length), Native::addressOf);
         memory.buffer().put(0, data);
         return memory;
     }
@@ -214,7 +216,7 @@ class NativeSyscallTest {
         assertEquals(5, Errors.check("write", Native.write(client, hello.address(), 5)));
         Errors.check("shutdown", Native.shutdown(client, NativeAbi.SHUT_WR));
 
-        NativeMemory in = NativeMemory.allocate(64);
+        NativeMemory in = NativeMemory.allocate(64, Native::addressOf);
         StringBuilder received = new StringBuilder();
         while (true) {
             int n = Native.read(accepted, in.address(), 64);
@@ -259,16 +261,16 @@ class NativeSyscallTest {
         NativeMemory a = bytes("alpha-");
         NativeMemory b = bytes("beta-");
         NativeMemory c = bytes("gamma");
-        IovArray out = new IovArray(4);
+        IovArray out = new IovArray(4, NativeAbi.IOVEC);
         assertTrue(out.add(a.address(), 6));
         assertTrue(out.add(b.address() + 1, 4)); // "eta-": an offset into the memory
         assertTrue(out.add(c.address(), 5));
         assertEquals(15, out.totalBytes());
         assertEquals(15, Errors.check("writev", Native.writev(pair[0], out.address(), out.count())));
 
-        NativeMemory first = NativeMemory.allocate(7);
-        NativeMemory second = NativeMemory.allocate(32);
-        IovArray in = new IovArray(2);
+        NativeMemory first = NativeMemory.allocate(7, Native::addressOf);
+        NativeMemory second = NativeMemory.allocate(32, Native::addressOf);
+        IovArray in = new IovArray(2, NativeAbi.IOVEC);
         in.add(first.address(), 7);
         in.add(second.address(), 32);
         await(pair[1], NativeAbi.EPOLLIN);
@@ -296,7 +298,7 @@ class NativeSyscallTest {
         assertEquals(3, send.messageLength(0));
         assertEquals(11, send.messageLength(2));
 
-        NativeMemory slots = NativeMemory.allocate(4 * 16);
+        NativeMemory slots = NativeMemory.allocate(4 * 16, Native::addressOf);
         MmsghdrArray receive = new MmsghdrArray(4);
         List<String> got = new ArrayList<>();
         while (got.size() < 3) {
@@ -333,7 +335,7 @@ class NativeSyscallTest {
         Errors.check("sendto", Native.sendto(sender, data.address(), 5, 0, sa, length));
         Errors.check("sendto", Native.sendto(sender, data.address() + 6, 6, 0, sa, length));
 
-        NativeMemory in = NativeMemory.allocate(32);
+        NativeMemory in = NativeMemory.allocate(32, Native::addressOf);
         MmsghdrArray receive = new MmsghdrArray(1);
         receive.setForReceive(0, in.address(), 32);
         await(receiver, NativeAbi.EPOLLIN);
@@ -364,7 +366,7 @@ class NativeSyscallTest {
         int length = Sockaddr.encode(localAddress(receiver), sa, true);
         assertEquals(4, Errors.check("sendto", Native.sendto(sender, bytes("ping").address(), 4, 0, sa, length)));
         await(receiver, NativeAbi.EPOLLIN);
-        NativeMemory in = NativeMemory.allocate(16);
+        NativeMemory in = NativeMemory.allocate(16, Native::addressOf);
         byte[] senderOut = Native.newAddressOut();
         assertEquals(4, Errors.check("recvfrom", Native.recvfrom(receiver, in.address(), 16, 0, senderOut)));
         assertEquals("ping", text(in, 0, 4));
@@ -380,7 +382,7 @@ class NativeSyscallTest {
         int[] pair = socketpair(NativeAbi.SOCK_STREAM);
         assertEquals(10, Errors.check("sendfile", Native.sendfile(pair[0], fileFd, 6, 10)));
         assertEquals(0, Errors.check("sendfile", Native.sendfile(pair[0], fileFd, 16, 10)), "at end of file");
-        NativeMemory in = NativeMemory.allocate(32);
+        NativeMemory in = NativeMemory.allocate(32, Native::addressOf);
         await(pair[1], NativeAbi.EPOLLIN);
         assertEquals(10, Errors.check("read", Native.read(pair[1], in.address(), 32)));
         assertEquals("6789abcdef", text(in, 0, 10));
@@ -396,7 +398,7 @@ class NativeSyscallTest {
         Native.write(pair[0], bytes("spliced").address(), 7);
         await(pair[1], NativeAbi.EPOLLIN);
         assertEquals(7, Errors.check("splice", Native.splice(pair[1], -1, pipe[1], -1, 64, NativeAbi.SPLICE_F_NONBLOCK)));
-        NativeMemory in = NativeMemory.allocate(16);
+        NativeMemory in = NativeMemory.allocate(16, Native::addressOf);
         assertEquals(7, Errors.check("read", Native.read(pipe[0], in.address(), 16)));
         assertEquals("spliced", text(in, 0, 7));
     }

@@ -1,6 +1,8 @@
 package io.conduit.kqueue;
 
 import io.conduit.channel.ChannelClosedException;
+import io.conduit.transport.spi.unix.NativeIoException;
+
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;

@@ -1,7 +1,9 @@
 package io.conduit.kqueue;
 
 import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.lang.ref.Reference;
@@ -37,7 +39,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         NativeMemory scratch = null;
         if (address == 0 || want == 0) {
             KQueueIoHandler h = handler();
-            scratch = h != null ? h.scratch() : NativeMemory.allocate(64 * 1024);
+            scratch = h != null ? h.scratch() : NativeMemory.allocate(64 * 1024, Native::addressOf);
             want = Math.min(want, scratch.size());
             address = scratch.address();
         }
@@ -80,7 +82,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         long address = addressAtPosition(src);
         if (address == 0) {
             KQueueIoHandler h = handler();
-            NativeMemory scratch = h != null ? h.scratch() : NativeMemory.allocate(Math.max(1, length));
+            NativeMemory scratch = h != null ? h.scratch() : NativeMemory.allocate(Math.max(1, length), Native::addressOf);
             if (length > scratch.size()) {
                 throw new IOException("sendto(..) failed: a datagram of " + length + " bytes from a heap buffer"
                         + " exceeds the " + scratch.size() + " bytes of scratch memory; send it from a direct buffer");

@@ -4,6 +4,8 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoHandler;
 import io.conduit.transport.spi.IoHandlerContext;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -89,9 +91,9 @@ final class KQueueIoHandler implements IoHandler {
             throw new UncheckedIOException("setting up the wake-up event of a kqueue event loop failed: "
                     + e.getMessage(), e);
         }
-        this.events = NativeMemory.allocate(MAX_EVENTS * NativeAbi.KEVENT_SIZE);
-        this.iov = new IovArray(Math.min(NativeAbi.IOV_MAX, 1024));
-        this.scratch = NativeMemory.allocate(SCRATCH_BYTES);
+        this.events = NativeMemory.allocate(MAX_EVENTS * NativeAbi.KEVENT_SIZE, Native::addressOf);
+        this.iov = new IovArray(Math.min(NativeAbi.IOV_MAX, 1024), NativeAbi.IOVEC);
+        this.scratch = NativeMemory.allocate(SCRATCH_BYTES, Native::addressOf);
     }
 
     /**

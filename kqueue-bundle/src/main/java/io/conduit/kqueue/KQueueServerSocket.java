@@ -3,6 +3,7 @@ package io.conduit.kqueue;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.UnixSocketFile;
 
 import java.io.IOException;
 import java.net.SocketAddress;

@@ -2,6 +2,7 @@ package io.conduit.kqueue;
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
 

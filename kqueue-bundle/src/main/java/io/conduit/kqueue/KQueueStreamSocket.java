@@ -5,6 +5,8 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,7 +77,7 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
     @Override
     public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
         KQueueIoHandler h = handler();
-        IovArray iov = h != null ? h.iov() : new IovArray(Math.min(NativeAbi.IOV_MAX, 1024));
+        IovArray iov = h != null ? h.iov() : new IovArray(Math.min(NativeAbi.IOV_MAX, 1024), NativeAbi.IOVEC);
         NativeMemory scratch = scratchOf();
         iov.clear();
         int scratchUsed = 0;
@@ -130,7 +132,7 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
 
     private NativeMemory scratchOf() {
         KQueueIoHandler h = handler();
-        return h != null ? h.scratch() : NativeMemory.allocate(64 * 1024);
+        return h != null ? h.scratch() : NativeMemory.allocate(64 * 1024, Native::addressOf);
     }
 
     /**

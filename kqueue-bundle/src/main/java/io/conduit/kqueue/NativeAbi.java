@@ -195,4 +195,8 @@ final class NativeAbi {
      * ({@code socket(7)}: "not changeable on Linux"), so the emulation build reports it unsupported.
      */
     static final boolean SO_SNDLOWAT_SETTABLE = !EMULATION && SO_SNDLOWAT >= 0;
+
+    /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
+    static final io.conduit.transport.spi.unix.IovArray.Layout IOVEC = new io.conduit.transport.spi.unix.IovArray.Layout(
+            IOV_MAX, IOVEC_SIZE, IOVEC_BASE_OFFSET, IOVEC_LEN_OFFSET, SIZEOF_POINTER, SIZEOF_SIZE_T, Native::addressOf);
 }

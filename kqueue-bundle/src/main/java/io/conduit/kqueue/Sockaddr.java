@@ -1,5 +1,8 @@
 package io.conduit.kqueue;
 
+import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.unix.NativeMemory;
+
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -83,9 +86,7 @@ final class Sockaddr {
             out.put(offset + NativeAbi.SOCKADDR_UN_PATH_OFFSET, path);
             return NativeAbi.SOCKADDR_UN_PATH_OFFSET + path.length + 1;
         }
-        throw new AddressErrors.UnsupportedType("unsupported socket address type "
-                + (address == null ? "null" : address.getClass().getName() + " (" + address + ")")
-                + ": use InetSocketAddress or UnixDomainSocketAddress");
+        throw AddressErrors.unsupported(address);
     }
 
     /** {@link #encode(SocketAddress, ByteBuffer, int, boolean)} into {@code out[0..]}. */

@@ -1,5 +1,6 @@
 package io.conduit.internal.nio;
 
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
 
 import java.io.IOException;

@@ -1,8 +1,10 @@
 package io.conduit.internal.nio;
 
 import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.UnixSocketFile;
 
 import java.io.IOException;
 import java.net.SocketAddress;

@@ -1,4 +1,4 @@
-package io.conduit.internal.nio;
+package io.conduit.transport.spi;
 
 import java.io.IOException;
 import java.net.BindException;
@@ -11,13 +11,14 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 
 /**
- * The socket file a Unix-domain listener created at {@code bind(2)}. {@code close(2)} of the socket leaves the
+ * SPI for transport implementers: the socket file a Unix-domain listener created at {@code bind(2)}. {@code close(2)} of the socket leaves the
  * file behind (see {@code unix(7)}), and a later bind to the path then fails with {@code EADDRINUSE}; so the
  * listener removes its file when it closes — only while the path still holds the very file it bound (same
  * {@link BasicFileAttributes#fileKey()}, i.e. device and inode), never a file another process put there since.
- * Immutable and thread-safe. (The kqueue bundle has its own copy: transport bundles do not depend on each other.)
+ * Every transport's Unix listener uses it the same way: {@link #bound} after a successful bind, {@link #bindFailed}
+ * on a failed one, {@link #deleteIfStillOurs} before {@code close(2)}. Immutable and thread-safe.
  */
-final class UnixSocketFile {
+public final class UnixSocketFile {
 
     private static final System.Logger LOG = System.getLogger(UnixSocketFile.class.getName());
 
@@ -37,7 +38,7 @@ final class UnixSocketFile {
      * @return the record, or {@code null} when {@code localAddress} is no Unix path (TCP, unnamed) or the file
      *         cannot be read
      */
-    static UnixSocketFile bound(SocketAddress localAddress) {
+    public static UnixSocketFile bound(SocketAddress localAddress) {
         if (!(localAddress instanceof UnixDomainSocketAddress)) {
             return null;
         }
@@ -59,7 +60,7 @@ final class UnixSocketFile {
     }
 
     /** Deletes the file when it is still the one bound; failures are logged (a close never fails for it). */
-    void deleteIfStillOurs() {
+    public void deleteIfStillOurs() {
         if (!Objects.equals(identity, identity(path))) {
             return; // gone, or replaced by another file
         }
@@ -76,7 +77,7 @@ final class UnixSocketFile {
      *
      * @return a {@link BindException} naming the path and what to do, or {@code e} itself otherwise
      */
-    static IOException bindFailed(SocketAddress address, IOException e) {
+    public static IOException bindFailed(SocketAddress address, IOException e) {
         if (!(e instanceof BindException) || !(address instanceof UnixDomainSocketAddress)) {
             return e;
         }

@@ -1,4 +1,4 @@
-package io.conduit.internal.nio;
+package io.conduit.transport.spi;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -9,11 +9,12 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 
 /**
- * Address checks shared by the {@code nio} and {@code nio-vthread} sockets, done before {@code java.nio} is
- * called so that a bad address fails at once with a message, where {@code java.nio} throws its exceptions
- * without one. The exceptions keep the {@code java.nio.channels} types (subclasses that carry a message), so
- * callers catching {@link UnresolvedAddressException} and friends still do. The same rule and wording hold for
- * every Conduit transport (the kqueue bundle has its own copy: transport bundles do not depend on each other):
+ * SPI for transport implementers: the address checks every Conduit transport makes before it encodes an address
+ * or calls into {@code java.nio}, so that a bad address fails at once with a message (where {@code java.nio} and
+ * the system calls give none) and with the same {@code java.nio.channels} exception type on every transport. The
+ * exceptions are subclasses of the {@code java.nio.channels} types that carry a message, so callers catching
+ * {@link UnresolvedAddressException} and friends still do. The rules (also documented for users on
+ * {@link io.conduit.channel.DatagramChannel}):
  * <ul>
  *   <li>an unresolved {@link InetSocketAddress} → {@link UnresolvedAddressException}
  *       "unresolved address host:port: resolve it before use …";</li>
@@ -25,7 +26,7 @@ import java.nio.channels.UnsupportedAddressTypeException;
  * </ul>
  * Stateless and thread-safe.
  */
-final class AddressErrors {
+public final class AddressErrors {
 
     private AddressErrors() {
     }
@@ -38,7 +39,7 @@ final class AddressErrors {
      * @throws UnresolvedAddressException (with a message) for an unresolved {@link InetSocketAddress}
      * @throws UnsupportedAddressTypeException (with a message) for an address of another kind
      */
-    static void check(SocketAddress address, String kind) {
+    public static void check(SocketAddress address, String kind) {
         if (address == null) {
             return;
         }
@@ -55,32 +56,44 @@ final class AddressErrors {
     }
 
     /** @return the exception for an unresolved {@code address}, naming it */
-    static UnresolvedAddressException unresolved(InetSocketAddress address) {
+    public static UnresolvedAddressException unresolved(InetSocketAddress address) {
         return new Unresolved("unresolved address " + address.getHostString() + ":" + address.getPort()
                 + ": resolve it before use (new InetSocketAddress(host, port) resolves; check the host name)");
     }
 
     /** @return the exception for connecting a datagram channel that is connected to {@code peer} already */
-    static AlreadyConnectedException alreadyConnected(SocketAddress peer, SocketAddress requested) {
+    public static AlreadyConnectedException alreadyConnected(SocketAddress peer, SocketAddress requested) {
         return new AlreadyConnected("datagram channel already connected to " + peer + "; disconnect() it before"
                 + " connecting it to " + requested);
     }
 
     /** @return the exception for a datagram to {@code target} on a channel connected to {@code peer} */
-    static AlreadyConnectedException sendToOther(SocketAddress peer, SocketAddress target) {
+    public static AlreadyConnectedException sendToOther(SocketAddress peer, SocketAddress target) {
         return new AlreadyConnected("datagram channel connected to " + peer + " cannot send to " + target
                 + ": write to the connected peer (a Buffer, or a DatagramPacket to " + peer
                 + "), or disconnect() the channel first");
     }
 
     /** @return the exception for a datagram without a recipient on an unconnected channel */
-    static NotYetConnectedException noRecipient() {
+    public static NotYetConnectedException noRecipient() {
         return new NotYetConnected("datagram channel is not connected, so a datagram needs a recipient: write a"
                 + " DatagramPacket with a recipient, or connect() the channel first");
     }
 
+    /**
+     * The exception for an address no socket of this transport can take (neither {@link InetSocketAddress} nor
+     * {@link UnixDomainSocketAddress}, or {@code null} where one is needed), naming its type and value.
+     *
+     * @return an {@link UnsupportedAddressTypeException} with a message
+     */
+    public static UnsupportedAddressTypeException unsupported(SocketAddress address) {
+        return new UnsupportedType("unsupported socket address type "
+                + (address == null ? "null" : address.getClass().getName() + " (" + address + ")")
+                + ": use InetSocketAddress or UnixDomainSocketAddress");
+    }
+
     /** {@link UnresolvedAddressException} with a message. */
-    static final class Unresolved extends UnresolvedAddressException {
+    private static final class Unresolved extends UnresolvedAddressException {
         private static final long serialVersionUID = 1L;
         private final String message;
 
@@ -95,7 +108,7 @@ final class AddressErrors {
     }
 
     /** {@link UnsupportedAddressTypeException} with a message. */
-    static final class UnsupportedType extends UnsupportedAddressTypeException {
+    private static final class UnsupportedType extends UnsupportedAddressTypeException {
         private static final long serialVersionUID = 1L;
         private final String message;
 
@@ -110,7 +123,7 @@ final class AddressErrors {
     }
 
     /** {@link AlreadyConnectedException} with a message. */
-    static final class AlreadyConnected extends AlreadyConnectedException {
+    private static final class AlreadyConnected extends AlreadyConnectedException {
         private static final long serialVersionUID = 1L;
         private final String message;
 
@@ -125,7 +138,7 @@ final class AddressErrors {
     }
 
     /** {@link NotYetConnectedException} with a message. */
-    static final class NotYetConnected extends NotYetConnectedException {
+    private static final class NotYetConnected extends NotYetConnectedException {
         private static final long serialVersionUID = 1L;
         private final String message;
 

@@ -1,0 +1,94 @@
+package io.conduit.transport.spi.unix;
+
+import java.nio.ByteBuffer;
+import java.util.function.ToLongFunction;
+
+/**
+ * SPI for transport implementers: an array of {@code struct iovec { void *iov_base; size_t iov_len; };} for
+ * gathering writes ({@code writev(2)}) and scattering reads ({@code readv(2)}), bounded by {@code IOV_MAX}. The
+ * layout ({@link Layout}: {@code IOV_MAX}, struct size, field offsets, pointer and {@code size_t} widths) comes
+ * from the transport's native library.
+ *
+ * <p>Not thread-safe: owned by one event loop; {@link #clear()} before each use.
+ */
+public final class IovArray {
+
+    /**
+     * The platform's {@code struct iovec}, as the transport's native library reports it.
+     *
+     * @param iovMax      {@code IOV_MAX}: the most iovecs one call accepts
+     * @param size        {@code sizeof(struct iovec)}, bytes
+     * @param baseOffset  {@code offsetof(struct iovec, iov_base)}, bytes
+     * @param lenOffset   {@code offsetof(struct iovec, iov_len)}, bytes
+     * @param pointerSize {@code sizeof(void *)}, 4 or 8
+     * @param sizeTSize   {@code sizeof(size_t)}, 4 or 8
+     * @param addressOf   the native address of a direct buffer's byte 0 (see {@link NativeMemory#allocate})
+     */
+    public record Layout(int iovMax, int size, int baseOffset, int lenOffset, int pointerSize, int sizeTSize,
+            ToLongFunction<ByteBuffer> addressOf) {
+    }
+
+    private final Layout layout;
+    /** the most entries, &lt;= IOV_MAX */
+    private final int capacity;
+    private final NativeMemory memory;
+    /** entries added since the last {@link #clear()} */
+    private int count;
+    /** sum of the lengths of those entries, in bytes */
+    private long totalBytes;
+
+    /**
+     * @param capacity entries, 1..{@code layout.iovMax()}
+     * @param layout   the platform's {@code struct iovec}
+     * @throws IllegalArgumentException for a capacity out of that range
+     */
+    public IovArray(int capacity, Layout layout) {
+        if (capacity <= 0 || capacity > layout.iovMax()) {
+            throw new IllegalArgumentException("iovec capacity " + capacity + " must be in 1.." + layout.iovMax()
+                    + " (IOV_MAX)");
+        }
+        this.layout = layout;
+        this.capacity = capacity;
+        this.memory = NativeMemory.allocate(capacity * layout.size(), layout.addressOf());
+    }
+
+    /**
+     * Appends one iovec.
+     *
+     * @param address native address of the first byte
+     * @param length  bytes, &gt;= 0
+     * @return {@code false} (nothing added) when the array is full
+     */
+    public boolean add(long address, int length) {
+        if (count == capacity) {
+            return false;
+        }
+        int base = count * layout.size();
+        memory.putWord(base + layout.baseOffset(), address, layout.pointerSize());
+        memory.putWord(base + layout.lenOffset(), length, layout.sizeTSize());
+        count++;
+        totalBytes += length;
+        return true;
+    }
+
+    /** Forgets every entry. */
+    public void clear() {
+        count = 0;
+        totalBytes = 0;
+    }
+
+    /** @return the address of the first iovec, to pass to {@code readv(2)}/{@code writev(2)} */
+    public long address() {
+        return memory.address();
+    }
+
+    /** @return entries added since {@link #clear()} */
+    public int count() {
+        return count;
+    }
+
+    /** @return bytes covered by those entries */
+    public long totalBytes() {
+        return totalBytes;
+    }
+}

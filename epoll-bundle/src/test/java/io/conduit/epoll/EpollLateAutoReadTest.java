@@ -1,0 +1,21 @@
+package io.conduit.epoll;
+
+import io.conduit.testsuite.Combo;
+import io.conduit.testsuite.LateAutoReadTest;
+import io.conduit.transport.Availability;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.util.List;
+
+/** {@link LateAutoReadTest} for the epoll transport; permutations: {@link EpollPermutations#pairs()}. */
+class EpollLateAutoReadTest extends LateAutoReadTest {
+    @Override
+    protected List<Combo> permutations() {
+        return EpollPermutations.pairs();
+    }
+
+    @Override
+    protected void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
+        EpollPermutations.assertExpectedUnavailability(provider, availability);
+    }
+}
