@@ -373,11 +373,23 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
         return ran > 0;
     }
 
+    /**
+     * Logs without ever throwing: a logger can fail (e.g. its first use reads time-zone data while the process is out
+     * of descriptors, EMFILE), and an event loop must not die because a report about a task could not be written.
+     */
+    private static void logSafely(System.Logger.Level level, String message, Throwable t) {
+        try {
+            LOG.log(level, message, t);
+        } catch (Throwable loggingFailed) {
+            // nothing more can be reported safely here; the loop goes on
+        }
+    }
+
     private void safeRun(Runnable task) {
         try {
             task.run();
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.WARNING, "a task of event executor " + label() + " threw; the loop goes on: " + task, t);
+            logSafely(System.Logger.Level.WARNING, "a task of event executor " + label() + " threw; the loop goes on: " + task, t);
         }
     }
 
@@ -484,7 +496,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
         try {
             run();
         } catch (Throwable t) {
-            LOG.log(System.Logger.Level.ERROR, "event executor " + label() + " failed; shutting it down", t);
+            logSafely(System.Logger.Level.ERROR, "event executor " + label() + " failed; shutting it down", t);
         } finally {
             advanceState(ST_SHUTTING_DOWN);
             try {
@@ -500,7 +512,7 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
                 try {
                     cleanup();
                 } catch (Throwable t) {
-                    LOG.log(System.Logger.Level.WARNING, "cleanup of event executor " + label() + " failed", t);
+                    logSafely(System.Logger.Level.WARNING, "cleanup of event executor " + label() + " failed", t);
                 } finally {
                     // A producer that saw the state before SHUTDOWN may have offered a task after the last drain;
                     // it removes and rejects the task itself unless this poll got it first, so run what we get:
