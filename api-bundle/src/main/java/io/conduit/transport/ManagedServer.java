@@ -404,7 +404,7 @@ public final class ManagedServer {
         }
         Generation next;
         try {
-            next = bind(target);
+            next = overlap ? bind(target) : bindAfterClose(target);
         } catch (Exception e) {
             if (overlap) {
                 LOG.log(System.Logger.Level.WARNING, why + ": binding next to the old listener (SO_REUSEPORT) failed;"
@@ -412,7 +412,7 @@ public final class ManagedServer {
                 overlap = false;
                 closeListener(old);
                 try {
-                    next = bind(target);
+                    next = bindAfterClose(target);
                 } catch (Exception e2) {
                     e = e2;
                     next = null;
@@ -458,6 +458,29 @@ public final class ManagedServer {
 
     private boolean canReusePort(Transport t) {
         return channelType == ChannelType.TCP && t.supports(ChannelOption.SO_REUSEPORT);
+    }
+
+    /** Most time {@link #bindAfterClose} keeps retrying while the closed listener still holds the port. */
+    private static final long REBIND_AFTER_CLOSE_MILLIS = 3_000;
+
+    /**
+     * On the swap thread, after the old listener was closed: binds on {@code t}, retrying for at most
+     * {@link #REBIND_AFTER_CLOSE_MILLIS} while the bind fails. Closing a listener is asynchronous on some
+     * transports (with {@code java.nio} the descriptor is released when its selector next runs), so the first
+     * bind can still see the port in use.
+     */
+    private Generation bindAfterClose(Transport t) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REBIND_AFTER_CLOSE_MILLIS);
+        for (;;) {
+            try {
+                return bind(t);
+            } catch (Exception e) {
+                if (System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                Thread.sleep(25);
+            }
+        }
     }
 
     /** On the swap thread: a group and a bound listener on {@code t}. */
