@@ -9,6 +9,7 @@ import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.io.IOException;
@@ -44,6 +45,27 @@ import java.util.concurrent.atomic.AtomicInteger;
  * server.close().sync();          // listener closed, connections drained, event loops stopped
  * }</pre>
  *
+ * <h2>Two kinds of swap</h2>
+ * <ul>
+ *   <li><b>Selection change</b>: the old transport is still there (its provider is still registered and available,
+ *       and {@link Transports#get(String) Transports.get(oldName)} still returns the same {@link Transport}
+ *       instance), e.g. after {@link Transports#setPreference}, a Configuration Admin update, {@code conduit:use},
+ *       or a better-ranked transport appearing. Only the listener moves: the old listener is closed, but the
+ *       connections it accepted <b>stay open on the old transport's event loops and keep working</b> until they end
+ *       by themselves (peer close, handler close, or {@link #close()}); nothing in flight is cut. The old group is
+ *       shut down when its last connection has closed. If the old transport goes away later (below) while such
+ *       connections are still open, they are drained then. {@link #keepConnectionsOnSelectionChange(boolean)
+ *       keepConnectionsOnSelectionChange(false)} drains them at once instead, as for the second kind.</li>
+ *   <li><b>Transport going away</b>: the old transport's provider was unregistered (its bundle stops, is updated or
+ *       refreshed, or {@link Transports#unregister} was called), it became unavailable, or its name now maps to
+ *       another {@link Transport} instance (a new revision of its bundle). Its connections cannot stay: they are
+ *       <b>drained</b> (see Drain below).</li>
+ * </ul>
+ * Which kind it is is decided when the swap runs on the server's thread (swaps are coalesced, see Threading): a
+ * transport bundle stopped and started again before the swap runs, with the same class loader and therefore the
+ * same {@code Transport} instance, counts as still there. Provider registrations and removals are watched even when
+ * they do not change the selected transport, so connections kept on a transport that later goes away are drained.
+ *
  * <h2>What a swap does</h2>
  * <ol>
  *   <li><b>Re-bind.</b> When both the old and the new transport {@linkplain Transport#supports support}
@@ -59,10 +81,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       that short window (one listener close and one bind) connection attempts are
  *       refused ({@code ECONNREFUSED}/{@code ENOENT}). TCP listeners set {@code SO_REUSEADDR} unless an
  *       {@linkplain #option option} says otherwise, so the port can be bound again while the old transport's
- *       connections still drain.
+ *       connections are still open (kept or draining).
  *       <br>Because every listener sets {@code SO_REUSEPORT}, another socket of the same user that sets it too can
  *       bind the same port and share its connections instead of failing with "Address already in use".</li>
- *   <li><b>Drain.</b> Connections accepted on the old transport stay on it and are closed gracefully: reading
+ *   <li><b>Keep</b> (selection change): connections accepted on the old transport stay on it, untouched, including
+ *       connections the old listener accepted while it was closing.</li>
+ *   <li><b>Drain</b> (transport going away, {@link #close()}, or {@code keepConnectionsOnSelectionChange(false)}).
+ *       Connections accepted on the old transport stay on it and are closed gracefully: reading
  *       stops ({@code AUTO_READ} off), pending writes are flushed, then the connection is closed; at the latest
  *       after the {@linkplain #gracePeriod grace period} (default 10 s) it is closed anyway and every write that
  *       could not be flushed fails its promise with a {@link io.conduit.channel.ChannelClosedException} caused by
@@ -73,8 +98,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>Release.</b> The old transport's event-loop group (made by this server) is shut down when its listener
  *       is closed and its last connection is gone.</li>
  * </ol>
- * When the selection becomes empty ({@code null}: no transport available) the server drains and closes its
- * listener and waits; it binds again as soon as a transport is selected. If binding on the new transport fails,
+ * When nothing can be selected ({@link Transports#selected()} fails or returns {@code null}) the server closes its
+ * listener (keeping or draining its connections by the rule above) and waits; it binds again as soon as a
+ * transport is selected. If binding on the new transport fails,
  * the server stays on (or returns to) the old transport when it can, and logs the failure.
  *
  * <h2>Threading</h2>
@@ -102,6 +128,8 @@ public final class ManagedServer {
     private final int id = NEXT_ID.incrementAndGet();
     private final Object lock = new Object();
     private final TransportChangeListener changeListener = (previous, current) -> requestFollow();
+    /** Told of provider registrations and removals that leave the selection as it was (kept connections). */
+    private final Runnable providerListener = this::requestFollow;
 
     // configuration: written before start() only
     private ChannelType channelType = ChannelType.TCP;
@@ -110,12 +138,13 @@ public final class ManagedServer {
     private ChannelHandler childHandler;
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
+    private boolean keepConnectionsOnSelectionChange = true;
 
     private enum State { NEW, RUNNING, CLOSED }
 
     private State state = State.NEW;                    // guarded by lock
     private Generation current;                         // guarded by lock: the listener taking new connections
-    private final List<Generation> retiring = new ArrayList<>(); // guarded by lock: draining, group not yet stopped
+    private final List<Generation> retiring = new ArrayList<>(); // guarded by lock: listener closed, group not yet stopped
     private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
@@ -184,6 +213,17 @@ public final class ManagedServer {
         return this;
     }
 
+    /**
+     * @param keep {@code true} (default): on a selection change while the old transport is still available, the
+     *        connections accepted on it stay open on its event loops until they close by themselves (see the class
+     *        comment); {@code false}: they are drained at once, as when the old transport goes away
+     */
+    public ManagedServer keepConnectionsOnSelectionChange(boolean keep) {
+        checkNew();
+        this.keepConnectionsOnSelectionChange = keep;
+        return this;
+    }
+
     private static <T> void put(Map<ChannelOption<?>, Object> map, ChannelOption<T> option, T value) {
         Objects.requireNonNull(option, "option");
         if (value == null) {
@@ -239,12 +279,15 @@ public final class ManagedServer {
                     }
                     result.trySuccess(boundAddress);
                     Transports.addListener(changeListener);
+                    TransportRegistry.global().addProviderListener(providerListener);
                     boolean closedMeanwhile;
                     synchronized (lock) {
                         closedMeanwhile = state != State.RUNNING;
                     }
                     if (closedMeanwhile) {
-                        Transports.removeListener(changeListener); // outside the lock: the registry calls into it
+                        // outside the lock: the registry calls into it
+                        Transports.removeListener(changeListener);
+                        TransportRegistry.global().removeProviderListener(providerListener);
                         return;
                     }
                     follow(); // a change between selected() and addListener
@@ -261,6 +304,16 @@ public final class ManagedServer {
     public String transportName() {
         synchronized (lock) {
             return current == null ? null : current.transport.name();
+        }
+    }
+
+    /**
+     * @return the transport the listener runs on now (the instance {@link Transports#selected()} returned when it
+     *         was bound), or {@code null} (not started, closed, none)
+     */
+    public Transport transport() {
+        synchronized (lock) {
+            return current == null ? null : current.transport;
         }
     }
 
@@ -294,7 +347,7 @@ public final class ManagedServer {
         }
     }
 
-    /** @return connections open now, on the current transport and on transports being drained */
+    /** @return connections open now, on the current transport and on old ones (kept or being drained) */
     public int openConnections() {
         synchronized (lock) {
             int n = current == null ? 0 : current.children.size();
@@ -306,13 +359,15 @@ public final class ManagedServer {
     }
 
     /**
-     * Stops following the selection, closes the listener and drains every connection as a swap does (stop reading,
-     * flush, close; at most the grace period), then stops the event loops. Idempotent.
+     * Stops following the selection, closes the listener and drains every connection, also those kept on old
+     * transports, as a swap to a transport going away does (stop reading, flush, close; at most the grace period),
+     * then stops the event loops. Idempotent.
      *
      * @return succeeds when every event-loop group of the server has terminated
      */
     public Future<Void> close() {
         Transports.removeListener(changeListener);
+        TransportRegistry.global().removeProviderListener(providerListener);
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return closeFuture;
@@ -330,13 +385,17 @@ public final class ManagedServer {
                     current = null;
                 }
                 List<Future<?>> terminations = new ArrayList<>();
+                String cause = "ManagedServer " + boundAddress + " closed";
                 if (g != null) {
-                    retire(g, null, "the server was closed");
+                    retire(g, cause);
                 }
+                List<Generation> old;
                 synchronized (lock) {
-                    for (Generation r : retiring) {
-                        terminations.add(r.group.terminationFuture());
-                    }
+                    old = new ArrayList<>(retiring);
+                }
+                for (Generation r : old) {
+                    startDrain(r, cause); // connections kept after selection changes
+                    terminations.add(r.group.terminationFuture());
                 }
                 AtomicInteger left = new AtomicInteger(terminations.size() + 1);
                 Runnable done = () -> {
@@ -382,7 +441,13 @@ public final class ManagedServer {
             }
             old = current;
         }
-        Transport target = Transports.selected();
+        drainKeptWhereGone();
+        Transport target;
+        try {
+            target = Transports.selected();
+        } catch (UnavailableTransportException e) {
+            target = null; // nothing can be selected: close the listener and wait for the next change
+        }
         if (old != null && old.transport == target) {
             return;
         }
@@ -394,7 +459,7 @@ public final class ManagedServer {
                 current = null;
             }
             LOG.log(System.Logger.Level.WARNING, why + ": no transport is selected; the listener is closed until one is");
-            retire(old, null, why);
+            retire(old, drainCause(old, why));
             return;
         }
         boolean overlap = old != null && old.reusePort && canReusePort(target);
@@ -424,7 +489,7 @@ public final class ManagedServer {
                 synchronized (lock) {
                     current = next;
                 }
-                retire(old, why, why);
+                retire(old, drainCause(old, why));
                 return;
             }
             LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed; "
@@ -435,14 +500,14 @@ public final class ManagedServer {
                     synchronized (lock) {
                         current = back;
                     }
-                    retire(old, null, why);
+                    retire(old, drainCause(old, why));
                 } catch (Exception e2) {
                     LOG.log(System.Logger.Level.ERROR, "ManagedServer " + boundAddress + " could not re-bind on '"
                             + oldName + "' either; it is not listening until the next transport change", e2);
                     synchronized (lock) {
                         current = null;
                     }
-                    retire(old, null, why);
+                    retire(old, drainCause(old, why));
                 }
             }
             return;
@@ -450,9 +515,57 @@ public final class ManagedServer {
         synchronized (lock) {
             current = next;
         }
-        LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : " (close, then bind)"));
+        String drain = old == null ? null : drainCause(old, why);
+        LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : " (close, then bind)")
+                + (old == null ? "" : drain == null ? "; the connections on '" + oldName + "' stay open on it"
+                        + " until they close ('" + oldName + "' is still available)"
+                        : "; the connections on '" + oldName + "' are drained"));
         if (old != null) {
-            retire(old, why, why);
+            retire(old, drain);
+        }
+    }
+
+    /**
+     * @return {@code null} when {@code g}'s connections stay open on its transport (selection change, the
+     *         transport still available, keeping enabled), otherwise the cause text of their drain
+     */
+    private String drainCause(Generation g, String why) {
+        if (!keepConnectionsOnSelectionChange) {
+            return why;
+        }
+        if (stillProvided(g.transport)) {
+            return null;
+        }
+        return why + " ('" + g.transport.name() + "' went away: its provider was unregistered or it is unavailable)";
+    }
+
+    /**
+     * @return whether {@code t} is still the registered, available transport of its name; a new revision of its
+     *         bundle provides another instance, which counts as going away
+     */
+    private static boolean stillProvided(Transport t) {
+        try {
+            return Transports.get(t.name()) == t;
+        } catch (RuntimeException e) {
+            return false; // unregistered or unavailable
+        }
+    }
+
+    /** On the swap thread: drains the connections kept on old transports that are no longer provided. */
+    private void drainKeptWhereGone() {
+        List<Generation> old;
+        synchronized (lock) {
+            old = new ArrayList<>(retiring);
+        }
+        for (Generation g : old) {
+            if (g.drainCause == null && !stillProvided(g.transport)) {
+                String name = g.transport.name();
+                LOG.log(System.Logger.Level.INFO, "ManagedServer " + boundAddress + ": transport '" + name
+                        + "' went away; draining the " + g.children.size() + " connection(s) kept on it");
+                startDrain(g, "ManagedServer " + boundAddress + " kept connections on '" + name + "' after a "
+                        + "transport swap, then '" + name + "' went away (its provider was unregistered or it is "
+                        + "unavailable)");
+            }
         }
     }
 
@@ -560,25 +673,38 @@ public final class ManagedServer {
     }
 
     /**
-     * On the swap thread: closes {@code g}'s listener, drains its connections and stops its group when the last
-     * one is gone.
+     * On the swap thread: closes {@code g}'s listener, drains its connections when {@code drainCause} is given
+     * (otherwise they stay open), and stops its group once the listener is closed and the last connection is gone.
      *
-     * @param swapWhy describes the swap for {@link TransportSwapException}, or {@code null} when closing
+     * @param drainCause the text of the {@link TransportSwapException} of writes the drain fails, or {@code null}
+     *        to keep the connections
      */
-    private void retire(Generation g, String swapWhy, String why) {
+    private void retire(Generation g, String drainCause) {
         if (g == null) {
             return;
         }
         synchronized (lock) {
             retiring.add(g);
         }
-        g.retireCause = swapWhy != null ? swapWhy : "ManagedServer " + boundAddress + " closed (" + why + ")";
         g.retired = true;
         closeListener(g);
+        if (drainCause != null) {
+            startDrain(g, drainCause);
+        }
+        g.maybeRelease();
+    }
+
+    /** Drains every connection of {@code g}, and those it accepts later; the first call's cause wins. */
+    private void startDrain(Generation g, String cause) {
+        synchronized (g) {
+            if (g.drainCause != null) {
+                return;
+            }
+            g.drainCause = cause;
+        }
         for (Channel c : g.children) {
             drain(g, c);
         }
-        g.maybeRelease();
     }
 
     /** Stop reading, flush, close once flushed; at the deadline close with a {@link TransportSwapException}. */
@@ -598,7 +724,7 @@ public final class ManagedServer {
                 c.writeAndFlush(marker).addListener(f -> c.close());
                 io.conduit.concurrent.ScheduledFuture<?> deadline = c.eventLoop().schedule(() -> {
                     if (c.isOpen()) {
-                        TransportSwapException cause = new TransportSwapException(g.retireCause + ": connection "
+                        TransportSwapException cause = new TransportSwapException(g.drainCause + ": connection "
                                 + c.id() + " (" + c.remoteAddress() + ") still had unflushed writes after the grace "
                                 + "period of " + graceMillis + " ms; they are failed");
                         if (c instanceof AbstractIoChannel io) {
@@ -625,8 +751,9 @@ public final class ManagedServer {
         /** Connections a drain was started for; concurrent set. */
         final Set<Channel> draining = ConcurrentHashMap.newKeySet();
         volatile Channel listener;       // written once by the swap thread after the bind
-        volatile boolean retired;        // written by the swap thread
-        volatile String retireCause;     // written by the swap thread before retired
+        volatile boolean retired;        // written by the swap thread: the listener is closed or closing
+        /** Written once under this generation's monitor: why its connections are drained; null while kept. */
+        volatile String drainCause;
         private final java.util.concurrent.atomic.AtomicBoolean released =
                 new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -646,8 +773,8 @@ public final class ManagedServer {
                 draining.remove(child);
                 maybeRelease();
             });
-            if (retired) {
-                drain(this, child); // accepted while the listener was closing
+            if (drainCause != null) {
+                drain(this, child); // accepted while the listener was closing, or raced with startDrain
             }
         }
 

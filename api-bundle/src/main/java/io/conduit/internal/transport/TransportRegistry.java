@@ -56,6 +56,8 @@ public final class TransportRegistry {
     private final Supplier<ConduitProperties> properties;
     private final List<String> discoveryProblems = new CopyOnWriteArrayList<>();
     private final List<TransportChangeListener> listeners = new CopyOnWriteArrayList<>();
+    /** Run after a provider was registered or unregistered (see {@link #addProviderListener}). */
+    private final List<Runnable> providerListeners = new CopyOnWriteArrayList<>();
 
     /** Guards every field below that says so. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -195,6 +197,7 @@ public final class TransportRegistry {
             lock.unlock();
         }
         deliverEvents();
+        notifyProviderListeners();
         return true;
     }
 
@@ -212,6 +215,7 @@ public final class TransportRegistry {
             lock.unlock();
         }
         deliverEvents();
+        notifyProviderListeners();
         return true;
     }
 
@@ -345,6 +349,31 @@ public final class TransportRegistry {
 
     public void removeListener(TransportChangeListener listener) {
         listeners.remove(listener);
+    }
+
+    /**
+     * Adds a hook run after every {@link #register} and {@link #unregister}, also when the selected transport did
+     * not change (e.g. a transport that is not selected went away); {@link io.conduit.transport.ManagedServer}
+     * uses it to drain connections it kept on such a transport. Runs on the registering thread, after the change
+     * events, outside the lock; it must be short and must not throw.
+     */
+    public void addProviderListener(Runnable listener) {
+        providerListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Removes a hook added with {@link #addProviderListener}; unknown hooks are ignored. */
+    public void removeProviderListener(Runnable listener) {
+        providerListeners.remove(listener);
+    }
+
+    private void notifyProviderListeners() {
+        for (Runnable r : providerListeners) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                log.log(System.Logger.Level.WARNING, "provider listener " + r + " failed", e);
+            }
+        }
     }
 
     // ---- internals

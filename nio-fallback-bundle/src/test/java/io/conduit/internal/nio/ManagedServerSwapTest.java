@@ -5,6 +5,7 @@ import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.testsuite.EchoHandler;
@@ -32,6 +33,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -118,10 +121,10 @@ class ManagedServerSwapTest {
     }
 
     @Test
-    void anIdleConnectionOnTheOldTransportIsClosedAndItsGroupStopped() throws Exception {
+    void whenTheOldTransportGoesAwayAnIdleConnectionIsClosedAndItsGroupStopped() throws Exception {
         SwapTransports.Provider a = register("nio-a", true);
         register("nio-b", true);
-        Transports.setPreference("nio-a");
+        Transports.setPreference("nio-a,nio-b"); // nio-b once nio-a is gone
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                 .childHandler(new EchoHandler()).gracePeriod(5, TimeUnit.SECONDS));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
@@ -129,13 +132,141 @@ class ManagedServerSwapTest {
             idle.connect(address, 2000);
             idle.setSoTimeout(5000);
             await(() -> server.openConnections() == 1, "the connection to be accepted");
-            Transports.setPreference("nio-b");
+            assertTrue(Transports.unregister(a), "nio-a unregistered (its bundle stops)");
             await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
             assertEquals(-1, idle.getInputStream().read(), "the old connection is closed (end of stream)");
             await(() -> server.openConnections() == 0, "no open connection");
             assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
             echoOnce(address, 100);
         }
+    }
+
+    /** Writes {@code n} bytes on {@code s} and reads them back, asserting the echo. */
+    private static void exchange(Socket s, int n, int seed) throws Exception {
+        byte[] out = new byte[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = (byte) (i * 31 + seed);
+        }
+        s.getOutputStream().write(out);
+        assertArrayEquals(out, s.getInputStream().readNBytes(n), "echo on the kept connection");
+    }
+
+    /** Echoes and records the event loop of every connection it serves (by remote port). */
+    @ChannelHandler.Sharable
+    private static final class LoopRecordingEcho implements ChannelHandler {
+        final Map<Integer, EventLoop> loops = new ConcurrentHashMap<>();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            loops.put(((InetSocketAddress) ctx.channel().remoteAddress()).getPort(), ctx.channel().eventLoop());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    @Test
+    void aSelectionChangeKeepsOpenConnectionsWorkingOnTheOldTransportUntilTheyClose() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        SwapTransports.Provider b = register("nio-b", true);
+        Transports.setPreference("nio-a");
+        LoopRecordingEcho echo = new LoopRecordingEcho();
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(echo));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        EventLoopGroup oldGroup = a.transport.groups.get(0);
+        try (Socket kept = new Socket()) {
+            kept.connect(address, 2000);
+            kept.setSoTimeout(5000);
+            exchange(kept, 4096, 1);
+            int keptPort = kept.getLocalPort();
+            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "accepted on nio-a");
+
+            Transports.setPreference("nio-b"); // a selection change: nio-a is still registered and available
+            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            for (int i = 0; i < 20; i++) {
+                exchange(kept, 1 + i * 997, i); // request/response after the swap, on the old transport
+            }
+            assertEquals(oldGroup, echo.loops.get(keptPort).parent(), "the kept connection stays on nio-a's loops");
+            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "owned by nio-a's group");
+            assertFalse(oldGroup.isShuttingDown(), "nio-a's group runs while a connection is open on it");
+            assertEquals(1, a.transport.groups.size(), "nio-a made no other group");
+
+            try (Socket fresh = new Socket()) {
+                fresh.connect(address, 2000);
+                fresh.setSoTimeout(5000);
+                exchange(fresh, 1000, 7);
+                assertTrue(server.transportOf(echo.loops.get(fresh.getLocalPort())) == b.transport,
+                        "a new connection goes to nio-b");
+            }
+            await(() -> server.openConnections() == 1, "only the kept connection open");
+            exchange(kept, 512, 3);
+        }
+        // the last connection on nio-a closed: its group shuts down
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's group terminated");
+        await(() -> server.openConnections() == 0, "no open connection");
+        assertFalse(b.transport.groups.get(0).isShuttingDown(), "nio-b's group runs");
+        echoOnce(address, 100);
+    }
+
+    @Test
+    void connectionsKeptAfterASelectionChangeAreDrainedWhenTheirTransportGoesAway() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        Flooder flooder = new Flooder(64 * 1024 * 1024);
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        try (Socket reader = new Socket()) {
+            reader.setReceiveBufferSize(64 * 1024);
+            reader.connect(address, 2000);
+            reader.setSoTimeout(5000);
+            await(() -> flooder.writes.size() == 1024, "the writes to be queued");
+            InputStream in = reader.getInputStream();
+            in.readNBytes(256 * 1024);
+            Transports.setPreference("nio-b");
+            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            in.readNBytes(256 * 1024); // still flowing on nio-a after the selection change
+            assertFalse(flooder.writes.stream().anyMatch(w -> w.isDone() && !w.isSuccess()), "no write failed");
+            assertFalse(a.transport.groups.get(0).isShuttingDown(), "nio-a's group runs");
+
+            assertTrue(Transports.unregister(a), "nio-a unregistered: the selection (nio-b) does not change");
+            await(() -> flooder.writes.stream().allMatch(Future::isDone), "every write to complete or fail");
+        }
+        long failed = 0;
+        for (Future<Void> w : flooder.writes) {
+            if (!w.isSuccess()) {
+                failed++;
+                Throwable c = w.cause();
+                assertTrue(c instanceof ChannelClosedException && c.getCause() instanceof TransportSwapException,
+                        "failure caused by the swap: " + c);
+                assertTrue(c.getMessage().contains("nio-a") && c.getMessage().contains("went away"), c.getMessage());
+            }
+        }
+        assertTrue(failed > 0, "writes the peer never read fail with the cause");
+        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+    }
+
+    @Test
+    void withoutKeepingASelectionChangeDrainsAtOnce() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(new EchoHandler()).keepConnectionsOnSelectionChange(false));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        try (Socket idle = new Socket()) {
+            idle.connect(address, 2000);
+            idle.setSoTimeout(5000);
+            await(() -> server.openConnections() == 1, "the connection to be accepted");
+            Transports.setPreference("nio-b");
+            assertEquals(-1, idle.getInputStream().read(), "the old connection is drained (end of stream)");
+        }
+        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+        assertEquals("nio-b", server.transportName());
     }
 
     /** Writes {@code totalBytes} in 64 KiB chunks when active and records each write's future. */
@@ -162,10 +293,10 @@ class ManagedServerSwapTest {
     }
 
     @Test
-    void writesPendingAtTheSwapAreFlushedOrFailWithTheSwapCause() throws Exception {
+    void writesPendingWhenTheOldTransportGoesAwayAreFlushedOrFailWithTheSwapCause() throws Exception {
         SwapTransports.Provider a = register("nio-a", true);
         register("nio-b", true);
-        Transports.setPreference("nio-a");
+        Transports.setPreference("nio-a,nio-b"); // nio-b once nio-a is gone
         Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                 .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
@@ -177,7 +308,7 @@ class ManagedServerSwapTest {
             // read a little so some writes complete, then stop reading: the rest stays pending
             InputStream in = reader.getInputStream();
             in.readNBytes(256 * 1024);
-            Transports.setPreference("nio-b");
+            assertTrue(Transports.unregister(a), "nio-a unregistered (its bundle stops)");
             await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
             await(() -> flooder.writes.stream().allMatch(Future::isDone), "every write to complete or fail");
         }
@@ -193,7 +324,8 @@ class ManagedServerSwapTest {
             assertTrue(c instanceof ChannelClosedException, "failure is a ChannelClosedException: " + c);
             assertTrue(c.getCause() instanceof TransportSwapException, "caused by the swap: " + c);
             assertTrue(c.getMessage().contains("transport swap") && c.getMessage().contains("nio-a")
-                    && c.getMessage().contains("nio-b"), "message names the swap: " + c.getMessage());
+                    && c.getMessage().contains("nio-b") && c.getMessage().contains("went away"),
+                    "message names the swap and why: " + c.getMessage());
         }
         System.out.println("pending writes at swap: flushed=" + flushed + " failed-with-swap-cause=" + failed);
         assertTrue(flushed >= 4, "the writes read before the swap were flushed: " + flushed);
