@@ -143,13 +143,16 @@ public class SwapUnderLoadTest {
         Figures f = new Figures();
         List<Thread> clients = new ArrayList<>();
         List<String> operations = new ArrayList<>();
+        List<String> libraries = new ArrayList<>();
         try {
             assertEquals("epoll", server.transportName());
             for (int i = 0; i < SHORT_CLIENTS; i++) {
-                clients.add(start("swap-short-" + i, () -> shortClient(address, f, i)));
+                int seed = i;
+                clients.add(start("swap-short-" + i, () -> shortClient(address, f, seed)));
             }
             for (int i = 0; i < LONG_CLIENTS; i++) {
-                clients.add(start("swap-long-" + i, () -> longClient(address, f, 1000 + i)));
+                int seed = 1000 + i;
+                clients.add(start("swap-long-" + i, () -> longClient(address, f, seed)));
             }
             Thread.sleep(DWELL_MILLIS);
 
@@ -177,12 +180,14 @@ public class SwapUnderLoadTest {
             }
             operations.add("update");
             awaitNewEpoll(server, before);
+            libraries.add("after update: " + epollLoadedHow(epoll));
             Thread.sleep(DWELL_MILLIS);
 
             before = Transports.get("epoll");
             refresh(epoll);
             operations.add("refresh");
             awaitNewEpoll(server, before);
+            libraries.add("after refresh: " + epollLoadedHow(epoll));
             Thread.sleep(DWELL_MILLIS);
 
             // epoll goes away while nio is selected: the connections kept on epoll are drained
@@ -220,6 +225,10 @@ public class SwapUnderLoadTest {
                     + f.longLost[1] + "/" + f.longLost[2] + " swaps=" + operations.size() + " " + operations
                     + " final=" + server.transportName() + " problems=" + f.firstProblems;
             System.out.println(figures);
+            libraries.add("after refresh (nio selected): " + epollLoadedHow(Osgi.bundle(context, "io.conduit.epoll")));
+            for (String l : libraries) {
+                System.out.println("SWAP-UNDER-LOAD [" + framework + "] epoll library " + l);
+            }
 
             assertEquals(figures, 0, f.refused.get());
             assertEquals(figures, 0, f.corrupted.get());
@@ -236,6 +245,16 @@ public class SwapUnderLoadTest {
             Osgi.bundle(context, "io.conduit.epoll").start();
             configAdmin.getConfiguration(PID, null).delete();
         }
+    }
+
+    /**
+     * @return how the current revision of the epoll bundle loaded its native library (the package-private
+     *         {@code Epoll.loadedHow()}, read reflectively: diagnostics only)
+     */
+    private static String epollLoadedHow(Bundle epoll) throws Exception {
+        java.lang.reflect.Method m = epoll.loadClass("io.conduit.epoll.Epoll").getDeclaredMethod("loadedHow");
+        m.setAccessible(true);
+        return String.valueOf(m.invoke(null));
     }
 
     private void flip(ManagedServer server, String name, List<String> operations) throws Exception {
