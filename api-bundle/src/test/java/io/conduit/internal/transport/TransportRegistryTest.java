@@ -103,6 +103,26 @@ class TransportRegistryTest {
     }
 
     @Test
+    void providerListenersHearEveryRegistrationAndRemovalAfterTheChangeEvents() {
+        Recorder rec = new Recorder();
+        List<String> hooks = new CopyOnWriteArrayList<>();
+        registry.addListener(rec);
+        Runnable hook = () -> hooks.add(rec.events.size() + ":" + registry.providers().size());
+        registry.addProviderListener(hook);
+        FakeProvider nio = FakeProvider.available("nio", false, 10);
+        FakeProvider kqueue = FakeProvider.unavailable("kqueue", true, 90, "not BSD");
+        registry.register(nio);          // selection changes: the event comes first
+        registry.register(kqueue);       // no selection change: only the hook
+        registry.unregister(kqueue);
+        assertFalse(registry.unregister(kqueue)); // nothing removed: no hook
+        registry.setPreference("nio");   // not a provider change: no hook
+        assertEquals(List.of("1:1", "1:2", "1:1"), hooks);
+        registry.removeProviderListener(hook);
+        registry.unregister(nio);
+        assertEquals(3, hooks.size());
+    }
+
+    @Test
     void aChangedSystemPropertyIsNoticedAndAnnounced() {
         Recorder rec = new Recorder();
         registry.register(FakeProvider.available("nio", false, 10));
