@@ -144,7 +144,8 @@ public final class ManagedServer {
 
     private State state = State.NEW;                    // guarded by lock
     private Generation current;                         // guarded by lock: the listener taking new connections
-    private final List<Generation> retiring = new ArrayList<>(); // guarded by lock: listener closed, group not yet stopped
+    /** Guarded by lock: old generations (listener closed; connections kept or draining), group not yet stopped. */
+    private final List<Generation> retiring = new ArrayList<>();
     private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);

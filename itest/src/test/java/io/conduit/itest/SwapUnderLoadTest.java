@@ -219,10 +219,10 @@ public class SwapUnderLoadTest {
             String framework = context.getBundle(0).getSymbolicName();
             String figures = "SWAP-UNDER-LOAD [" + framework + ", JDK " + Runtime.version().feature() + "] attempted="
                     + f.attempted + " completed=" + f.completed + " refused=" + f.refused + " backlogResets(phase1)="
-                    + f.resetBeforeData[1] + " resetBeforeData(phase2)=" + f.resetBeforeData[2] + " cutByDrain(phase2)="
-                    + f.cut[2] + " cut(phase1)=" + f.cut[1] + " timedOut=" + f.timedOut + " corrupted=" + f.corrupted + " bytesVerified="
-                    + f.bytesVerified + " longLivedExchanges=" + f.longExchanges + " longLivedLost(phase1/phase2)="
-                    + f.longLost[1] + "/" + f.longLost[2] + " swaps=" + operations.size() + " " + operations
+                    + f.resetBeforeData[1] + " resetBeforeData(phase2)=" + f.resetBeforeData[2]
+                    + " cutByDrain(phase2)=" + f.cut[2] + " cut(phase1)=" + f.cut[1] + " timedOut=" + f.timedOut
+                    + " corrupted=" + f.corrupted + " bytesVerified=" + f.bytesVerified + " longLivedExchanges="
+                    + f.longExchanges + " longLivedLost(phase1/phase2)=" + f.longLost[1] + "/" + f.longLost[2] + " swaps=" + operations.size() + " " + operations
                     + " final=" + server.transportName() + " problems=" + f.firstProblems;
             System.out.println(figures);
             libraries.add("after refresh (nio selected): " + epollLoadedHow(Osgi.bundle(context, "io.conduit.epoll")));
@@ -279,7 +279,8 @@ public class SwapUnderLoadTest {
     }
 
     private static void awaitServerOn(ManagedServer server, String name) {
-        awaitTrue("the server to run on " + name, () -> selectedIs(name) && server.transport() == Transports.selected());
+        awaitTrue("the server to run on " + name,
+                () -> selectedIs(name) && server.transport() == Transports.selected());
     }
 
     /** Waits until epoll is selected again as a new {@link Transport} instance and the server listens on it. */

@@ -49,7 +49,8 @@ public final class BootstrapNetwork implements Network {
 
     /**
      * Listens through a {@link ManagedServer}: it binds on the selected transport and re-binds on every transport
-     * swap ({@code conduit:use nio}, a transport bundle stopping or starting), draining the old connections.
+     * swap ({@code conduit:use nio}, a transport bundle stopping or starting). Open connections stay on the old
+     * transport after a selection change while it is still available, and are drained when it goes away.
      */
     @Override
     public CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
@@ -82,7 +83,7 @@ public final class BootstrapNetwork implements Network {
         });
     }
 
-    /** The transport of {@code loop}: a listener's current or draining transport, else this network's own. */
+    /** The transport of {@code loop}: a listener's current or old (kept, draining) transport, else this network's. */
     private Transport transportOf(EventLoop loop) {
         for (ManagedServer s : servers) {
             Transport t = s.transportOf(loop);

@@ -216,15 +216,9 @@ class ManagedServerSwapTest {
         SwapTransports.Provider a = register("nio-a", true);
         register("nio-b", true);
         Transports.setPreference("nio-a");
-        Flooder flooder = new Flooder(64 * 1024 * 1024);
-        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
-                .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
-        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-        try (Socket reader = new Socket()) {
-            reader.setReceiveBufferSize(64 * 1024);
-            reader.connect(address, 2000);
-            reader.setSoTimeout(5000);
-            await(() -> flooder.writes.size() == 1024, "the writes to be queued");
+        Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
+        ManagedServer server = floodServer(flooder);
+        try (Socket reader = floodedReader(server, flooder)) {
             InputStream in = reader.getInputStream();
             in.readNBytes(256 * 1024);
             Transports.setPreference("nio-b");
@@ -269,6 +263,24 @@ class ManagedServerSwapTest {
         assertEquals("nio-b", server.transportName());
     }
 
+    /** A started server whose connections are flooded by {@code flooder}, with a 300 ms grace period. */
+    private ManagedServer floodServer(Flooder flooder) throws Exception {
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
+        server.start().sync();
+        return server;
+    }
+
+    /** A connection to {@code server} with a small receive buffer, once the flooder queued all its writes. */
+    private static Socket floodedReader(ManagedServer server, Flooder flooder) throws Exception {
+        Socket reader = new Socket();
+        reader.setReceiveBufferSize(64 * 1024);
+        reader.connect(server.localAddress(), 2000);
+        reader.setSoTimeout(5000);
+        await(() -> flooder.writes.size() == 1024, "the writes to be queued");
+        return reader;
+    }
+
     /** Writes {@code totalBytes} in 64 KiB chunks when active and records each write's future. */
     @ChannelHandler.Sharable
     private static final class Flooder implements ChannelHandler {
@@ -298,13 +310,8 @@ class ManagedServerSwapTest {
         register("nio-b", true);
         Transports.setPreference("nio-a,nio-b"); // nio-b once nio-a is gone
         Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
-        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
-                .childHandler(flooder).gracePeriod(300, TimeUnit.MILLISECONDS));
-        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-        try (Socket reader = new Socket()) {
-            reader.setReceiveBufferSize(64 * 1024);
-            reader.connect(address, 2000);
-            await(() -> flooder.writes.size() == 1024, "the writes to be queued");
+        ManagedServer server = floodServer(flooder);
+        try (Socket reader = floodedReader(server, flooder)) {
             // read a little so some writes complete, then stop reading: the rest stays pending
             InputStream in = reader.getInputStream();
             in.readNBytes(256 * 1024);
