@@ -222,7 +222,8 @@ public class SwapUnderLoadTest {
                     + f.resetBeforeData[1] + " resetBeforeData(phase2)=" + f.resetBeforeData[2]
                     + " cutByDrain(phase2)=" + f.cut[2] + " cut(phase1)=" + f.cut[1] + " timedOut=" + f.timedOut
                     + " corrupted=" + f.corrupted + " bytesVerified=" + f.bytesVerified + " longLivedExchanges="
-                    + f.longExchanges + " longLivedLost(phase1/phase2)=" + f.longLost[1] + "/" + f.longLost[2] + " swaps=" + operations.size() + " " + operations
+                    + f.longExchanges + " longLivedLost(phase1/phase2)=" + f.longLost[1] + "/" + f.longLost[2]
+                    + " swaps=" + operations.size() + " " + operations
                     + " final=" + server.transportName() + " problems=" + f.firstProblems;
             System.out.println(figures);
             libraries.add("after refresh (nio selected): " + epollLoadedHow(Osgi.bundle(context, "io.conduit.epoll")));
