@@ -202,8 +202,9 @@ public final class ManagedServer {
     }
 
     /**
-     * @param gracePeriod longest time a connection left on an old transport gets to flush its writes before it is
-     *        closed anyway (its unflushed writes then fail with a {@link TransportSwapException} cause); &gt;= 0
+     * @param gracePeriod longest time a drained connection (its transport went away, or {@link #close()}) gets to
+     *        flush its writes before it is closed anyway (its unflushed writes then fail with a
+     *        {@link TransportSwapException} cause); &gt;= 0. Connections kept after a selection change have no limit.
      */
     public ManagedServer gracePeriod(long gracePeriod, TimeUnit unit) {
         if (gracePeriod < 0) {
