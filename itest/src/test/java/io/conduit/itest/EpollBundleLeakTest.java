@@ -5,6 +5,7 @@ import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.ops4j.pax.exam.CoreOptions.options;
 
+import java.io.File;
 import java.lang.ref.WeakReference;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -37,7 +38,10 @@ import org.osgi.framework.ServiceReference;
  * event-loop threads ran), no live thread runs epoll code or carries its class loader, and that class loader is
  * garbage-collected — the API bundle's registry, its published {@code Transport} service, the channel list and the
  * per-loop caches keep nothing of it. The JNI library stays loaded in the JVM until the loader is collected (the
- * JDK unloads it then); this test does not install the bundle again.
+ * JDK unloads it then). Installed again afterwards, the bundle gets a new bundle id and so a new library path in
+ * the framework storage: the framework loads the library from the fragment again and epoll serves an echo. (The
+ * JVM binds a library file to one class loader, so reusing the very same path before the old loader is collected
+ * would fail with "already loaded in another classloader"; see {@link EpollBundleTest}.)
  *
  * <p>The event-loop group belongs to the test, as a group belongs to whoever made it: the test shuts it down when
  * the stop withdrew epoll, as an application (or {@code ManagedServer}) does when the selection moves away from a
@@ -74,9 +78,21 @@ public class EpollBundleLeakTest {
                 + loopThreads + " ended; its class loader was collected after " + collectedAfterMillis + " ms of GC");
 
         // the framework goes on working over nio
-        Transport nio = Transports.selected();
-        try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
-            Channel server = SocketEcho.bind(nio, group);
+        echo(Transports.selected(), "nio");
+
+        // the same jar installed again (a new bundle id, so a new library path in the framework storage): the
+        // fragments, left installed, attach to it, the framework loads the library again and epoll is selected
+        Bundle again = context.installBundle(new File(System.getProperty("conduit.itest.epollJar")).toURI().toString());
+        again.start();
+        Osgi.assertAllBundlesActive(context);
+        EpollBundleTest.assertLoadedFromTheFragment(again);
+        echo(Transports.selected(), "epoll");
+    }
+
+    private static void echo(Transport transport, String expectedName) throws Exception {
+        assertEquals(Transports.selection().explain(), expectedName, transport.name());
+        try (EventLoopGroup group = transport.newEventLoopGroup(1)) {
+            Channel server = SocketEcho.bind(transport, group);
             assertEquals(4L * SocketEcho.CHUNK_BYTES, SocketEcho.exchange((InetSocketAddress) server.localAddress(),
                     1, 4));
             server.close().get(10, TimeUnit.SECONDS);

@@ -96,14 +96,20 @@ public class EpollBundleTest {
         assertEquals("fragments attached to io.conduit.epoll", expected, attached);
         assertEquals(FOREIGN_FRAGMENT, Bundle.RESOLVED, foreign.getState());
 
-        // Epoll.loadedHow() (package-private; read reflectively from the host's class): the library came through the
-        // framework's findLibrary, i.e. the fragment's Bundle-NativeCode, not by extraction or java.library.path
+        assertLoadedFromTheFragment(host);
+    }
+
+    /**
+     * Asserts that {@code Epoll.loadedHow()} of the epoll bundle {@code host} (package-private; read reflectively)
+     * says the library came through the framework's {@code findLibrary}, i.e. the fragment's
+     * {@code Bundle-NativeCode}, not by extraction or from {@code java.library.path}.
+     */
+    static void assertLoadedFromTheFragment(Bundle host) throws Exception {
         Method loadedHow = host.loadClass("io.conduit.epoll.Epoll").getDeclaredMethod("loadedHow");
         loadedHow.setAccessible(true);
-        String how = (String) loadedHow.invoke(null);
         assertEquals("how the epoll library was loaded",
                 "System.loadLibrary(\"conduit_epoll_" + NativeLibraryLoader.arch() + "\") from io.conduit.epoll.Epoll",
-                how);
+                loadedHow.invoke(null));
     }
 
     @Test
