@@ -9,6 +9,7 @@ import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 import java.io.File;
 
 import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.options.UrlProvisionOption;
 
 /**
  * The Pax Exam options every test class starts from. Runs in the driver JVM (outside the framework).
@@ -46,6 +47,17 @@ final class ItestOptions {
                 ours("conduit.itest.apiJar"));
     }
 
+    /**
+     * The epoll bundle with both of its native fragments, {@code io.conduit.epoll.linux.x86_64} and
+     * {@code io.conduit.epoll.linux.aarch64} (each one's {@code Bundle-NativeCode} ends in the optional {@code *}, so
+     * the fragment of the other architecture resolves and attaches too but contributes no library). The fragments
+     * come first and are not started, so they are installed before their host resolves and attach to it.
+     */
+    static Option epoll() {
+        return composite(ours("conduit.itest.epollX86Jar").noStart(), ours("conduit.itest.epollAarch64Jar").noStart(),
+                ours("conduit.itest.epollJar"));
+    }
+
     /** A jar copied by maven-dependency-plugin to target/bundles (version stripped from its name). */
     static Option thirdParty(String artifactId) {
         File f = new File(required("conduit.itest.bundles"), artifactId + ".jar");
@@ -53,7 +65,7 @@ final class ItestOptions {
     }
 
     /** One of our packaged jars, named by a system property the pom sets. */
-    static Option ours(String property) {
+    static UrlProvisionOption ours(String property) {
         return bundle(url(new File(required(property))));
     }
 

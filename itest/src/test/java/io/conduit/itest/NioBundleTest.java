@@ -8,8 +8,6 @@ import static org.ops4j.pax.exam.CoreOptions.options;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +29,6 @@ import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.Transports;
 import io.conduit.transport.spi.TransportProvider;
-import org.apache.felix.service.command.CommandProcessor;
-import org.apache.felix.service.command.CommandSession;
 import org.junit.Before;
 import org.junit.Test;
 import org.junit.runner.RunWith;
@@ -125,17 +121,7 @@ public class NioBundleTest {
     }
 
     private String gogo(String command) {
-        ServiceReference<CommandProcessor> ref = context.getServiceReference(CommandProcessor.class);
-        assertNotNull("Gogo CommandProcessor", ref);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (CommandSession session = context.getService(ref).createSession(
-                new ByteArrayInputStream(new byte[0]), out, out)) {
-            return String.valueOf(session.execute(command));
-        } catch (Exception e) {
-            throw new AssertionError(command + " failed; output: " + out, e);
-        } finally {
-            context.ungetService(ref);
-        }
+        return Osgi.gogo(context, command);
     }
 
     private static String row(String table, String id) {

@@ -3,15 +3,24 @@ package io.conduit.itest;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
+import org.apache.felix.service.command.CommandProcessor;
+import org.apache.felix.service.command.CommandSession;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.ServiceReference;
+import org.osgi.framework.wiring.FrameworkWiring;
 
 /** Helpers that run inside the framework (in the test probe). */
 final class Osgi {
@@ -77,6 +86,42 @@ final class Osgi {
                 Thread.currentThread().interrupt();
                 throw new AssertionError("interrupted while waiting for " + what, e);
             }
+        }
+    }
+
+    /**
+     * Runs a Gogo command through the {@link CommandProcessor} service and returns what it returned as text.
+     *
+     * @throws AssertionError when Gogo is missing or the command fails (with its output)
+     */
+    static String gogo(BundleContext context, String command) {
+        ServiceReference<CommandProcessor> ref = context.getServiceReference(CommandProcessor.class);
+        if (ref == null) {
+            throw new AssertionError("no Gogo CommandProcessor service");
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        try (CommandSession session = context.getService(ref).createSession(
+                new ByteArrayInputStream(new byte[0]), out, out)) {
+            return String.valueOf(session.execute(command));
+        } catch (Exception e) {
+            throw new AssertionError(command + " failed; output: " + out, e);
+        } finally {
+            context.ungetService(ref);
+        }
+    }
+
+    /**
+     * Refreshes {@code bundles} (and their dependents) through {@link FrameworkWiring#refreshBundles} and waits at
+     * most 10 s for the framework's PACKAGES_REFRESHED event.
+     */
+    static void refresh(BundleContext context, Collection<Bundle> bundles) throws Exception {
+        CompletableFuture<FrameworkEvent> done = new CompletableFuture<>();
+        context.getBundle(Constants.SYSTEM_BUNDLE_LOCATION).adapt(FrameworkWiring.class)
+                .refreshBundles(bundles, done::complete);
+        FrameworkEvent event = done.get(10, TimeUnit.SECONDS);
+        if (event.getType() != FrameworkEvent.PACKAGES_REFRESHED) {
+            fail("refresh of " + bundles + " ended with framework event type " + event.getType() + ": "
+                    + event.getThrowable());
         }
     }
 }
