@@ -1,5 +1,7 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerChannel;
@@ -131,7 +133,7 @@ final class KQueueTransport implements Transport {
                     return new IoSocketChannel(name(), new KQueueStreamSocket(fd, fam[0], false), null, loop);
                 }
                 case UNIX_STREAM: {
-                    int fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                    int fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
                     return new IoDomainSocketChannel(name(), new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false),
                             null, loop);
                 }
@@ -164,7 +166,7 @@ final class KQueueTransport implements Transport {
                 fd = inetSocket(NativeAbi.SOCK_STREAM, fam);
                 family = fam[0];
             } else {
-                fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
                 family = NativeAbi.AF_UNIX;
             }
             KQueueServerSocket socket;
@@ -191,16 +193,16 @@ final class KQueueTransport implements Transport {
             int rc = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
             if (rc < 0) {
                 Native.close(fd);
-                throw Errors.newIoException("setsockopt(IPV6_V6ONLY)", rc);
+                throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", rc);
             }
             familyOut[0] = NativeAbi.AF_INET6;
             return fd;
         }
         if (fd != -NativeAbi.EAFNOSUPPORT) {
-            throw Errors.newIoException("socket(AF_INET6)", fd);
+            throw ERRORS.newIoException("socket(AF_INET6)", fd);
         }
         familyOut[0] = NativeAbi.AF_INET;
-        return Errors.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
+        return ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
     }
 
     @Override

@@ -29,7 +29,7 @@
  * </ol>
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.transport.spi;
 
 import org.osgi.annotation.bundle.Export;
