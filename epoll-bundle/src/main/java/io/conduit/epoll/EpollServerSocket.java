@@ -60,14 +60,10 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        try {
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
             super.bind(localAddress);
-        } catch (IOException e) {
-            throw UnixSocketFile.bindFailed(localAddress, e);
-        }
-        if (domain == NativeAbi.AF_UNIX) {
-            socketFile = UnixSocketFile.bound(localAddress());
-        }
+            return localAddress();
+        });
         int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         int r = Native.listen(liveFd("listen"), n);
         if (r < 0) {

@@ -37,14 +37,10 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        try {
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
             super.bind(localAddress);
-        } catch (IOException e) {
-            throw UnixSocketFile.bindFailed(localAddress, e);
-        }
-        if (family == NativeAbi.AF_UNIX) {
-            socketFile = UnixSocketFile.bound(localAddress());
-        }
+            return localAddress();
+        });
         int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         ERRORS.check("listen", Native.listen(fd(), b));
     }
