@@ -3,20 +3,24 @@
  *
  * Rules (DESIGN.md section 3, STYLE.md items 1-4):
  *  - about one function per system call, no policy: retries, buffer sizing and error mapping live in Java
- *    (io.conduit.epoll.Native and io.conduit.epoll.Errors);
+ *    (io.conduit.epoll.Native, and io.conduit.transport.spi.unix.UnixErrors for the errno mapping);
  *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;
  *  - memory is passed as native addresses (jlong) that Java obtained once per direct ByteBuffer through
  *    addressOf(ByteBuffer); struct layouts used by Java are published by constantNames()/constantValues();
  *  - JNI_OnLoad only looks up the facade class and registers the natives: the facade has no static
  *    initialiser, so no Java code runs and no class-initialisation lock is waited for.
  *
- * Socket addresses cross the boundary as raw struct sockaddr bytes in Java byte arrays. Java encodes and
- * decodes them with the offsets published below. An "address out" array holds a socklen_t-sized jint (the
- * address length, native byte order) followed by the sockaddr bytes; it must be at least
- * ADDRESS_OUT_SIZE bytes long.
+ * What every Unix transport shares (errno, iovec and socket address constants, bind/connect/getsockname and
+ * the other identical natives, the address helpers, JNI_OnLoad's registration) is in ../unix/conduit_unix.c;
+ * this file holds what only Linux has.
+ *
+ * Socket addresses cross the boundary as raw struct sockaddr bytes in Java byte arrays, encoded and decoded in
+ * Java (io.conduit.transport.spi.unix.SockaddrCodec) with the offsets conduit_unix.c publishes; "address out"
+ * arrays are described in conduit_unix.h.
  */
 #define _GNU_SOURCE
-#include <jni.h>
+#include "conduit_unix.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -36,34 +40,10 @@
 #include <sys/un.h>
 
 #define FACADE_CLASS "io/conduit/epoll/Native"
-#define ADDRESS_OUT_SIZE ((jint) (sizeof(jint) + sizeof(struct sockaddr_storage)))
 
-#define PTR(address) ((void *) (intptr_t) (address))
+/* ---- ABI facts and constants only Linux has (the shared ones are in conduit_unix.c) ---- */
 
-/* ---- memory and diagnostics ---- */
-
-static jlong c_addressOf(JNIEnv *env, jclass clazz, jobject buffer) {
-    void *address = (*env)->GetDirectBufferAddress(env, buffer);
-    return (jlong) (intptr_t) address;
-}
-
-static jstring c_strerror(JNIEnv *env, jclass clazz, jint err) {
-    char buf[256];
-    const char *text = strerror_r(err, buf, sizeof buf); /* GNU variant: returns the text */
-    return (*env)->NewStringUTF(env, text);
-}
-
-/* ---- ABI facts and constants ---- */
-
-struct constant {
-    const char *name;
-    jint value;
-};
-
-#define K(name) { #name, (jint) (name) }
-#define KV(name, value) { name, (jint) (value) }
-
-static const struct constant CONSTANTS[] = {
+static const struct conduit_constant CONSTANTS[] = {
     /* epoll(7) */
     K(EPOLLIN), K(EPOLLOUT), K(EPOLLRDHUP), K(EPOLLET), K(EPOLLERR), K(EPOLLHUP), K(EPOLLPRI), K(EPOLLONESHOT),
     K(EPOLL_CTL_ADD), K(EPOLL_CTL_MOD), K(EPOLL_CTL_DEL), K(EPOLL_CLOEXEC),
@@ -72,17 +52,6 @@ static const struct constant CONSTANTS[] = {
     KV("EPOLL_EVENT_DATA_OFFSET", offsetof(struct epoll_event, data)),
     /* eventfd(2), timerfd_create(2) */
     K(EFD_CLOEXEC), K(EFD_NONBLOCK), K(TFD_CLOEXEC), K(TFD_NONBLOCK), K(CLOCK_MONOTONIC),
-    /* errno(3) */
-    K(EAGAIN), K(EWOULDBLOCK), K(EINTR), K(EINPROGRESS), K(EALREADY), K(EISCONN), K(ENOTCONN),
-    K(ECONNREFUSED), K(ECONNRESET), K(ECONNABORTED), K(EPIPE), K(EMFILE), K(ENFILE), K(ENOBUFS), K(ENOMEM),
-    K(EBADF), K(EINVAL), K(ETIMEDOUT), K(EHOSTUNREACH), K(ENETUNREACH), K(EADDRINUSE), K(EADDRNOTAVAIL),
-    K(EACCES), K(EPERM), K(ENOENT), K(ENOTSOCK), K(EOPNOTSUPP), K(ENOPROTOOPT), K(EMSGSIZE), K(ESHUTDOWN),
-    K(EAFNOSUPPORT), K(ENOSYS), K(EEXIST),
-    /* struct iovec, readv(2) */
-    K(IOV_MAX),
-    KV("IOVEC_SIZE", sizeof(struct iovec)),
-    KV("IOVEC_BASE_OFFSET", offsetof(struct iovec, iov_base)),
-    KV("IOVEC_LEN_OFFSET", offsetof(struct iovec, iov_len)),
     /* struct msghdr / struct mmsghdr / struct cmsghdr, recvmsg(2), recvmmsg(2), cmsg(3) */
     KV("MSGHDR_SIZE", sizeof(struct msghdr)),
     KV("MSGHDR_NAME_OFFSET", offsetof(struct msghdr, msg_name)),
@@ -100,43 +69,18 @@ static const struct constant CONSTANTS[] = {
     KV("CMSGHDR_TYPE_OFFSET", offsetof(struct cmsghdr, cmsg_type)),
     KV("CMSG_DATA_OFFSET", CMSG_LEN(0)),
     KV("CMSG_ALIGNMENT", CMSG_ALIGN(1)),
-    KV("SIZEOF_POINTER", sizeof(void *)),
-    KV("SIZEOF_SIZE_T", sizeof(size_t)),
-    KV("SIZEOF_SOCKLEN_T", sizeof(socklen_t)),
-    /* socket addresses: struct sockaddr_in, sockaddr_in6, sockaddr_un, sockaddr_storage */
-    KV("SA_FAMILY_SIZE", sizeof(sa_family_t)),
-    KV("SOCKADDR_STORAGE_SIZE", sizeof(struct sockaddr_storage)),
-    KV("ADDRESS_OUT_SIZE", ADDRESS_OUT_SIZE),
-    KV("SOCKADDR_IN_SIZE", sizeof(struct sockaddr_in)),
-    KV("SOCKADDR_IN_FAMILY_OFFSET", offsetof(struct sockaddr_in, sin_family)),
-    KV("SOCKADDR_IN_PORT_OFFSET", offsetof(struct sockaddr_in, sin_port)),
-    KV("SOCKADDR_IN_ADDR_OFFSET", offsetof(struct sockaddr_in, sin_addr)),
-    KV("SOCKADDR_IN6_SIZE", sizeof(struct sockaddr_in6)),
-    KV("SOCKADDR_IN6_FAMILY_OFFSET", offsetof(struct sockaddr_in6, sin6_family)),
-    KV("SOCKADDR_IN6_PORT_OFFSET", offsetof(struct sockaddr_in6, sin6_port)),
-    KV("SOCKADDR_IN6_FLOWINFO_OFFSET", offsetof(struct sockaddr_in6, sin6_flowinfo)),
-    KV("SOCKADDR_IN6_ADDR_OFFSET", offsetof(struct sockaddr_in6, sin6_addr)),
-    KV("SOCKADDR_IN6_SCOPE_ID_OFFSET", offsetof(struct sockaddr_in6, sin6_scope_id)),
-    KV("SOCKADDR_UN_SIZE", sizeof(struct sockaddr_un)),
-    KV("SOCKADDR_UN_FAMILY_OFFSET", offsetof(struct sockaddr_un, sun_family)),
-    KV("SOCKADDR_UN_PATH_OFFSET", offsetof(struct sockaddr_un, sun_path)),
     /* socket(2), shutdown(2), send(2), splice(2), open(2) */
-    K(AF_UNSPEC), K(AF_INET), K(AF_INET6), K(AF_UNIX),
-    K(SOCK_STREAM), K(SOCK_DGRAM), K(SOCK_NONBLOCK), K(SOCK_CLOEXEC),
-    K(IPPROTO_IP), K(IPPROTO_IPV6), K(IPPROTO_TCP), K(IPPROTO_UDP),
-    K(SHUT_RD), K(SHUT_WR), K(SHUT_RDWR),
+    K(SOCK_NONBLOCK), K(SOCK_CLOEXEC),
     K(MSG_DONTWAIT), K(MSG_NOSIGNAL), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_WAITFORONE), K(MSG_PEEK),
     K(SPLICE_F_MOVE), K(SPLICE_F_NONBLOCK), K(SPLICE_F_MORE),
-    K(O_NONBLOCK), K(O_CLOEXEC), K(O_RDONLY), K(O_WRONLY), K(O_RDWR), K(O_CREAT), K(ENAMETOOLONG),
+    K(O_NONBLOCK), K(O_CLOEXEC), K(O_RDONLY), K(O_WRONLY), K(O_RDWR), K(O_CREAT),
     /* socket options: socket(7), tcp(7), ip(7), ipv6(7), unix(7) */
-    K(SOL_SOCKET), K(SO_REUSEADDR), K(SO_REUSEPORT), K(SO_KEEPALIVE), K(SO_SNDBUF), K(SO_RCVBUF),
-    K(SO_BROADCAST), K(SO_LINGER), K(SO_ERROR), K(SO_TYPE), K(SO_RCVLOWAT), K(SO_BUSY_POLL), K(SO_PEERCRED),
-    K(TCP_NODELAY), K(TCP_CORK), K(TCP_QUICKACK), K(TCP_USER_TIMEOUT), K(TCP_NOTSENT_LOWAT),
+    K(SO_TYPE), K(SO_BUSY_POLL), K(SO_PEERCRED),
+    K(TCP_CORK), K(TCP_QUICKACK), K(TCP_USER_TIMEOUT), K(TCP_NOTSENT_LOWAT),
     K(TCP_KEEPIDLE), K(TCP_KEEPINTVL), K(TCP_KEEPCNT), K(TCP_FASTOPEN), K(TCP_FASTOPEN_CONNECT),
     K(TCP_DEFER_ACCEPT),
-    K(IP_TOS), K(IP_TTL), K(IP_MULTICAST_TTL), K(IP_MULTICAST_LOOP), K(IP_FREEBIND), K(IP_TRANSPARENT),
-    K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR),
-    K(IPV6_V6ONLY), K(IPV6_TCLASS), K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
+    K(IP_TTL), K(IP_FREEBIND), K(IP_TRANSPARENT), K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR),
+    K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
     /* multicast membership: ip(7) struct ip_mreqn, ipv6(7) struct ipv6_mreq */
     K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP),
     KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)),
@@ -148,64 +92,7 @@ static const struct constant CONSTANTS[] = {
     KV("IPV6_MREQ_INTERFACE_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_interface)),
 };
 
-#define CONSTANT_COUNT ((jsize) (sizeof CONSTANTS / sizeof CONSTANTS[0]))
-
-static jobjectArray c_constantNames(JNIEnv *env, jclass clazz) {
-    jclass string = (*env)->FindClass(env, "java/lang/String");
-    if (string == NULL) {
-        return NULL;
-    }
-    jobjectArray names = (*env)->NewObjectArray(env, CONSTANT_COUNT, string, NULL);
-    if (names == NULL) {
-        return NULL;
-    }
-    for (jsize i = 0; i < CONSTANT_COUNT; i++) {
-        jstring name = (*env)->NewStringUTF(env, CONSTANTS[i].name);
-        if (name == NULL) {
-            return NULL;
-        }
-        (*env)->SetObjectArrayElement(env, names, i, name);
-        (*env)->DeleteLocalRef(env, name);
-    }
-    return names;
-}
-
-static jintArray c_constantValues(JNIEnv *env, jclass clazz) {
-    jint values[CONSTANT_COUNT];
-    for (jsize i = 0; i < CONSTANT_COUNT; i++) {
-        values[i] = CONSTANTS[i].value;
-    }
-    jintArray array = (*env)->NewIntArray(env, CONSTANT_COUNT);
-    if (array != NULL) {
-        (*env)->SetIntArrayRegion(env, array, 0, CONSTANT_COUNT, values);
-    }
-    return array;
-}
-
-/* ---- helpers for socket addresses ---- */
-
-static int address_in(JNIEnv *env, jbyteArray bytes, jint length, struct sockaddr_storage *out) {
-    if (bytes == NULL || length < 0 || length > (jint) sizeof *out || (*env)->GetArrayLength(env, bytes) < length) {
-        return -EINVAL;
-    }
-    memset(out, 0, sizeof *out);
-    (*env)->GetByteArrayRegion(env, bytes, 0, length, (jbyte *) out);
-    return 0;
-}
-
-static void address_out(JNIEnv *env, jbyteArray out, const struct sockaddr_storage *address, socklen_t length) {
-    jbyte buf[ADDRESS_OUT_SIZE];
-    if (out == NULL || (*env)->GetArrayLength(env, out) < ADDRESS_OUT_SIZE) {
-        return;
-    }
-    if (length > sizeof *address) {
-        length = sizeof *address;
-    }
-    jint javaLength = (jint) length;
-    memcpy(buf, &javaLength, sizeof javaLength);
-    memcpy(buf + sizeof javaLength, address, length);
-    (*env)->SetByteArrayRegion(env, out, 0, (jsize) (sizeof javaLength + length), buf);
-}
+/* ---- helpers ---- */
 
 static jint int_pair_out(JNIEnv *env, jintArray out, int result, const int fds[2]) {
     if (result < 0) {
@@ -288,19 +175,6 @@ static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
     return int_pair_out(env, out, pipe2(fds, flags), fds);
 }
 
-static jint c_bind(JNIEnv *env, jclass clazz, jint fd, jbyteArray address, jint length) {
-    struct sockaddr_storage sa;
-    int rc = address_in(env, address, length, &sa);
-    if (rc < 0) {
-        return rc;
-    }
-    return bind(fd, (struct sockaddr *) &sa, (socklen_t) length) < 0 ? -errno : 0;
-}
-
-static jint c_listen(JNIEnv *env, jclass clazz, jint fd, jint backlog) {
-    return listen(fd, backlog) < 0 ? -errno : 0;
-}
-
 static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags) {
     struct sockaddr_storage sa;
     socklen_t length = sizeof sa;
@@ -308,31 +182,8 @@ static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut,
     if (accepted < 0) {
         return -errno;
     }
-    address_out(env, addressOut, &sa, length);
+    conduit_address_out(env, addressOut, &sa, length);
     return accepted;
-}
-
-static jint c_connect(JNIEnv *env, jclass clazz, jint fd, jbyteArray address, jint length) {
-    struct sockaddr_storage sa;
-    int rc = address_in(env, address, length, &sa);
-    if (rc < 0) {
-        return rc;
-    }
-    return connect(fd, (struct sockaddr *) &sa, (socklen_t) length) < 0 ? -errno : 0;
-}
-
-/* getsockopt(SO_ERROR) after a non-blocking connect(2) became writable */
-static jint c_finishConnect(JNIEnv *env, jclass clazz, jint fd) {
-    int err = 0;
-    socklen_t length = sizeof err;
-    if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &length) < 0) {
-        return -errno;
-    }
-    return -err;
-}
-
-static jint c_shutdown(JNIEnv *env, jclass clazz, jint fd, jint how) {
-    return shutdown(fd, how) < 0 ? -errno : 0;
 }
 
 /* open(2) of a path given as bytes without the terminating NUL */
@@ -352,11 +203,6 @@ static jint c_close(JNIEnv *env, jclass clazz, jint fd) {
     return close(fd) < 0 ? -errno : 0;
 }
 
-static jint c_read(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length) {
-    ssize_t n = read(fd, PTR(address), (size_t) length);
-    return n < 0 ? -errno : (jint) n;
-}
-
 static jint c_write(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length) {
     ssize_t n = write(fd, PTR(address), (size_t) length);
     return n < 0 ? -errno : (jint) n;
@@ -367,15 +213,10 @@ static jlong c_readv(JNIEnv *env, jclass clazz, jint fd, jlong iovAddress, jint 
     return n < 0 ? -errno : (jlong) n;
 }
 
-static jlong c_writev(JNIEnv *env, jclass clazz, jint fd, jlong iovAddress, jint iovCount) {
-    ssize_t n = writev(fd, PTR(iovAddress), iovCount);
-    return n < 0 ? -errno : (jlong) n;
-}
-
 static jint c_sendto(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length, jint flags,
                      jbyteArray sockaddr, jint sockaddrLength) {
     struct sockaddr_storage sa;
-    int rc = address_in(env, sockaddr, sockaddrLength, &sa);
+    int rc = conduit_address_in(env, sockaddr, sockaddrLength, &sa);
     if (rc < 0) {
         return rc;
     }
@@ -391,7 +232,7 @@ static jint c_recvfrom(JNIEnv *env, jclass clazz, jint fd, jlong address, jint l
     if (n < 0) {
         return -errno;
     }
-    address_out(env, addressOut, &sa, saLength);
+    conduit_address_out(env, addressOut, &sa, saLength);
     return (jint) n;
 }
 
@@ -426,74 +267,6 @@ static jlong c_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fd
     return n < 0 ? -errno : (jlong) n;
 }
 
-static jint c_getsockname(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut) {
-    struct sockaddr_storage sa;
-    socklen_t length = sizeof sa;
-    if (getsockname(fd, (struct sockaddr *) &sa, &length) < 0) {
-        return -errno;
-    }
-    address_out(env, addressOut, &sa, length);
-    return 0;
-}
-
-static jint c_getpeername(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut) {
-    struct sockaddr_storage sa;
-    socklen_t length = sizeof sa;
-    if (getpeername(fd, (struct sockaddr *) &sa, &length) < 0) {
-        return -errno;
-    }
-    address_out(env, addressOut, &sa, length);
-    return 0;
-}
-
-static jint c_setsockoptInt(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jint value) {
-    int v = value;
-    return setsockopt(fd, level, optname, &v, sizeof v) < 0 ? -errno : 0;
-}
-
-static jint c_getsockoptInt(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jintArray out) {
-    int v = 0;
-    socklen_t length = sizeof v;
-    if (getsockopt(fd, level, optname, &v, &length) < 0) {
-        return -errno;
-    }
-    jint value = v;
-    (*env)->SetIntArrayRegion(env, out, 0, 1, &value);
-    return 0;
-}
-
-static jint c_setsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jint onoff, jint seconds) {
-    struct linger l;
-    l.l_onoff = onoff;
-    l.l_linger = seconds;
-    return setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l) < 0 ? -errno : 0;
-}
-
-static jint c_getsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jintArray out) {
-    struct linger l;
-    socklen_t length = sizeof l;
-    memset(&l, 0, sizeof l);
-    if (getsockopt(fd, SOL_SOCKET, SO_LINGER, &l, &length) < 0) {
-        return -errno;
-    }
-    jint values[2] = { l.l_onoff, l.l_linger };
-    (*env)->SetIntArrayRegion(env, out, 0, 2, values);
-    return 0;
-}
-
-/* getsockopt(SO_PEERCRED): out = { pid, uid, gid } */
-static jint c_getPeerCredentials(JNIEnv *env, jclass clazz, jint fd, jintArray out) {
-    struct ucred credentials;
-    socklen_t length = sizeof credentials;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) < 0) {
-        return -errno;
-    }
-    jint values[3] = { (jint) credentials.pid, (jint) credentials.uid, (jint) credentials.gid };
-    (*env)->SetIntArrayRegion(env, out, 0, 3, values);
-    return 0;
-}
-
-
 /*
  * The descriptor behind a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl keeps a
  * java.io.FileDescriptor in its field "fd", which keeps the int in its field "fd". JNI field access is not
@@ -521,7 +294,6 @@ static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
     return fd < 0 ? -EBADF : fd;
 }
 
-
 /* setsockopt(2) of a struct option (e.g. struct ip_mreqn) whose bytes Java laid out with published offsets */
 static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
                               jint length) {
@@ -535,13 +307,7 @@ static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, ji
 
 /* ---- registration ---- */
 
-#define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
-
 static const JNINativeMethod METHODS[] = {
-    N("addressOf", "(Ljava/nio/ByteBuffer;)J", c_addressOf),
-    N("strerror", "(I)Ljava/lang/String;", c_strerror),
-    N("constantNames", "()[Ljava/lang/String;", c_constantNames),
-    N("constantValues", "()[I", c_constantValues),
     N("epollCreate", "()I", c_epollCreate),
     N("epollCtl", "(IIIIJ)I", c_epollCtl),
     N("epollWait", "(IJII)I", c_epollWait),
@@ -554,18 +320,12 @@ static const JNINativeMethod METHODS[] = {
     N("socket", "(III)I", c_socket),
     N("socketpair", "(III[I)I", c_socketpair),
     N("pipe2", "([II)I", c_pipe2),
-    N("bind", "(I[BI)I", c_bind),
-    N("listen", "(II)I", c_listen),
     N("accept4", "(I[BI)I", c_accept4),
-    N("connect", "(I[BI)I", c_connect),
-    N("finishConnect", "(I)I", c_finishConnect),
-    N("shutdown", "(II)I", c_shutdown),
+    N("finishConnect", "(I)I", conduit_socket_error),
     N("open", "([BII)I", c_open),
     N("close", "(I)I", c_close),
-    N("read", "(IJI)I", c_read),
     N("write", "(IJI)I", c_write),
     N("readv", "(IJI)J", c_readv),
-    N("writev", "(IJI)J", c_writev),
     N("sendto", "(IJII[BI)I", c_sendto),
     N("recvfrom", "(IJII[B)I", c_recvfrom),
     N("sendmmsg", "(IJII)I", c_sendmmsg),
@@ -573,36 +333,12 @@ static const JNINativeMethod METHODS[] = {
     N("recvmsg", "(IJI)I", c_recvmsg),
     N("sendfile", "(IIJJ)J", c_sendfile),
     N("splice", "(IJIJJI)J", c_splice),
-    N("getsockname", "(I[B)I", c_getsockname),
-    N("getpeername", "(I[B)I", c_getpeername),
-    N("setsockoptInt", "(IIII)I", c_setsockoptInt),
-    N("getsockoptInt", "(III[I)I", c_getsockoptInt),
-    N("setsockoptLinger", "(III)I", c_setsockoptLinger),
-    N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
-    N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
     N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
     N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
 };
 
-/*
- * Runs inside System.load/loadLibrary. FindClass here uses the class loader of the class that asked for the
- * library (the host bundle's class) and initialises the facade; io.conduit.epoll.Native deliberately has no
- * static initialiser (its constants live in NativeAbi), so no Java code runs and no other class's
- * initialisation lock is taken. RegisterNatives then binds the methods above.
- */
+/* Runs inside System.load/loadLibrary: registers the shared natives and these on io.conduit.epoll.Native. */
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {
-    JNIEnv *env;
-    if ((*vm)->GetEnv(vm, (void **) &env, JNI_VERSION_1_8) != JNI_OK) {
-        return JNI_ERR;
-    }
-    jclass facade = (*env)->FindClass(env, FACADE_CLASS);
-    if (facade == NULL) {
-        return JNI_ERR; /* NoClassDefFoundError pending: System.load reports it */
-    }
-    jint count = (jint) (sizeof METHODS / sizeof METHODS[0]);
-    if ((*env)->RegisterNatives(env, facade, METHODS, count) != 0) {
-        return JNI_ERR;
-    }
-    (*env)->DeleteLocalRef(env, facade);
-    return JNI_VERSION_1_8;
+    return conduit_on_load(vm, FACADE_CLASS, METHODS, (jint) (sizeof METHODS / sizeof METHODS[0]), CONSTANTS,
+                           (jsize) (sizeof CONSTANTS / sizeof CONSTANTS[0]));
 }

@@ -1,18 +1,16 @@
 package io.conduit.channel;
 
-import java.net.UnixDomainSocketAddress;
-
 import org.osgi.annotation.versioning.ProviderType;
 
-/** A Unix-domain stream socket connection ({@code AF_UNIX}, {@code SOCK_STREAM}). */
+/**
+ * A Unix-domain stream socket connection ({@code AF_UNIX}, {@code SOCK_STREAM}).
+ *
+ * <p>{@link #localAddress()} and {@link #remoteAddress()} are a {@link java.net.UnixDomainSocketAddress} for a
+ * socket file path (an empty path for an unnamed socket), or — on Linux with the epoll transport — a
+ * {@link UnixAbstractAddress} for a name in the abstract namespace ({@code unix(7)}).
+ */
 @ProviderType
 public interface DomainSocketChannel extends DuplexChannel {
-
-    @Override
-    UnixDomainSocketAddress localAddress();
-
-    @Override
-    UnixDomainSocketAddress remoteAddress();
 
     /**
      * @return the credentials of the peer process at connect time ({@code SO_PEERCRED})

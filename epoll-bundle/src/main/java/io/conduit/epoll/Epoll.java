@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
 import io.conduit.transport.spi.NativeLibraryLoader;
@@ -91,10 +93,10 @@ final class Epoll {
         LOADING_PROBES.incrementAndGet();
         try {
             loadedHow = NativeLibraryLoader.load(libraryName(), Epoll.class, System::loadLibrary, System::load);
-            int epfd = Errors.check("epoll_create1", Native.epollCreate());
+            int epfd = ERRORS.check("epoll_create1", Native.epollCreate());
             try {
-                int eventfd = Errors.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK));
-                Errors.check("close", Native.close(eventfd));
+                int eventfd = ERRORS.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK));
+                ERRORS.check("close", Native.close(eventfd));
             } finally {
                 Native.close(epfd);
             }

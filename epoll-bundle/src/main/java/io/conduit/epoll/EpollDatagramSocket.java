@@ -1,5 +1,10 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
+import io.conduit.transport.spi.unix.SockaddrCodec;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
@@ -66,13 +71,13 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 Call.RECVFROM.count.incrementAndGet();
                 n = Native.recvfrom(fd, address, want, 0, addressOut);
             }
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
             inputDrained = true;
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 return null;
             }
-            throw Errors.newIoException(connected ? "read" : "recvfrom", n);
+            throw ERRORS.newIoException(connected ? "read" : "recvfrom", n);
         }
         if (direct) {
             dst.position(dst.position() + n);
@@ -81,7 +86,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             b.limit(n);
             dst.put(b);
         }
-        return connected ? remote : Sockaddr.decodeAddressOut(addressOut);
+        return connected ? remote : SOCKADDR.decodeAddressOut(addressOut);
     }
 
     @Override
@@ -102,13 +107,13 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         do {
             Call.RECVMMSG.count.incrementAndGet();
             r = Native.recvmmsg(fd, mmsg.address(), n, 0);
-        } while (Errors.isInterrupted(r));
+        } while (ERRORS.isInterrupted(r));
         if (r < 0) {
             inputDrained = true;
-            if (Errors.isAgain(r)) {
+            if (ERRORS.isAgain(r)) {
                 return 0;
             }
-            throw Errors.newIoException("recvmmsg", r);
+            throw ERRORS.newIoException("recvmmsg", r);
         }
         if (r < n) {
             inputDrained = true;
@@ -156,8 +161,8 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         byte[] sa = null;
         int saLength = 0;
         if (target != null) {
-            sa = Sockaddr.newSockaddr();
-            saLength = Sockaddr.encode(target, sa, ipv6());
+            sa = SOCKADDR.newSockaddr();
+            saLength = SOCKADDR.encode(target, sa, ipv6());
         }
         do {
             if (target == null) {
@@ -167,12 +172,12 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 Call.SENDTO.count.incrementAndGet();
                 n = Native.sendto(fd, address, length, 0, sa, saLength);
             }
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n) || n == -NativeAbi.ENOBUFS) {
+            if (ERRORS.isAgain(n) || n == -NativeAbi.ENOBUFS) {
                 return false;
             }
-            throw Errors.newIoException(target == null ? "write" : "sendto", n);
+            throw ERRORS.newIoException(target == null ? "write" : "sendto", n);
         }
         src.position(src.position() + n);
         return true;
@@ -187,7 +192,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
      * @throws java.nio.channels.AlreadyConnectedException when connected to another address than {@code target}
      */
     private void checkTarget(SocketAddress target) {
-        AddressErrors.check(target, addressKind());
+        AddressErrors.check(target, addressKind(), true);
         SocketAddress peer = remote;
         if (connected && !target.equals(peer)) {
             throw AddressErrors.sendToOther(peer, target);
@@ -218,7 +223,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 break; // the next call fails it
             }
             try {
-                AddressErrors.check(targets[i], addressKind());
+                AddressErrors.check(targets[i], addressKind(), true);
             } catch (RuntimeException e) {
                 if (n == 0) {
                     throw e;
@@ -231,12 +236,12 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         do {
             Call.SENDMMSG.count.incrementAndGet();
             r = Native.sendmmsg(fd, mmsg.address(), n, 0);
-        } while (Errors.isInterrupted(r));
+        } while (ERRORS.isInterrupted(r));
         if (r < 0) {
-            if (Errors.isAgain(r) || r == -NativeAbi.ENOBUFS) {
+            if (ERRORS.isAgain(r) || r == -NativeAbi.ENOBUFS) {
                 return 0;
             }
-            throw Errors.newIoException("sendmmsg", r);
+            throw ERRORS.newIoException("sendmmsg", r);
         }
         return r;
     }
@@ -245,15 +250,15 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     @Override
     public void connect(SocketAddress remoteAddress) throws IOException {
-        AddressErrors.check(remoteAddress, addressKind());
+        AddressErrors.check(remoteAddress, addressKind(), true);
         if (connected) {
             throw AddressErrors.alreadyConnected(remote, remoteAddress);
         }
-        byte[] sa = Sockaddr.newSockaddr();
-        int len = Sockaddr.encode(remoteAddress, sa, ipv6());
+        byte[] sa = SOCKADDR.newSockaddr();
+        int len = SOCKADDR.encode(remoteAddress, sa, ipv6());
         int r = Native.connect(liveFd("connect"), sa, len);
         if (r < 0) {
-            throw Errors.newConnectException("connect", r);
+            throw ERRORS.newConnectException("connect", r);
         }
         connected = true;
         forgetLocalAddress();
@@ -263,10 +268,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     /** {@code connect(2)} to an {@code AF_UNSPEC} address dissolves the association ({@code udp(7)}). */
     @Override
     public void disconnect() throws IOException {
-        byte[] unspec = Sockaddr.newSockaddr(); // all zero: sa_family = AF_UNSPEC
+        byte[] unspec = SOCKADDR.newSockaddr(); // all zero: sa_family = AF_UNSPEC
         int r = Native.connect(liveFd("connect(AF_UNSPEC)"), unspec, NativeAbi.SOCKADDR_IN6_SIZE);
         if (r < 0 && r != -NativeAbi.EAFNOSUPPORT) {
-            throw Errors.newIoException("connect(AF_UNSPEC)", r);
+            throw ERRORS.newIoException("connect(AF_UNSPEC)", r);
         }
         connected = false;
         remote = null;
@@ -309,7 +314,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         int name;
         if (group instanceof java.net.Inet4Address) {
             req = new byte[NativeAbi.IP_MREQN_SIZE];
-            ByteBuffer b = Sockaddr.wrap(req);
+            ByteBuffer b = SockaddrCodec.wrap(req);
             b.put(NativeAbi.IP_MREQN_MULTIADDR_OFFSET, group.getAddress()); // network byte order, as in_addr
             b.putInt(NativeAbi.IP_MREQN_IFINDEX_OFFSET, ifindex);
             level = NativeAbi.IPPROTO_IP;
@@ -319,7 +324,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 throw new IllegalArgumentException("IPv6 group " + group + " on an IPv4-only socket");
             }
             req = new byte[NativeAbi.IPV6_MREQ_SIZE];
-            ByteBuffer b = Sockaddr.wrap(req);
+            ByteBuffer b = SockaddrCodec.wrap(req);
             b.put(NativeAbi.IPV6_MREQ_MULTIADDR_OFFSET, group.getAddress());
             b.putInt(NativeAbi.IPV6_MREQ_INTERFACE_OFFSET, ifindex);
             level = NativeAbi.IPPROTO_IPV6;
@@ -330,7 +335,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         if (r == 0 || (join && r == -NativeAbi.EADDRINUSE) || (!join && r == -NativeAbi.EADDRNOTAVAIL)) {
             return; // joined / already a member; left / not a member
         }
-        throw Errors.newIoException(call, r);
+        throw ERRORS.newIoException(call, r);
     }
 
     @Override

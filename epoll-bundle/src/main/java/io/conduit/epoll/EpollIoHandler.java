@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+
 import io.conduit.transport.spi.IoHandler;
 import io.conduit.transport.spi.IoHandlerContext;
 
@@ -80,13 +82,13 @@ final class EpollIoHandler implements IoHandler {
         int ev = -1;
         int tm = -1;
         try {
-            ep = Errors.check("epoll_create1", Native.epollCreate());
-            ev = Errors.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK));
-            tm = Errors.check("timerfd_create", Native.timerfdCreate(NativeAbi.CLOCK_MONOTONIC,
+            ep = ERRORS.check("epoll_create1", Native.epollCreate());
+            ev = ERRORS.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK));
+            tm = ERRORS.check("timerfd_create", Native.timerfdCreate(NativeAbi.CLOCK_MONOTONIC,
                     NativeAbi.TFD_CLOEXEC | NativeAbi.TFD_NONBLOCK));
-            Errors.check("epoll_ctl", Native.epollCtl(ep, NativeAbi.EPOLL_CTL_ADD, ev,
+            ERRORS.check("epoll_ctl", Native.epollCtl(ep, NativeAbi.EPOLL_CTL_ADD, ev,
                     NativeAbi.EPOLLIN | NativeAbi.EPOLLET, WAKEUP_DATA));
-            Errors.check("epoll_ctl", Native.epollCtl(ep, NativeAbi.EPOLL_CTL_ADD, tm,
+            ERRORS.check("epoll_ctl", Native.epollCtl(ep, NativeAbi.EPOLL_CTL_ADD, tm,
                     NativeAbi.EPOLLIN | NativeAbi.EPOLLET, TIMER_DATA));
         } catch (java.io.IOException e) {
             for (int fd : new int[] {tm, ev, ep}) {
@@ -138,7 +140,7 @@ final class EpollIoHandler implements IoHandler {
     /** {@code EPOLL_CTL_ADD} of {@code socket}'s fd, edge-triggered, with {@code epollEvents}. */
     void add(EpollSocket socket, int epollEvents) throws java.io.IOException {
         int fd = socket.fd();
-        Errors.check("epoll_ctl(EPOLL_CTL_ADD)", Native.epollCtl(epollFd, NativeAbi.EPOLL_CTL_ADD, fd,
+        ERRORS.check("epoll_ctl(EPOLL_CTL_ADD)", Native.epollCtl(epollFd, NativeAbi.EPOLL_CTL_ADD, fd,
                 epollEvents | NativeAbi.EPOLLET, fd));
         sockets.put(fd, socket);
     }
@@ -148,7 +150,7 @@ final class EpollIoHandler implements IoHandler {
         int fd = socket.fd();
         int r = Native.epollCtl(epollFd, NativeAbi.EPOLL_CTL_MOD, fd, epollEvents | NativeAbi.EPOLLET, fd);
         if (r < 0) {
-            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("epoll_ctl(EPOLL_CTL_MOD) of fd " + fd, -r));
+            LOG.log(System.Logger.Level.DEBUG, () -> ERRORS.message("epoll_ctl(EPOLL_CTL_MOD) of fd " + fd, -r));
         }
     }
 
@@ -179,8 +181,8 @@ final class EpollIoHandler implements IoHandler {
         EpollEventArray array = events;
         int n = Native.epollWait(epollFd, array.address(), array.capacity(), timeoutMillis);
         if (n < 0) {
-            if (!Errors.isInterrupted(n)) {
-                LOG.log(System.Logger.Level.WARNING, Errors.message("epoll_wait on " + thread.getName(), -n));
+            if (!ERRORS.isInterrupted(n)) {
+                LOG.log(System.Logger.Level.WARNING, ERRORS.message("epoll_wait on " + thread.getName(), -n));
             }
             n = 0;
         }
@@ -225,7 +227,7 @@ final class EpollIoHandler implements IoHandler {
         }
         timerArmCount++;
         if (r < 0) {
-            LOG.log(System.Logger.Level.WARNING, Errors.message("timerfd_settime on " + thread.getName(), -r));
+            LOG.log(System.Logger.Level.WARNING, ERRORS.message("timerfd_settime on " + thread.getName(), -r));
             armedDeadlineNanos = NOT_ARMED;
         } else {
             armedDeadlineNanos = deadlineNanos;

@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
@@ -58,18 +60,14 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        try {
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
             super.bind(localAddress);
-        } catch (IOException e) {
-            throw UnixSocketFile.bindFailed(localAddress, e);
-        }
-        if (domain == NativeAbi.AF_UNIX) {
-            socketFile = UnixSocketFile.bound(localAddress());
-        }
+            return localAddress();
+        });
         int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         int r = Native.listen(liveFd("listen"), n);
         if (r < 0) {
-            throw Errors.newIoException("listen", r);
+            throw ERRORS.newIoException("listen", r);
         }
     }
 
@@ -97,14 +95,14 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             if (child >= 0) {
                 return new EpollStreamSocket(child, domain, true);
             }
-            if (Errors.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
+            if (ERRORS.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
                 continue; // a signal, or the peer gave up before we accepted: take the next one
             }
             inputDrained = true;
-            if (Errors.isAgain(child)) {
+            if (ERRORS.isAgain(child)) {
                 return null;
             }
-            throw Errors.newIoException("accept4", child);
+            throw ERRORS.newIoException("accept4", child);
         }
     }
 

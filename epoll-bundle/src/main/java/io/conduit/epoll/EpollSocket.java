@@ -1,5 +1,8 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
@@ -106,19 +109,19 @@ abstract class EpollSocket implements IoSocket {
     static int[] open(boolean unix, int type) throws IOException {
         int flags = NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
         if (unix) {
-            return new int[] {Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, type | flags, 0)),
+            return new int[] {ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, type | flags, 0)),
                     NativeAbi.AF_UNIX};
         }
         int fd = Native.socket(NativeAbi.AF_INET6, type | flags, 0);
         if (fd == -NativeAbi.EAFNOSUPPORT) {
-            return new int[] {Errors.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type | flags, 0)),
+            return new int[] {ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type | flags, 0)),
                     NativeAbi.AF_INET};
         }
-        Errors.check("socket(AF_INET6)", fd);
+        ERRORS.check("socket(AF_INET6)", fd);
         int r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
         if (r < 0) {
             Native.close(fd);
-            throw Errors.newIoException("setsockopt(IPV6_V6ONLY)", r);
+            throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", r);
         }
         return new int[] {fd, NativeAbi.AF_INET6};
     }
@@ -233,14 +236,14 @@ abstract class EpollSocket implements IoSocket {
         if (closed.compareAndSet(false, true)) {
             int r = Native.close(fd);
             if (r < 0 && r != -NativeAbi.EINTR) {
-                throw Errors.newIoException("close", r);
+                throw ERRORS.newIoException("close", r);
             }
         }
     }
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        AddressErrors.check(localAddress, addressKind());
+        AddressErrors.check(localAddress, addressKind(), true);
         SocketAddress a = localAddress != null ? localAddress
                 : domain == NativeAbi.AF_UNIX ? null : new InetSocketAddress(0);
         if (a == null) {
@@ -251,11 +254,11 @@ abstract class EpollSocket implements IoSocket {
             // 0.0.0.0 on a dual-stack socket means "every address", as with java.nio: bind to :: (not ::ffff:0.0.0.0)
             a = new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[16]), i.getPort());
         }
-        byte[] sa = Sockaddr.newSockaddr();
-        int len = Sockaddr.encode(a, sa, ipv6());
+        byte[] sa = SOCKADDR.newSockaddr();
+        int len = SOCKADDR.encode(a, sa, ipv6());
         int r = Native.bind(liveFd("bind"), sa, len);
         if (r < 0) {
-            throw Errors.newIoException("bind", r);
+            throw ERRORS.newIoException("bind", r);
         }
         cachedLocal = null;
     }
@@ -270,7 +273,7 @@ abstract class EpollSocket implements IoSocket {
         if (Native.getsockname(fd, out) < 0) {
             return null;
         }
-        a = Sockaddr.decodeAddressOut(out);
+        a = SOCKADDR.decodeAddressOut(out);
         if (a instanceof InetSocketAddress i && i.getPort() == 0) {
             return a; // not bound yet: do not cache
         }
@@ -292,7 +295,7 @@ abstract class EpollSocket implements IoSocket {
         if (Native.getpeername(fd, out) < 0) {
             return null;
         }
-        return Sockaddr.decodeAddressOut(out);
+        return SOCKADDR.decodeAddressOut(out);
     }
 
     // -------------------------------------------------------------------------------------------- options
@@ -348,7 +351,7 @@ abstract class EpollSocket implements IoSocket {
 
     private static void check(String call, int result) throws IOException {
         if (result < 0) {
-            throw Errors.newIoException(call, result);
+            throw ERRORS.newIoException(call, result);
         }
     }
 

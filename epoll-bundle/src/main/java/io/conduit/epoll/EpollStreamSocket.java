@@ -1,5 +1,8 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoPeerCredentials;
@@ -61,7 +64,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         int n;
         do {
             n = Native.read(fd, address, want);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n > 0) {
             if (direct) {
                 dst.position(dst.position() + n);
@@ -81,10 +84,10 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         if (n == 0) {
             return -1;
         }
-        if (Errors.isAgain(n)) {
+        if (ERRORS.isAgain(n)) {
             return 0;
         }
-        throw Errors.newIoException("read", n);
+        throw ERRORS.newIoException("read", n);
     }
 
     // ------------------------------------------------------------------------------------------- writing
@@ -97,12 +100,12 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
             int n;
             do {
                 n = Native.write(fd, address(b), b.remaining());
-            } while (Errors.isInterrupted(n));
+            } while (ERRORS.isInterrupted(n));
             if (n < 0) {
-                if (Errors.isAgain(n) || Errors.isInProgress(n)) {
+                if (ERRORS.isAgain(n) || ERRORS.isInProgress(n)) {
                     return 0; // EINPROGRESS: TCP_FASTOPEN_CONNECT without a cookie, the handshake runs first
                 }
-                throw Errors.newIoException("write", n);
+                throw ERRORS.newIoException("write", n);
             }
             b.position(b.position() + n);
             return n;
@@ -126,12 +129,12 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         long n;
         do {
             n = Native.writev(fd, iov.address(), iov.count());
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n) || Errors.isInProgress(n)) {
+            if (ERRORS.isAgain(n) || ERRORS.isInProgress(n)) {
                 return 0;
             }
-            throw Errors.newIoException("writev", (int) n);
+            throw ERRORS.newIoException("writev", (int) n);
         }
         advance(srcs, offset, end, n);
         return n;
@@ -154,12 +157,12 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         int n;
         do {
             n = Native.write(fd, res.bounceAddress(), total);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 return 0;
             }
-            throw Errors.newIoException("write", n);
+            throw ERRORS.newIoException("write", n);
         }
         advance(srcs, offset, offset + length, n);
         return n;
@@ -189,12 +192,12 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         do {
             SENDFILE_CALLS.incrementAndGet();
             n = Native.sendfile(fd, inFd, position, count);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 return 0;
             }
-            throw Errors.newIoException("sendfile", (int) n);
+            throw ERRORS.newIoException("sendfile", (int) n);
         }
         return n; // 0: no byte at position (the core then checks for a short file)
     }
@@ -213,12 +216,12 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         int n;
         do {
             n = Native.write(fd, res.bounceAddress(), read);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n < 0) {
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 return 0;
             }
-            throw Errors.newIoException("write", n);
+            throw ERRORS.newIoException("write", n);
         }
         return n;
     }
@@ -227,26 +230,26 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
-        AddressErrors.check(remoteAddress, addressKind());
+        AddressErrors.check(remoteAddress, addressKind(), true);
         if (localAddress != null) {
             bind(localAddress);
         }
-        byte[] sa = Sockaddr.newSockaddr();
-        int len = Sockaddr.encode(remoteAddress, sa, ipv6());
+        byte[] sa = SOCKADDR.newSockaddr();
+        int len = SOCKADDR.encode(remoteAddress, sa, ipv6());
         int fd = liveFd("connect");
         int r;
         do {
             r = Native.connect(fd, sa, len);
-        } while (Errors.isInterrupted(r));
+        } while (ERRORS.isInterrupted(r));
         forgetLocalAddress();
         if (r == 0) {
             connected = true;
             return true;
         }
-        if (Errors.isInProgress(r)) {
+        if (ERRORS.isInProgress(r)) {
             return false;
         }
-        throw Errors.newConnectException("connect", r);
+        throw ERRORS.newConnectException("connect", r);
     }
 
     @Override
@@ -256,7 +259,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         }
         int r = Native.finishConnect(liveFd("connect"));
         if (r < 0) {
-            throw Errors.newConnectException("connect", r);
+            throw ERRORS.newConnectException("connect", r);
         }
         if (peerAddress() == null) {
             return false; // still in progress (a spurious wake-up)
@@ -296,7 +299,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
     private void shutdown(int how, String call) throws IOException {
         int r = Native.shutdown(liveFd(call), how);
         if (r < 0 && r != -NativeAbi.ENOTCONN) {
-            throw Errors.newIoException(call, r);
+            throw ERRORS.newIoException(call, r);
         }
     }
 
@@ -320,7 +323,7 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
         int[] out = new int[3];
         int r = Native.getPeerCredentials(fd(), out);
         if (r < 0) {
-            throw new IllegalStateException(Errors.message("getsockopt(SO_PEERCRED)", -r)
+            throw new IllegalStateException(ERRORS.message("getsockopt(SO_PEERCRED)", -r)
                     + ": connect the Unix-domain socket first");
         }
         return new PeerCredentials(out[0], out[1], out[2]);

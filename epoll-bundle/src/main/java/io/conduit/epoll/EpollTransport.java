@@ -12,14 +12,11 @@ import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoServerSocketChannel;
 import io.conduit.transport.spi.IoSocketChannel;
+import io.conduit.transport.spi.IoTransportSupport;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Collections;
 import java.util.EnumSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -38,11 +35,9 @@ final class EpollTransport implements Transport {
     /** System property: {@code true} makes new epoll event loop groups busy-wait. */
     static final String BUSY_WAIT_PROPERTY = "conduit.epoll.busyWait";
 
-    private static final Set<ChannelType> TYPES = Collections.unmodifiableSet(
+    /** The groups it made, its channel types (TCP, UDP, Unix stream) and the shared checks. */
+    private final IoTransportSupport support = new IoTransportSupport(Epoll.NAME,
             EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
-
-    /** Groups this transport made; a loop is accepted when its parent is one of them. Guarded by itself. */
-    private final Map<EventLoopGroup, Boolean> groups = Collections.synchronizedMap(new WeakHashMap<>());
 
     @Override
     public String name() {
@@ -56,15 +51,12 @@ final class EpollTransport implements Transport {
 
     @Override
     public Set<ChannelType> channelTypes() {
-        return TYPES;
+        return support.channelTypes();
     }
 
     @Override
     public boolean supports(ChannelOption<?> option) {
-        return option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
-                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
-                || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
-                || option == ChannelOption.ALLOW_HALF_CLOSURE || EpollSocket.mapsOption(option);
+        return IoTransportSupport.isCoreOption(option) || EpollSocket.mapsOption(option);
     }
 
     @Override
@@ -95,22 +87,13 @@ final class EpollTransport implements Transport {
             throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
         }
         Epoll.ensureAvailability();
-        IoEventLoopGroup group = new IoEventLoopGroup(nThreads, threadFactory, EpollIoHandler::new, options);
-        groups.put(group, Boolean.TRUE);
-        return group;
-    }
-
-    private void checkLoop(EventLoop loop) {
-        if (loop == null || !(groups.containsKey(loop.parent()) || groups.containsKey(loop))) {
-            throw new IllegalArgumentException("event loop " + loop + " was not made by the 'epoll' transport; use"
-                    + " epoll's Transport.newEventLoopGroup");
-        }
+        return support.newGroup(nThreads, threadFactory, EpollIoHandler::new, options);
     }
 
     @Override
     public Channel newChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        checkLoop(loop);
+        support.checkType(type);
+        support.checkLoop(loop);
         try {
             switch (type) {
                 case TCP:
@@ -123,29 +106,18 @@ final class EpollTransport implements Transport {
                     throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels");
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " socket for the 'epoll' transport failed: "
-                    + e.getMessage(), e);
+            throw support.openFailed(type, "socket", e);
         }
     }
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
-            throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
-        }
-        checkLoop(loop);
+        support.checkServerType(type);
+        support.checkLoop(loop);
         try {
             return new IoServerSocketChannel(name(), type, EpollServerSocket.open(type == ChannelType.UNIX_STREAM), loop);
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " listener for the 'epoll' transport failed: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private static void checkType(ChannelType type) {
-        if (!TYPES.contains(type)) {
-            throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels; it has " + TYPES);
+            throw support.openFailed(type, "listener", e);
         }
     }
 

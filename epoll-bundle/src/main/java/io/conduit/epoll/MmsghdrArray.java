@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
 import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.net.SocketAddress;
@@ -79,7 +81,7 @@ final class MmsghdrArray {
     void setForSend(int index, long dataAddress, int length, SocketAddress recipient, boolean ipv6Socket) {
         int nameLength = 0;
         if (recipient != null) {
-            nameLength = Sockaddr.encode(recipient, memory.buffer(), nameOffset(index), ipv6Socket);
+            nameLength = SOCKADDR.encode(recipient, memory.buffer(), nameOffset(index), ipv6Socket);
         }
         setHeader(index, dataAddress, length, nameLength, false);
     }
@@ -131,7 +133,7 @@ final class MmsghdrArray {
     SocketAddress sender(int index) {
         int hdr = index * NativeAbi.MMSGHDR_SIZE + NativeAbi.MMSGHDR_HDR_OFFSET;
         int nameLength = memory.buffer().getInt(hdr + NativeAbi.MSGHDR_NAMELEN_OFFSET);
-        return Sockaddr.decode(memory.buffer(), nameOffset(index), nameLength);
+        return SOCKADDR.decode(memory.buffer(), nameOffset(index), nameLength);
     }
 
     /**
@@ -156,7 +158,7 @@ final class MmsghdrArray {
             int type = memory.buffer().getInt(cmsg + NativeAbi.CMSGHDR_TYPE_OFFSET);
             if ((level == NativeAbi.IPPROTO_IP && type == NativeAbi.IP_ORIGDSTADDR)
                     || (level == NativeAbi.IPPROTO_IPV6 && type == NativeAbi.IPV6_ORIGDSTADDR)) {
-                return Sockaddr.decode(memory.buffer(), cmsg + NativeAbi.CMSG_DATA_OFFSET,
+                return SOCKADDR.decode(memory.buffer(), cmsg + NativeAbi.CMSG_DATA_OFFSET,
                         (int) cmsgLength - NativeAbi.CMSG_DATA_OFFSET);
             }
             cmsg += cmsgAlign((int) cmsgLength);

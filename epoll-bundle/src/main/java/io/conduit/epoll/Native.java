@@ -11,7 +11,7 @@ import java.nio.ByteBuffer;
  * ({@code native-fragments/src/main/c/epoll/conduit_epoll.c}) registers these methods from {@code JNI_OnLoad}
  * with {@code RegisterNatives}; each is about one system call and carries no policy.
  *
- * <p><b>Results.</b> Every native returns {@code -errno} on failure (see {@link Errors}); expected outcomes
+ * <p><b>Results.</b> Every native returns {@code -errno} on failure (see {@link NativeAbi#ERRORS}); expected outcomes
  * ({@link NativeAbi#EAGAIN}, {@link NativeAbi#EINTR}, {@link NativeAbi#EINPROGRESS}) come back as such values, never as exceptions.
  *
  * <p><b>Memory.</b> No {@code sun.misc.Unsafe}: native memory is a direct {@link ByteBuffer} (see
@@ -21,7 +21,7 @@ import java.nio.ByteBuffer;
  * buffer reachable while the kernel uses the address.
  *
  * <p><b>Socket addresses</b> cross as raw {@code struct sockaddr} bytes in {@code byte[]}s, laid out and
- * parsed by {@link Sockaddr} with the offsets in {@link NativeAbi}. An "address out" array ({@link NativeAbi#ADDRESS_OUT_SIZE} bytes)
+ * parsed by {@link NativeAbi#SOCKADDR} with the offsets in {@link NativeAbi}. An "address out" array ({@link NativeAbi#ADDRESS_OUT_SIZE} bytes)
  * receives the {@code socklen_t} length as a native-order int, then the sockaddr bytes.
  *
  * <p><b>ABI facts</b> (struct sizes, offsets, flags, errno and option numbers) live in {@link NativeAbi}, read

@@ -1,6 +1,10 @@
 package io.conduit.epoll;
 
-import java.util.HashMap;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeConstants;
+import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.UnixErrors;
+
 import java.util.Map;
 
 /**
@@ -22,39 +26,26 @@ final class NativeAbi {
     private NativeAbi() {
     }
 
+    private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
+            Native.constantValues(), "io.conduit.epoll");
 
-    private static final Map<String, Integer> CONSTANTS = readConstants();
+    /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
+    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
 
-    private static Map<String, Integer> readConstants() {
-        String[] names = Native.constantNames();
-        int[] values = Native.constantValues();
-        if (names.length != values.length) {
-            throw new IllegalStateException("native constant tables differ in length: " + names.length
-                    + " names, " + values.length + " values; the library does not match this bundle");
-        }
-        Map<String, Integer> map = new HashMap<>(names.length * 2);
-        for (int i = 0; i < names.length; i++) {
-            map.put(names[i], values[i]);
-        }
-        return map;
-    }
+    /** Raw socket addresses with the library's layouts, Linux abstract Unix names included. */
+    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, true);
 
     /**
      * @return the value of the named native constant
      * @throws IllegalStateException when the library does not publish it (library and bundle do not match)
      */
     static int constant(String name) {
-        Integer value = CONSTANTS.get(name);
-        if (value == null) {
-            throw new IllegalStateException("the native library publishes no constant " + name
-                    + ": the library and the io.conduit.epoll bundle come from different builds");
-        }
-        return value;
+        return CONSTANTS.get(name);
     }
 
     /** @return a copy of every constant the library publishes, for diagnostics */
     static Map<String, Integer> constants() {
-        return Map.copyOf(CONSTANTS);
+        return CONSTANTS.asMap();
     }
 
     // epoll(7)
@@ -64,8 +55,6 @@ final class NativeAbi {
     static final int EPOLLET = constant("EPOLLET");
     static final int EPOLLERR = constant("EPOLLERR");
     static final int EPOLLHUP = constant("EPOLLHUP");
-    static final int EPOLLPRI = constant("EPOLLPRI");
-    static final int EPOLLONESHOT = constant("EPOLLONESHOT");
     static final int EPOLL_CTL_ADD = constant("EPOLL_CTL_ADD");
     static final int EPOLL_CTL_MOD = constant("EPOLL_CTL_MOD");
     static final int EPOLL_CTL_DEL = constant("EPOLL_CTL_DEL");
@@ -89,11 +78,8 @@ final class NativeAbi {
 
     // errno(3)
     static final int EAGAIN = constant("EAGAIN");
-    static final int EWOULDBLOCK = constant("EWOULDBLOCK");
     static final int EINTR = constant("EINTR");
     static final int EINPROGRESS = constant("EINPROGRESS");
-    static final int EALREADY = constant("EALREADY");
-    static final int EISCONN = constant("EISCONN");
     static final int ENOTCONN = constant("ENOTCONN");
     static final int ECONNREFUSED = constant("ECONNREFUSED");
     static final int ECONNRESET = constant("ECONNRESET");
@@ -102,25 +88,11 @@ final class NativeAbi {
     static final int EMFILE = constant("EMFILE");
     static final int ENFILE = constant("ENFILE");
     static final int ENOBUFS = constant("ENOBUFS");
-    static final int ENOMEM = constant("ENOMEM");
     static final int EBADF = constant("EBADF");
     static final int EINVAL = constant("EINVAL");
-    static final int ETIMEDOUT = constant("ETIMEDOUT");
-    static final int EHOSTUNREACH = constant("EHOSTUNREACH");
-    static final int ENETUNREACH = constant("ENETUNREACH");
     static final int EADDRINUSE = constant("EADDRINUSE");
     static final int EADDRNOTAVAIL = constant("EADDRNOTAVAIL");
-    static final int EACCES = constant("EACCES");
-    static final int EPERM = constant("EPERM");
-    static final int ENOENT = constant("ENOENT");
-    static final int ENOTSOCK = constant("ENOTSOCK");
-    static final int EOPNOTSUPP = constant("EOPNOTSUPP");
-    static final int ENOPROTOOPT = constant("ENOPROTOOPT");
-    static final int EMSGSIZE = constant("EMSGSIZE");
-    static final int ESHUTDOWN = constant("ESHUTDOWN");
     static final int EAFNOSUPPORT = constant("EAFNOSUPPORT");
-    static final int ENOSYS = constant("ENOSYS");
-    static final int ENAMETOOLONG = constant("ENAMETOOLONG");
     static final int EEXIST = constant("EEXIST");
 
     /** {@code IOV_MAX}: the most iovecs one readv/writev/sendmsg accepts (1024 on Linux). */
@@ -162,33 +134,12 @@ final class NativeAbi {
     static final int CMSG_ALIGNMENT = constant("CMSG_ALIGNMENT");
     static final int SIZEOF_POINTER = constant("SIZEOF_POINTER");
     static final int SIZEOF_SIZE_T = constant("SIZEOF_SIZE_T");
-    static final int SIZEOF_SOCKLEN_T = constant("SIZEOF_SOCKLEN_T");
 
-    /**
-     * <pre>
-     * struct sockaddr_in  { sa_family_t sin_family; in_port_t sin_port; struct in_addr sin_addr; ... };
-     * struct sockaddr_in6 { sa_family_t sin6_family; in_port_t sin6_port; uint32_t sin6_flowinfo;
-     *                       struct in6_addr sin6_addr; uint32_t sin6_scope_id; };
-     * struct sockaddr_un  { sa_family_t sun_family; char sun_path[108]; };
-     * </pre>
-     * Ports and flow info are in network byte order, the family and scope id in host byte order.
-     */
-    static final int SA_FAMILY_SIZE = constant("SA_FAMILY_SIZE");
+    /** Socket address sizes used outside {@link #SOCKADDR} (which encodes and decodes them). */
     static final int SOCKADDR_STORAGE_SIZE = constant("SOCKADDR_STORAGE_SIZE");
     static final int ADDRESS_OUT_SIZE = constant("ADDRESS_OUT_SIZE");
     static final int SOCKADDR_IN_SIZE = constant("SOCKADDR_IN_SIZE");
-    static final int SOCKADDR_IN_FAMILY_OFFSET = constant("SOCKADDR_IN_FAMILY_OFFSET");
-    static final int SOCKADDR_IN_PORT_OFFSET = constant("SOCKADDR_IN_PORT_OFFSET");
-    static final int SOCKADDR_IN_ADDR_OFFSET = constant("SOCKADDR_IN_ADDR_OFFSET");
     static final int SOCKADDR_IN6_SIZE = constant("SOCKADDR_IN6_SIZE");
-    static final int SOCKADDR_IN6_FAMILY_OFFSET = constant("SOCKADDR_IN6_FAMILY_OFFSET");
-    static final int SOCKADDR_IN6_PORT_OFFSET = constant("SOCKADDR_IN6_PORT_OFFSET");
-    static final int SOCKADDR_IN6_FLOWINFO_OFFSET = constant("SOCKADDR_IN6_FLOWINFO_OFFSET");
-    static final int SOCKADDR_IN6_ADDR_OFFSET = constant("SOCKADDR_IN6_ADDR_OFFSET");
-    static final int SOCKADDR_IN6_SCOPE_ID_OFFSET = constant("SOCKADDR_IN6_SCOPE_ID_OFFSET");
-    static final int SOCKADDR_UN_SIZE = constant("SOCKADDR_UN_SIZE");
-    static final int SOCKADDR_UN_FAMILY_OFFSET = constant("SOCKADDR_UN_FAMILY_OFFSET");
-    static final int SOCKADDR_UN_PATH_OFFSET = constant("SOCKADDR_UN_PATH_OFFSET");
 
     // socket(2), shutdown(2), send(2), splice(2), open(2)
     static final int AF_UNSPEC = constant("AF_UNSPEC");
@@ -202,25 +153,15 @@ final class NativeAbi {
     static final int IPPROTO_IP = constant("IPPROTO_IP");
     static final int IPPROTO_IPV6 = constant("IPPROTO_IPV6");
     static final int IPPROTO_TCP = constant("IPPROTO_TCP");
-    static final int IPPROTO_UDP = constant("IPPROTO_UDP");
     static final int SHUT_RD = constant("SHUT_RD");
     static final int SHUT_WR = constant("SHUT_WR");
     static final int SHUT_RDWR = constant("SHUT_RDWR");
-    static final int MSG_DONTWAIT = constant("MSG_DONTWAIT");
-    static final int MSG_NOSIGNAL = constant("MSG_NOSIGNAL");
     static final int MSG_TRUNC = constant("MSG_TRUNC");
     static final int MSG_CTRUNC = constant("MSG_CTRUNC");
-    static final int MSG_WAITFORONE = constant("MSG_WAITFORONE");
-    static final int MSG_PEEK = constant("MSG_PEEK");
-    static final int SPLICE_F_MOVE = constant("SPLICE_F_MOVE");
     static final int SPLICE_F_NONBLOCK = constant("SPLICE_F_NONBLOCK");
-    static final int SPLICE_F_MORE = constant("SPLICE_F_MORE");
     static final int O_NONBLOCK = constant("O_NONBLOCK");
     static final int O_CLOEXEC = constant("O_CLOEXEC");
     static final int O_RDONLY = constant("O_RDONLY");
-    static final int O_WRONLY = constant("O_WRONLY");
-    static final int O_RDWR = constant("O_RDWR");
-    static final int O_CREAT = constant("O_CREAT");
 
     // socket options: socket(7), tcp(7), ip(7), ipv6(7), unix(7)
     static final int SOL_SOCKET = constant("SOL_SOCKET");
@@ -232,8 +173,6 @@ final class NativeAbi {
     static final int SO_BROADCAST = constant("SO_BROADCAST");
     static final int SO_LINGER = constant("SO_LINGER");
     static final int SO_ERROR = constant("SO_ERROR");
-    static final int SO_TYPE = constant("SO_TYPE");
-    static final int SO_RCVLOWAT = constant("SO_RCVLOWAT");
     static final int SO_BUSY_POLL = constant("SO_BUSY_POLL");
     static final int SO_PEERCRED = constant("SO_PEERCRED");
     static final int TCP_NODELAY = constant("TCP_NODELAY");
@@ -246,9 +185,7 @@ final class NativeAbi {
     static final int TCP_KEEPCNT = constant("TCP_KEEPCNT");
     static final int TCP_FASTOPEN = constant("TCP_FASTOPEN");
     static final int TCP_FASTOPEN_CONNECT = constant("TCP_FASTOPEN_CONNECT");
-    static final int TCP_DEFER_ACCEPT = constant("TCP_DEFER_ACCEPT");
     static final int IP_TOS = constant("IP_TOS");
-    static final int IP_TTL = constant("IP_TTL");
     static final int IP_MULTICAST_TTL = constant("IP_MULTICAST_TTL");
     static final int IP_MULTICAST_LOOP = constant("IP_MULTICAST_LOOP");
     static final int IP_FREEBIND = constant("IP_FREEBIND");
@@ -273,13 +210,11 @@ final class NativeAbi {
     static final int IPV6_DROP_MEMBERSHIP = constant("IPV6_DROP_MEMBERSHIP");
     static final int IP_MREQN_SIZE = constant("IP_MREQN_SIZE");
     static final int IP_MREQN_MULTIADDR_OFFSET = constant("IP_MREQN_MULTIADDR_OFFSET");
-    static final int IP_MREQN_ADDRESS_OFFSET = constant("IP_MREQN_ADDRESS_OFFSET");
     static final int IP_MREQN_IFINDEX_OFFSET = constant("IP_MREQN_IFINDEX_OFFSET");
     static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
     static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");
     static final int IPV6_MREQ_INTERFACE_OFFSET = constant("IPV6_MREQ_INTERFACE_OFFSET");
 
     /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
-    static final io.conduit.transport.spi.unix.IovArray.Layout IOVEC = new io.conduit.transport.spi.unix.IovArray.Layout(
-            IOV_MAX, IOVEC_SIZE, IOVEC_BASE_OFFSET, IOVEC_LEN_OFFSET, SIZEOF_POINTER, SIZEOF_SIZE_T, Native::addressOf);
+    static final IovArray.Layout IOVEC = IovArray.Layout.of(CONSTANTS, Native::addressOf);
 }

@@ -1,5 +1,10 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
+import io.conduit.transport.spi.unix.SockaddrCodec;
+
 import io.conduit.transport.spi.unix.NativeIoException;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -76,30 +81,30 @@ class NativeAbiTest {
 
     @Test
     void connectRefusedBecomesConnectExceptionNamingCallTextAndErrno() {
-        IOException e = Errors.newConnectException("connect", -NativeAbi.ECONNREFUSED);
+        IOException e = ERRORS.newConnectException("connect", -NativeAbi.ECONNREFUSED);
         assertInstanceOf(ConnectException.class, e);
         assertEquals("connect(..) failed: Connection refused (errno " + NativeAbi.ECONNREFUSED + ")", e.getMessage());
     }
 
     @Test
     void errnoValuesMapToTypedExceptions() {
-        assertInstanceOf(PortUnreachableException.class, Errors.newIoException("sendto", -NativeAbi.ECONNREFUSED));
-        assertInstanceOf(BindException.class, Errors.newIoException("bind", -NativeAbi.EADDRINUSE));
-        assertInstanceOf(ChannelClosedException.class, Errors.newIoException("write", -NativeAbi.EBADF));
-        IOException pipe = Errors.newIoException("write", -NativeAbi.EPIPE);
+        assertInstanceOf(PortUnreachableException.class, ERRORS.newIoException("sendto", -NativeAbi.ECONNREFUSED));
+        assertInstanceOf(BindException.class, ERRORS.newIoException("bind", -NativeAbi.EADDRINUSE));
+        assertInstanceOf(ChannelClosedException.class, ERRORS.newIoException("write", -NativeAbi.EBADF));
+        IOException pipe = ERRORS.newIoException("write", -NativeAbi.EPIPE);
         assertInstanceOf(NativeIoException.class, pipe);
         assertEquals(NativeAbi.EPIPE, ((NativeIoException) pipe).errno());
         assertTrue(pipe.getMessage().startsWith("write(..) failed: Broken pipe (errno "), pipe.getMessage());
-        assertTrue(Errors.isAgain(-NativeAbi.EAGAIN));
-        assertTrue(Errors.isInterrupted(-NativeAbi.EINTR));
-        assertTrue(Errors.isInProgress(-NativeAbi.EINPROGRESS));
+        assertTrue(ERRORS.isAgain(-NativeAbi.EAGAIN));
+        assertTrue(ERRORS.isInterrupted(-NativeAbi.EINTR));
+        assertTrue(ERRORS.isInProgress(-NativeAbi.EINPROGRESS));
         assertEquals(7, assertDoesNotThrowCheck(7));
-        assertThrows(NativeIoException.class, () -> Errors.check("read", -NativeAbi.ECONNRESET));
+        assertThrows(NativeIoException.class, () -> ERRORS.check("read", -NativeAbi.ECONNRESET));
     }
 
     private static int assertDoesNotThrowCheck(int value) {
         try {
-            return Errors.check("read", value);
+            return ERRORS.check("read", value);
         } catch (IOException e) {
             throw new AssertionError(e);
         }
@@ -113,14 +118,14 @@ class NativeAbiTest {
             UnixDomainSocketAddress.of("/tmp/conduit.sock"),
         };
         for (SocketAddress address : addresses) {
-            byte[] out = Sockaddr.newSockaddr();
-            int length = Sockaddr.encode(address, out, false);
-            assertEquals(address, Sockaddr.decode(Sockaddr.wrap(out), 0, length));
+            byte[] out = SOCKADDR.newSockaddr();
+            int length = SOCKADDR.encode(address, out, false);
+            assertEquals(address, SOCKADDR.decode(SockaddrCodec.wrap(out), 0, length));
         }
-        byte[] mapped = Sockaddr.newSockaddr();
-        int length = Sockaddr.encode(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 9), mapped, true);
+        byte[] mapped = SOCKADDR.newSockaddr();
+        int length = SOCKADDR.encode(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 9), mapped, true);
         assertEquals(NativeAbi.SOCKADDR_IN6_SIZE, length);
         assertEquals(new InetSocketAddress(InetAddress.getByName("10.1.2.3"), 9),
-                Sockaddr.decode(Sockaddr.wrap(mapped), 0, length), "IPv4-mapped IPv6 decodes as IPv4");
+                SOCKADDR.decode(SockaddrCodec.wrap(mapped), 0, length), "IPv4-mapped IPv6 decodes as IPv4");
     }
 }

@@ -1,5 +1,8 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+import static io.conduit.epoll.NativeAbi.SOCKADDR;
+
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeMemory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -41,7 +44,7 @@ class NativeSyscallTest {
 
     @BeforeEach
     void createEpoll() throws IOException {
-        epfd = track(Errors.check("epoll_create1", Native.epollCreate()));
+        epfd = track(ERRORS.check("epoll_create1", Native.epollCreate()));
         events = new EpollEventArray(8);
     }
 
@@ -63,14 +66,14 @@ class NativeSyscallTest {
         if (rc == -NativeAbi.EEXIST) {
             rc = Native.epollCtl(epfd, NativeAbi.EPOLL_CTL_MOD, fd, mask, fd);
         }
-        Errors.check("epoll_ctl", rc);
+        ERRORS.check("epoll_ctl", rc);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < deadline) {
             int n = Native.epollWait(epfd, events.address(), events.capacity(), 1000);
-            if (Errors.isInterrupted(n)) {
+            if (ERRORS.isInterrupted(n)) {
                 continue;
             }
-            Errors.check("epoll_wait", n);
+            ERRORS.check("epoll_wait", n);
             for (int i = 0; i < n; i++) {
                 if (events.data(i) == fd && (events.events(i) & mask) != 0) {
                     return events.events(i);
@@ -94,12 +97,12 @@ class NativeSyscallTest {
     }
 
     private int socket(int domain, int type) throws IOException {
-        return track(Errors.check("socket", Native.socket(domain, type | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC, 0)));
+        return track(ERRORS.check("socket", Native.socket(domain, type | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC, 0)));
     }
 
     private int[] socketpair(int type) throws IOException {
         int[] pair = new int[2];
-        Errors.check("socketpair", Native.socketpair(NativeAbi.AF_UNIX, type | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC,
+        ERRORS.check("socketpair", Native.socketpair(NativeAbi.AF_UNIX, type | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC,
                 0, pair));
         track(pair[0]);
         track(pair[1]);
@@ -108,20 +111,20 @@ class NativeSyscallTest {
 
     private static SocketAddress localAddress(int fd) throws IOException {
         byte[] out = Native.newAddressOut();
-        Errors.check("getsockname", Native.getsockname(fd, out));
-        return Sockaddr.decodeAddressOut(out);
+        ERRORS.check("getsockname", Native.getsockname(fd, out));
+        return SOCKADDR.decodeAddressOut(out);
     }
 
     private static void bind(int fd, SocketAddress address) throws IOException {
-        byte[] sa = Sockaddr.newSockaddr();
-        Errors.check("bind", Native.bind(fd, sa, Sockaddr.encode(address, sa, false)));
+        byte[] sa = SOCKADDR.newSockaddr();
+        ERRORS.check("bind", Native.bind(fd, sa, SOCKADDR.encode(address, sa, false)));
     }
 
     @Test
     void eventfdWakesEpollWaitFromAnotherThread() throws Exception {
-        int efd = track(Errors.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK)));
-        assertTrue(Errors.isAgain(Native.eventfdRead(efd)), "nothing written yet");
-        Errors.check("epoll_ctl", Native.epollCtl(epfd, NativeAbi.EPOLL_CTL_ADD, efd, NativeAbi.EPOLLIN, efd));
+        int efd = track(ERRORS.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK)));
+        assertTrue(ERRORS.isAgain(Native.eventfdRead(efd)), "nothing written yet");
+        ERRORS.check("epoll_ctl", Native.epollCtl(epfd, NativeAbi.EPOLL_CTL_ADD, efd, NativeAbi.EPOLLIN, efd));
         Thread waker = new Thread(() -> {
             try {
                 Thread.sleep(30);
@@ -136,30 +139,30 @@ class NativeSyscallTest {
         int n;
         do {
             n = Native.epollWait(epfd, events.address(), events.capacity(), 10_000);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         waker.join();
-        assertEquals(1, Errors.check("epoll_wait", n));
+        assertEquals(1, ERRORS.check("epoll_wait", n));
         assertEquals(efd, events.data(0));
         assertTrue((events.events(0) & NativeAbi.EPOLLIN) != 0);
         assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
-        assertEquals(3, Errors.check("read", Native.eventfdRead(efd)), "the counter sums the writes");
+        assertEquals(3, ERRORS.check("read", Native.eventfdRead(efd)), "the counter sums the writes");
     }
 
     @Test
     void timerfdFiresAfterAboutTwentyMilliseconds() throws Exception {
-        int tfd = track(Errors.check("timerfd_create",
+        int tfd = track(ERRORS.check("timerfd_create",
                 Native.timerfdCreate(NativeAbi.CLOCK_MONOTONIC, NativeAbi.TFD_CLOEXEC | NativeAbi.TFD_NONBLOCK)));
         long start = System.nanoTime();
-        Errors.check("timerfd_settime", Native.timerfdSetTimeoutNanos(tfd, TimeUnit.MILLISECONDS.toNanos(20)));
+        ERRORS.check("timerfd_settime", Native.timerfdSetTimeoutNanos(tfd, TimeUnit.MILLISECONDS.toNanos(20)));
         await(tfd, NativeAbi.EPOLLIN);
         long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertTrue(elapsedMillis >= 19 && elapsedMillis < 5000, "fired after " + elapsedMillis + " ms");
-        assertEquals(1, Errors.check("read", Native.timerfdRead(tfd)));
+        assertEquals(1, ERRORS.check("read", Native.timerfdRead(tfd)));
     }
 
     @Test
     void timerValuesAreClampedSoTheKernelNeverRejectsThem() throws Exception {
-        int tfd = track(Errors.check("timerfd_create",
+        int tfd = track(ERRORS.check("timerfd_create",
                 Native.timerfdCreate(NativeAbi.CLOCK_MONOTONIC, NativeAbi.TFD_CLOEXEC | NativeAbi.TFD_NONBLOCK)));
         assertEquals(-NativeAbi.EINVAL, Native.timerfdSettime(tfd, 0, 1_000_000_000L, 0, 0),
                 "the raw call shows what the clamp prevents");
@@ -179,61 +182,61 @@ class NativeSyscallTest {
     @Test
     void tcpLoopbackConnectAcceptWriteReadShutdownEof() throws Exception {
         int server = socket(NativeAbi.AF_INET, NativeAbi.SOCK_STREAM);
-        Errors.check("setsockopt", Native.setsockoptInt(server, NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR, 1));
+        ERRORS.check("setsockopt", Native.setsockoptInt(server, NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR, 1));
         bind(server, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        Errors.check("listen", Native.listen(server, 16));
+        ERRORS.check("listen", Native.listen(server, 16));
         InetSocketAddress serverAddress = (InetSocketAddress) localAddress(server);
         assertNotEquals(0, serverAddress.getPort());
 
         int client = socket(NativeAbi.AF_INET, NativeAbi.SOCK_STREAM);
-        byte[] sa = Sockaddr.newSockaddr();
-        int rc = Native.connect(client, sa, Sockaddr.encode(serverAddress, sa, false));
-        if (Errors.isInProgress(rc)) {
+        byte[] sa = SOCKADDR.newSockaddr();
+        int rc = Native.connect(client, sa, SOCKADDR.encode(serverAddress, sa, false));
+        if (ERRORS.isInProgress(rc)) {
             await(client, NativeAbi.EPOLLOUT);
             rc = Native.finishConnect(client);
         }
-        Errors.checkConnect("connect", rc);
+        ERRORS.checkConnect("connect", rc);
 
         await(server, NativeAbi.EPOLLIN);
         byte[] peer = Native.newAddressOut();
-        int accepted = track(Errors.check("accept4",
+        int accepted = track(ERRORS.check("accept4",
                 Native.accept4(server, peer, NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC)));
-        assertEquals(localAddress(client), Sockaddr.decodeAddressOut(peer));
+        assertEquals(localAddress(client), SOCKADDR.decodeAddressOut(peer));
         byte[] peerName = Native.newAddressOut();
-        Errors.check("getpeername", Native.getpeername(client, peerName));
-        assertEquals(serverAddress, Sockaddr.decodeAddressOut(peerName));
+        ERRORS.check("getpeername", Native.getpeername(client, peerName));
+        assertEquals(serverAddress, SOCKADDR.decodeAddressOut(peerName));
 
-        Errors.check("setsockopt", Native.setsockoptInt(client, NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NODELAY, 1));
+        ERRORS.check("setsockopt", Native.setsockoptInt(client, NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NODELAY, 1));
         int[] value = new int[1];
-        Errors.check("getsockopt", Native.getsockoptInt(client, NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NODELAY, value));
+        ERRORS.check("getsockopt", Native.getsockoptInt(client, NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NODELAY, value));
         assertEquals(1, value[0]);
-        Errors.check("setsockopt", Native.setsockoptLinger(client, 1, 3));
+        ERRORS.check("setsockopt", Native.setsockoptLinger(client, 1, 3));
         int[] linger = new int[2];
-        Errors.check("getsockopt", Native.getsockoptLinger(client, linger));
+        ERRORS.check("getsockopt", Native.getsockoptLinger(client, linger));
         assertArrayEquals(new int[] {1, 3}, linger);
 
         NativeMemory hello = bytes("hello");
-        assertEquals(5, Errors.check("write", Native.write(client, hello.address(), 5)));
-        Errors.check("shutdown", Native.shutdown(client, NativeAbi.SHUT_WR));
+        assertEquals(5, ERRORS.check("write", Native.write(client, hello.address(), 5)));
+        ERRORS.check("shutdown", Native.shutdown(client, NativeAbi.SHUT_WR));
 
         NativeMemory in = NativeMemory.allocate(64, Native::addressOf);
         StringBuilder received = new StringBuilder();
         while (true) {
             int n = Native.read(accepted, in.address(), 64);
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 await(accepted, NativeAbi.EPOLLIN | NativeAbi.EPOLLRDHUP);
                 continue;
             }
-            if (Errors.check("read", n) == 0) {
+            if (ERRORS.check("read", n) == 0) {
                 break; // EOF after the peer's shutdown(SHUT_WR)
             }
             received.append(text(in, 0, n));
         }
         assertEquals("hello", received.toString());
         // half-closed: the other direction still works
-        assertEquals(2, Errors.check("write", Native.write(accepted, bytes("ok").address(), 2)));
+        assertEquals(2, ERRORS.check("write", Native.write(accepted, bytes("ok").address(), 2)));
         await(client, NativeAbi.EPOLLIN);
-        assertEquals(2, Errors.check("read", Native.read(client, in.address(), 64)));
+        assertEquals(2, ERRORS.check("read", Native.read(client, in.address(), 64)));
         assertEquals("ok", text(in, 0, 2));
     }
 
@@ -243,13 +246,13 @@ class NativeSyscallTest {
         bind(probe, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
         SocketAddress closed = localAddress(probe); // bound, never listening: connections are refused
         int client = socket(NativeAbi.AF_INET, NativeAbi.SOCK_STREAM);
-        byte[] sa = Sockaddr.newSockaddr();
-        int rc = Native.connect(client, sa, Sockaddr.encode(closed, sa, false));
-        if (Errors.isInProgress(rc)) {
+        byte[] sa = SOCKADDR.newSockaddr();
+        int rc = Native.connect(client, sa, SOCKADDR.encode(closed, sa, false));
+        if (ERRORS.isInProgress(rc)) {
             await(client, NativeAbi.EPOLLOUT | NativeAbi.EPOLLERR);
             rc = Native.finishConnect(client);
         }
-        IOException e = Errors.newConnectException("connect", rc);
+        IOException e = ERRORS.newConnectException("connect", rc);
         assertInstanceOf(ConnectException.class, e);
         assertTrue(e.getMessage().contains("Connection refused"), e.getMessage());
         assertTrue(e.getMessage().contains("(errno " + NativeAbi.ECONNREFUSED + ")"), e.getMessage());
@@ -266,7 +269,7 @@ class NativeSyscallTest {
         assertTrue(out.add(b.address() + 1, 4)); // "eta-": an offset into the memory
         assertTrue(out.add(c.address(), 5));
         assertEquals(15, out.totalBytes());
-        assertEquals(15, Errors.check("writev", Native.writev(pair[0], out.address(), out.count())));
+        assertEquals(15, ERRORS.check("writev", Native.writev(pair[0], out.address(), out.count())));
 
         NativeMemory first = NativeMemory.allocate(7, Native::addressOf);
         NativeMemory second = NativeMemory.allocate(32, Native::addressOf);
@@ -274,7 +277,7 @@ class NativeSyscallTest {
         in.add(first.address(), 7);
         in.add(second.address(), 32);
         await(pair[1], NativeAbi.EPOLLIN);
-        assertEquals(15, Errors.check("readv", Native.readv(pair[1], in.address(), in.count())));
+        assertEquals(15, ERRORS.check("readv", Native.readv(pair[1], in.address(), in.count())));
         assertEquals("alpha-e", text(first, 0, 7));
         assertEquals("ta-gamma", text(second, 0, 8));
     }
@@ -294,7 +297,7 @@ class NativeSyscallTest {
         send.setForSend(0, data.address(), 3, to, false);
         send.setForSend(1, data.address(), 0, to, false); // an empty datagram is a datagram
         send.setForSend(2, data.address() + 3, 11, to, false);
-        assertEquals(3, Errors.check("sendmmsg", Native.sendmmsg(sender, send.address(), 3, 0)));
+        assertEquals(3, ERRORS.check("sendmmsg", Native.sendmmsg(sender, send.address(), 3, 0)));
         assertEquals(3, send.messageLength(0));
         assertEquals(11, send.messageLength(2));
 
@@ -306,11 +309,11 @@ class NativeSyscallTest {
                 receive.setForReceive(i, slots.address() + i * 16L, 16);
             }
             int n = Native.recvmmsg(receiver, receive.address(), 4, 0);
-            if (Errors.isAgain(n)) {
+            if (ERRORS.isAgain(n)) {
                 await(receiver, NativeAbi.EPOLLIN);
                 continue;
             }
-            Errors.check("recvmmsg", n);
+            ERRORS.check("recvmmsg", n);
             for (int i = 0; i < n; i++) {
                 assertEquals(from, receive.sender(i));
                 assertEquals(null, receive.recipient(i), "no IP_RECVORIGDSTADDR: no control message");
@@ -324,22 +327,22 @@ class NativeSyscallTest {
     @Test
     void ipRecvOrigDstAddrReportsTheRealDestinationThroughRecvmmsgAndRecvmsg() throws Exception {
         int receiver = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
-        Errors.check("setsockopt", Native.setsockoptInt(receiver, NativeAbi.IPPROTO_IP, NativeAbi.IP_RECVORIGDSTADDR, 1));
+        ERRORS.check("setsockopt", Native.setsockoptInt(receiver, NativeAbi.IPPROTO_IP, NativeAbi.IP_RECVORIGDSTADDR, 1));
         bind(receiver, new InetSocketAddress(InetAddress.getByName("0.0.0.0"), 0)); // wildcard: any local address
         int port = ((InetSocketAddress) localAddress(receiver)).getPort();
         InetSocketAddress destination = new InetSocketAddress(InetAddress.getByName("127.0.0.2"), port);
         int sender = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
-        byte[] sa = Sockaddr.newSockaddr();
-        int length = Sockaddr.encode(destination, sa, false);
+        byte[] sa = SOCKADDR.newSockaddr();
+        int length = SOCKADDR.encode(destination, sa, false);
         NativeMemory data = bytes("first second");
-        Errors.check("sendto", Native.sendto(sender, data.address(), 5, 0, sa, length));
-        Errors.check("sendto", Native.sendto(sender, data.address() + 6, 6, 0, sa, length));
+        ERRORS.check("sendto", Native.sendto(sender, data.address(), 5, 0, sa, length));
+        ERRORS.check("sendto", Native.sendto(sender, data.address() + 6, 6, 0, sa, length));
 
         NativeMemory in = NativeMemory.allocate(32, Native::addressOf);
         MmsghdrArray receive = new MmsghdrArray(1);
         receive.setForReceive(0, in.address(), 32);
         await(receiver, NativeAbi.EPOLLIN);
-        assertEquals(1, Errors.check("recvmmsg", Native.recvmmsg(receiver, receive.address(), 1, 0)));
+        assertEquals(1, ERRORS.check("recvmmsg", Native.recvmmsg(receiver, receive.address(), 1, 0)));
         assertEquals("first", text(in, 0, receive.messageLength(0)));
         assertEquals(destination, receive.recipient(0), "the address the datagram was sent to, not 0.0.0.0");
         InetSocketAddress source = (InetSocketAddress) receive.sender(0);
@@ -348,10 +351,10 @@ class NativeSyscallTest {
 
         receive.setForReceive(0, in.address(), 32);
         int n;
-        while (Errors.isAgain(n = Native.recvmsg(receiver, receive.messageAddress(0), 0))) {
+        while (ERRORS.isAgain(n = Native.recvmsg(receiver, receive.messageAddress(0), 0))) {
             await(receiver, NativeAbi.EPOLLIN);
         }
-        assertEquals("second", text(in, 0, Errors.check("recvmsg", n)));
+        assertEquals("second", text(in, 0, ERRORS.check("recvmsg", n)));
         assertEquals(destination, receive.recipient(0));
         assertEquals(0, receive.flags(0) & NativeAbi.MSG_CTRUNC);
     }
@@ -362,29 +365,29 @@ class NativeSyscallTest {
         bind(receiver, new InetSocketAddress(InetAddress.getByName("::1"), 0));
         int sender = socket(NativeAbi.AF_INET6, NativeAbi.SOCK_DGRAM);
         bind(sender, new InetSocketAddress(InetAddress.getByName("::1"), 0));
-        byte[] sa = Sockaddr.newSockaddr();
-        int length = Sockaddr.encode(localAddress(receiver), sa, true);
-        assertEquals(4, Errors.check("sendto", Native.sendto(sender, bytes("ping").address(), 4, 0, sa, length)));
+        byte[] sa = SOCKADDR.newSockaddr();
+        int length = SOCKADDR.encode(localAddress(receiver), sa, true);
+        assertEquals(4, ERRORS.check("sendto", Native.sendto(sender, bytes("ping").address(), 4, 0, sa, length)));
         await(receiver, NativeAbi.EPOLLIN);
         NativeMemory in = NativeMemory.allocate(16, Native::addressOf);
         byte[] senderOut = Native.newAddressOut();
-        assertEquals(4, Errors.check("recvfrom", Native.recvfrom(receiver, in.address(), 16, 0, senderOut)));
+        assertEquals(4, ERRORS.check("recvfrom", Native.recvfrom(receiver, in.address(), 16, 0, senderOut)));
         assertEquals("ping", text(in, 0, 4));
-        assertEquals(localAddress(sender), Sockaddr.decodeAddressOut(senderOut));
+        assertEquals(localAddress(sender), SOCKADDR.decodeAddressOut(senderOut));
     }
 
     @Test
     void sendfileCopiesATempFileIntoASocket(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("payload.txt");
         Files.writeString(file, "0123456789abcdef", StandardCharsets.US_ASCII);
-        int fileFd = track(Errors.check("open", Native.open(file.toString().getBytes(StandardCharsets.UTF_8),
+        int fileFd = track(ERRORS.check("open", Native.open(file.toString().getBytes(StandardCharsets.UTF_8),
                 NativeAbi.O_RDONLY | NativeAbi.O_CLOEXEC, 0)));
         int[] pair = socketpair(NativeAbi.SOCK_STREAM);
-        assertEquals(10, Errors.check("sendfile", Native.sendfile(pair[0], fileFd, 6, 10)));
-        assertEquals(0, Errors.check("sendfile", Native.sendfile(pair[0], fileFd, 16, 10)), "at end of file");
+        assertEquals(10, ERRORS.check("sendfile", Native.sendfile(pair[0], fileFd, 6, 10)));
+        assertEquals(0, ERRORS.check("sendfile", Native.sendfile(pair[0], fileFd, 16, 10)), "at end of file");
         NativeMemory in = NativeMemory.allocate(32, Native::addressOf);
         await(pair[1], NativeAbi.EPOLLIN);
-        assertEquals(10, Errors.check("read", Native.read(pair[1], in.address(), 32)));
+        assertEquals(10, ERRORS.check("read", Native.read(pair[1], in.address(), 32)));
         assertEquals("6789abcdef", text(in, 0, 10));
     }
 
@@ -392,14 +395,14 @@ class NativeSyscallTest {
     void spliceMovesBytesThroughAPipe() throws Exception {
         int[] pair = socketpair(NativeAbi.SOCK_STREAM);
         int[] pipe = new int[2];
-        Errors.check("pipe2", Native.pipe2(pipe, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
+        ERRORS.check("pipe2", Native.pipe2(pipe, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
         track(pipe[0]);
         track(pipe[1]);
         Native.write(pair[0], bytes("spliced").address(), 7);
         await(pair[1], NativeAbi.EPOLLIN);
-        assertEquals(7, Errors.check("splice", Native.splice(pair[1], -1, pipe[1], -1, 64, NativeAbi.SPLICE_F_NONBLOCK)));
+        assertEquals(7, ERRORS.check("splice", Native.splice(pair[1], -1, pipe[1], -1, 64, NativeAbi.SPLICE_F_NONBLOCK)));
         NativeMemory in = NativeMemory.allocate(16, Native::addressOf);
-        assertEquals(7, Errors.check("read", Native.read(pipe[0], in.address(), 16)));
+        assertEquals(7, ERRORS.check("read", Native.read(pipe[0], in.address(), 16)));
         assertEquals("spliced", text(in, 0, 7));
     }
 
@@ -407,17 +410,17 @@ class NativeSyscallTest {
     void unixSocketsReportPeerCredentials() throws Exception {
         int[] pair = socketpair(NativeAbi.SOCK_STREAM);
         int[] credentials = new int[3];
-        Errors.check("getsockopt", Native.getPeerCredentials(pair[0], credentials));
+        ERRORS.check("getsockopt", Native.getPeerCredentials(pair[0], credentials));
         assertEquals(ProcessHandle.current().pid(), credentials[0]);
     }
 
     @Test
     void closedDescriptorsAreReportedAsClosedChannels() throws Exception {
         int[] pair = socketpair(NativeAbi.SOCK_STREAM);
-        Errors.check("close", Native.close(pair[0]));
+        ERRORS.check("close", Native.close(pair[0]));
         fds.remove(Integer.valueOf(pair[0]));
         int rc = Native.write(pair[0], bytes("x").address(), 1);
         assertEquals(-NativeAbi.EBADF, rc);
-        assertInstanceOf(java.nio.channels.ClosedChannelException.class, Errors.newIoException("write", rc));
+        assertInstanceOf(java.nio.channels.ClosedChannelException.class, ERRORS.newIoException("write", rc));
     }
 }

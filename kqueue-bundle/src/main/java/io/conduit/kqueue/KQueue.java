@@ -1,5 +1,7 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
 import io.conduit.transport.spi.NativeLibraryLoader;
@@ -115,13 +117,13 @@ final class KQueue {
                 return Availability.unavailable(new UnsupportedOperationException("kqueue needs macOS or FreeBSD;"
                         + " this is " + os));
             }
-            int kq = Errors.check("kqueue", Native.kqueue());
+            int kq = ERRORS.check("kqueue", Native.kqueue());
             try {
-                Errors.check("kevent(EV_ADD EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
+                ERRORS.check("kevent(EV_ADD EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
                         NativeAbi.EV_ADD | NativeAbi.EV_CLEAR, NativeAbi.NOTE_FFNOP, 0, 0));
-                Errors.check("kevent(NOTE_TRIGGER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER, 0,
+                ERRORS.check("kevent(NOTE_TRIGGER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER, 0,
                         NativeAbi.NOTE_TRIGGER, 0, 0));
-                Errors.check("kevent(EV_DELETE EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
+                ERRORS.check("kevent(EV_DELETE EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
                         NativeAbi.EV_DELETE, 0, 0, 0));
             } finally {
                 Native.close(kq);

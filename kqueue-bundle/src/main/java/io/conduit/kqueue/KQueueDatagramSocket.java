@@ -1,5 +1,8 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+import static io.conduit.kqueue.NativeAbi.SOCKADDR;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
@@ -48,10 +51,10 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         Reference.reachabilityFence(dst);
         if (n < 0) {
             inputMaybeMore = false;
-            if (Errors.isAgain(n) || Errors.isInterrupted(n)) {
+            if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n)) {
                 return null;
             }
-            throw Errors.newIoException("recvfrom", n);
+            throw ERRORS.newIoException("recvfrom", n);
         }
         inputMaybeMore = true;
         int taken = Math.min(n, want); // a longer datagram was cut to the buffer
@@ -60,7 +63,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         } else {
             dst.position(dst.position() + taken);
         }
-        SocketAddress sender = Sockaddr.decodeAddressOut(out);
+        SocketAddress sender = SOCKADDR.decodeAddressOut(out);
         return sender != null ? sender : remote;
     }
 
@@ -100,10 +103,10 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         }
         Reference.reachabilityFence(src);
         if (n < 0) {
-            if (Errors.isAgain(n) || Errors.isInterrupted(n) || n == -NativeAbi.ENOBUFS) {
+            if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n) || n == -NativeAbi.ENOBUFS) {
                 return false;
             }
-            throw Errors.newIoException(target == null ? "send" : "sendto", n);
+            throw ERRORS.newIoException(target == null ? "send" : "sendto", n);
         }
         src.position(src.position() + n);
         return true;
@@ -117,15 +120,15 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         }
         int[] length = new int[1];
         byte[] sa = encode(remoteAddress, length);
-        Errors.checkConnect("connect", Native.connect(fd(), sa, length[0]));
+        ERRORS.checkConnect("connect", Native.connect(fd(), sa, length[0]));
         connected = true;
         byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
-        remote = Native.getpeername(fd(), out) == 0 ? Sockaddr.decodeAddressOut(out) : remoteAddress;
+        remote = Native.getpeername(fd(), out) == 0 ? SOCKADDR.decodeAddressOut(out) : remoteAddress;
     }
 
     @Override
     public void disconnect() throws IOException {
-        Errors.check("connect(AF_UNSPEC)", Native.disconnect(fd()));
+        ERRORS.check("connect(AF_UNSPEC)", Native.disconnect(fd()));
         connected = false;
         remote = null;
     }
@@ -168,7 +171,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         if (join && result == -EADDRINUSE || !join && result == -EADDRNOTAVAIL) {
             return; // already a member / not a member: membership is already as asked
         }
-        Errors.check(join ? "setsockopt(IP_ADD_MEMBERSHIP " + group.getHostAddress() + ")"
+        ERRORS.check(join ? "setsockopt(IP_ADD_MEMBERSHIP " + group.getHostAddress() + ")"
                 : "setsockopt(IP_DROP_MEMBERSHIP " + group.getHostAddress() + ")", result);
     }
 

@@ -1,5 +1,7 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoHandler;
@@ -79,12 +81,12 @@ final class KQueueIoHandler implements IoHandler {
         KQueue.ensureAvailability();
         int fd = Native.kqueue();
         if (fd < 0) {
-            throw new UncheckedIOException(Errors.newIoException("kqueue", fd));
+            throw new UncheckedIOException(ERRORS.newIoException("kqueue", fd));
         }
         this.kq = fd;
         this.thread = Thread.currentThread();
         try {
-            Errors.check("kevent(EV_ADD EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
+            ERRORS.check("kevent(EV_ADD EVFILT_USER)", Native.keventChange(kq, 0, NativeAbi.EVFILT_USER,
                     NativeAbi.EV_ADD | NativeAbi.EV_CLEAR, NativeAbi.NOTE_FFNOP, 0, 0));
         } catch (IOException e) {
             Native.close(kq);
@@ -173,8 +175,8 @@ final class KQueueIoHandler implements IoHandler {
         wakeupPending.set(false);
         int handled = 0;
         if (n < 0) {
-            if (!Errors.isInterrupted(n)) {
-                LOG.log(System.Logger.Level.WARNING, Errors.message("kevent", -n) + " on " + thread.getName());
+            if (!ERRORS.isInterrupted(n)) {
+                LOG.log(System.Logger.Level.WARNING, ERRORS.message("kevent", -n) + " on " + thread.getName());
             }
         } else {
             for (int i = 0; i < n; i++) {
@@ -211,7 +213,7 @@ final class KQueueIoHandler implements IoHandler {
         long data = events.getWord(base + NativeAbi.KEVENT_DATA_OFFSET, NativeAbi.KEVENT_DATA_SIZE);
         if ((flags & NativeAbi.EV_ERROR) != 0) {
             LOG.log(System.Logger.Level.DEBUG, () -> "kevent change for descriptor " + ident + " filter " + filter
-                    + " failed: " + Errors.message("kevent", (int) data));
+                    + " failed: " + ERRORS.message("kevent", (int) data));
             return 0;
         }
         long udata = events.getWord(base + NativeAbi.KEVENT_UDATA_OFFSET, NativeAbi.SIZEOF_POINTER);
@@ -237,7 +239,7 @@ final class KQueueIoHandler implements IoHandler {
             // Seen with the Linux emulation when descriptors run out (its timers are timerfds); BSD kernels need
             // no descriptor. Handled: this wait uses a kevent timeout, the next run tries again. Logged at DEBUG
             // only: under EMFILE even a log record can fail (java.util.logging opens tzdb.dat).
-            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent(EV_ADD EVFILT_TIMER)", -rc)
+            LOG.log(System.Logger.Level.DEBUG, () -> ERRORS.message("kevent(EV_ADD EVFILT_TIMER)", -rc)
                     + "; waiting with a kevent timeout instead");
             armedDeadlineNanos = -1;
             return false;
@@ -259,7 +261,7 @@ final class KQueueIoHandler implements IoHandler {
         if (Thread.currentThread() != thread && wakeupPending.compareAndSet(false, true)) {
             int rc = Native.keventChange(kq, 0, NativeAbi.EVFILT_USER, 0, NativeAbi.NOTE_TRIGGER, 0, 0);
             if (rc < 0 && rc != -NativeAbi.EBADF) {
-                LOG.log(System.Logger.Level.WARNING, Errors.message("kevent(NOTE_TRIGGER)", -rc));
+                LOG.log(System.Logger.Level.WARNING, ERRORS.message("kevent(NOTE_TRIGGER)", -rc));
             }
         }
     }
@@ -290,7 +292,7 @@ final class KQueueIoHandler implements IoHandler {
         Native.keventChange(kq, 0, NativeAbi.EVFILT_USER, NativeAbi.EV_DELETE, 0, 0, 0);
         int rc = Native.close(kq);
         if (rc < 0) {
-            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("close(kqueue)", -rc));
+            LOG.log(System.Logger.Level.DEBUG, () -> ERRORS.message("close(kqueue)", -rc));
         }
     }
 

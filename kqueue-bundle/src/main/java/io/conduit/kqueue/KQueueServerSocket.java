@@ -1,5 +1,7 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
@@ -28,23 +30,19 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
         super(fd, family);
         if (family != NativeAbi.AF_UNIX) {
             // as java.nio does on Unix: a restarted server can bind while old connections are in TIME_WAIT
-            Errors.check("setsockopt(SO_REUSEADDR)", Native.setsockoptInt(fd, NativeAbi.SOL_SOCKET,
+            ERRORS.check("setsockopt(SO_REUSEADDR)", Native.setsockoptInt(fd, NativeAbi.SOL_SOCKET,
                     NativeAbi.SO_REUSEADDR, 1));
         }
     }
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        try {
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
             super.bind(localAddress);
-        } catch (IOException e) {
-            throw UnixSocketFile.bindFailed(localAddress, e);
-        }
-        if (family == NativeAbi.AF_UNIX) {
-            socketFile = UnixSocketFile.bound(localAddress());
-        }
+            return localAddress();
+        });
         int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
-        Errors.check("listen", Native.listen(fd(), b));
+        ERRORS.check("listen", Native.listen(fd(), b));
     }
 
     /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
@@ -70,16 +68,16 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
             inputMaybeMore = true;
             return new KQueueStreamSocket(child, family, true);
         }
-        if (Errors.isAgain(child)) {
+        if (ERRORS.isAgain(child)) {
             inputMaybeMore = false;
             return null;
         }
-        if (Errors.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
+        if (ERRORS.isInterrupted(child) || child == -NativeAbi.ECONNABORTED) {
             inputMaybeMore = true; // that connection is gone; others may be queued
             return null;
         }
         inputMaybeMore = false;
-        throw Errors.newIoException("accept", child);
+        throw ERRORS.newIoException("accept", child);
     }
 
     @Override
@@ -99,7 +97,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
                 return false;
             }
             String name = (String) value;
-            Errors.check("setsockopt(SO_ACCEPTFILTER)", Native.setAcceptFilter(fd(), name.isEmpty() ? null : ascii(name)));
+            ERRORS.check("setsockopt(SO_ACCEPTFILTER)", Native.setAcceptFilter(fd(), name.isEmpty() ? null : ascii(name)));
             acceptFilter = name;
             return true;
         }

@@ -1,5 +1,8 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+import static io.conduit.kqueue.NativeAbi.SOCKADDR;
+
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.AddressErrors;
@@ -117,7 +120,7 @@ abstract class KQueueSocket implements IoSocket {
     private void delete(int filter) {
         int rc = Native.keventChange(handler.kq(), fd, filter, NativeAbi.EV_DELETE, 0, 0, 0);
         if (rc < 0 && rc != -NativeAbi.ENOENT && rc != -NativeAbi.EBADF) {
-            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent(EV_DELETE)", -rc) + " for " + this);
+            LOG.log(System.Logger.Level.DEBUG, () -> ERRORS.message("kevent(EV_DELETE)", -rc) + " for " + this);
         }
     }
 
@@ -150,7 +153,7 @@ abstract class KQueueSocket implements IoSocket {
         int rc = Native.keventChange(handler.kq(), fd, filter, flags, 0, 0, registrationId);
         if (rc < 0) {
             // e.g. the socket was shut down or reset meanwhile: let the core find out by doing the I/O
-            LOG.log(System.Logger.Level.DEBUG, () -> Errors.message("kevent", -rc) + " for " + this);
+            LOG.log(System.Logger.Level.DEBUG, () -> ERRORS.message("kevent", -rc) + " for " + this);
             if (on) {
                 if (filter == NativeAbi.EVFILT_READ) {
                     inputMaybeMore = true;
@@ -232,13 +235,13 @@ abstract class KQueueSocket implements IoSocket {
         if (registrationId != 0 && handler != null && Thread.currentThread() == handler.thread()) {
             deregister(null); // every filter is deleted before the descriptor is closed
         }
-        Errors.check("close", Native.close(fd));
+        ERRORS.check("close", Native.close(fd));
     }
 
     @Override
     public SocketAddress localAddress() {
         byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
-        return open && Native.getsockname(fd, out) == 0 ? Sockaddr.decodeAddressOut(out) : null;
+        return open && Native.getsockname(fd, out) == 0 ? SOCKADDR.decodeAddressOut(out) : null;
     }
 
     final boolean ipv6() {
@@ -258,8 +261,8 @@ abstract class KQueueSocket implements IoSocket {
      */
     final byte[] encode(SocketAddress address, int[] lengthOut) {
         AddressErrors.check(address, kind());
-        byte[] sa = Sockaddr.newSockaddr();
-        lengthOut[0] = Sockaddr.encode(address, sa, ipv6());
+        byte[] sa = SOCKADDR.newSockaddr();
+        lengthOut[0] = SOCKADDR.encode(address, sa, ipv6());
         return sa;
     }
 
@@ -267,7 +270,7 @@ abstract class KQueueSocket implements IoSocket {
     public void bind(SocketAddress localAddress) throws IOException {
         int[] length = new int[1];
         byte[] sa = encode(localAddress, length);
-        Errors.check("bind", Native.bind(fd, sa, length[0]));
+        ERRORS.check("bind", Native.bind(fd, sa, length[0]));
     }
 
     // ------------------------------------------------------------------ memory helpers (loop thread)
@@ -296,11 +299,11 @@ abstract class KQueueSocket implements IoSocket {
         }
         if (option == ChannelOption.SO_LINGER) {
             int seconds = (Integer) value;
-            Errors.check("setsockopt(SO_LINGER)", Native.setsockoptLinger(fd, seconds >= 0 ? 1 : 0, Math.max(0, seconds)));
+            ERRORS.check("setsockopt(SO_LINGER)", Native.setsockoptLinger(fd, seconds >= 0 ? 1 : 0, Math.max(0, seconds)));
             return true;
         }
         int v = value instanceof Boolean ? (((Boolean) value) ? 1 : 0) : (Integer) value;
-        Errors.check("setsockopt(" + option.name() + ")", Native.setsockoptInt(fd, o[0], o[1], v));
+        ERRORS.check("setsockopt(" + option.name() + ")", Native.setsockoptInt(fd, o[0], o[1], v));
         return true;
     }
 
@@ -313,11 +316,11 @@ abstract class KQueueSocket implements IoSocket {
         }
         if (option == ChannelOption.SO_LINGER) {
             int[] out = new int[2];
-            Errors.check("getsockopt(SO_LINGER)", Native.getsockoptLinger(fd, out));
+            ERRORS.check("getsockopt(SO_LINGER)", Native.getsockoptLinger(fd, out));
             return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
         }
         int[] out = new int[1];
-        Errors.check("getsockopt(" + option.name() + ")", Native.getsockoptInt(fd, o[0], o[1], out));
+        ERRORS.check("getsockopt(" + option.name() + ")", Native.getsockoptInt(fd, o[0], o[1], out));
         if (option.valueType() == Boolean.class) {
             return (T) Boolean.valueOf(out[0] != 0);
         }

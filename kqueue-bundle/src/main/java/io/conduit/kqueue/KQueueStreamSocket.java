@@ -1,5 +1,8 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+import static io.conduit.kqueue.NativeAbi.SOCKADDR;
+
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.PeerCredentials;
@@ -64,14 +67,14 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
                 // emulation read it, so read(2) now reports end-of-stream instead: report the error
                 int error = reportedError;
                 reportedError = 0;
-                throw Errors.newIoException("read", -error);
+                throw ERRORS.newIoException("read", -error);
             }
             return -1;
         }
-        if (Errors.isAgain(n) || Errors.isInterrupted(n)) {
+        if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n)) {
             return 0;
         }
-        throw Errors.newIoException("read", n);
+        throw ERRORS.newIoException("read", n);
     }
 
     @Override
@@ -114,10 +117,10 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
         Reference.reachabilityFence(srcs);
         if (n < 0) {
             outputMaybeMore = false;
-            if (Errors.isAgain(n) || Errors.isInterrupted(n)) {
+            if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n)) {
                 return 0;
             }
-            throw Errors.newIoException("writev", (int) n);
+            throw ERRORS.newIoException("writev", (int) n);
         }
         outputMaybeMore = n == attempted;
         long left = n;
@@ -165,10 +168,10 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
             connected = true;
             return true;
         }
-        if (Errors.isInProgress(rc) || Errors.isInterrupted(rc)) {
+        if (ERRORS.isInProgress(rc) || ERRORS.isInterrupted(rc)) {
             return false;
         }
-        throw Errors.newConnectException("connect", rc);
+        throw ERRORS.newConnectException("connect", rc);
     }
 
     @Override
@@ -179,13 +182,13 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
         int error = reportedError != 0 ? -reportedError : Native.socketError(fd());
         reportedError = 0;
         if (error < 0) {
-            throw Errors.newConnectException("connect", error);
+            throw ERRORS.newConnectException("connect", error);
         }
         byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
         int rc = Native.getpeername(fd(), out);
         if (rc == 0) {
             connected = true;
-            remote = Sockaddr.decodeAddressOut(out);
+            remote = SOCKADDR.decodeAddressOut(out);
             return true;
         }
         if (rc == -NativeAbi.ENOTCONN && writeEof) {
@@ -202,12 +205,12 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
 
     @Override
     public void shutdownInput() throws IOException {
-        Errors.check("shutdown(SHUT_RD)", Native.shutdown(fd(), NativeAbi.SHUT_RD));
+        ERRORS.check("shutdown(SHUT_RD)", Native.shutdown(fd(), NativeAbi.SHUT_RD));
     }
 
     @Override
     public void shutdownOutput() throws IOException {
-        Errors.check("shutdown(SHUT_WR)", Native.shutdown(fd(), NativeAbi.SHUT_WR));
+        ERRORS.check("shutdown(SHUT_WR)", Native.shutdown(fd(), NativeAbi.SHUT_WR));
     }
 
     @Override
@@ -216,7 +219,7 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
         if (r == null && isOpen()) {
             byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
             if (Native.getpeername(fd(), out) == 0) {
-                r = Sockaddr.decodeAddressOut(out);
+                r = SOCKADDR.decodeAddressOut(out);
                 remote = r;
             }
         }
@@ -232,10 +235,10 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
         int rc = Native.getPeerCredentials(fd(), out);
         if (rc < 0) {
             if (rc == -NativeAbi.ENOTCONN || rc == -NativeAbi.EBADF) {
-                throw new UncheckedIOException(new ChannelClosedException(Errors.message("getpeereid", -rc)
+                throw new UncheckedIOException(new ChannelClosedException(ERRORS.message("getpeereid", -rc)
                         + ": the socket is not connected", null));
             }
-            throw new UncheckedIOException(Errors.newIoException("getpeereid", rc));
+            throw new UncheckedIOException(ERRORS.newIoException("getpeereid", rc));
         }
         return new PeerCredentials(out[0], out[1], out[2]);
     }

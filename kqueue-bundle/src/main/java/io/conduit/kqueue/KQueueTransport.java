@@ -1,5 +1,7 @@
 package io.conduit.kqueue;
 
+import static io.conduit.kqueue.NativeAbi.ERRORS;
+
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerChannel;
@@ -12,14 +14,11 @@ import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoServerSocketChannel;
 import io.conduit.transport.spi.IoSocketChannel;
+import io.conduit.transport.spi.IoTransportSupport;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.Collections;
 import java.util.EnumSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -36,11 +35,9 @@ final class KQueueTransport implements Transport {
 
     static final KQueueTransport INSTANCE = new KQueueTransport();
 
-    private static final Set<ChannelType> TYPES = Collections.unmodifiableSet(
+    /** The groups it made, its channel types (TCP, UDP, Unix stream) and the shared checks. */
+    private final IoTransportSupport support = new IoTransportSupport(KQueue.NAME,
             EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
-
-    /** Groups this transport made; a loop is accepted when its parent is one of them. Guarded by itself. */
-    private final Map<EventLoopGroup, Boolean> groups = Collections.synchronizedMap(new WeakHashMap<>());
 
     private KQueueTransport() {
     }
@@ -57,15 +54,12 @@ final class KQueueTransport implements Transport {
 
     @Override
     public Set<ChannelType> channelTypes() {
-        return TYPES;
+        return support.channelTypes();
     }
 
     @Override
     public boolean supports(ChannelOption<?> option) {
-        if (option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
-                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
-                || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
-                || option == ChannelOption.ALLOW_HALF_CLOSURE || option == ChannelOption.SO_BACKLOG
+        if (IoTransportSupport.isCoreOption(option) || option == ChannelOption.SO_BACKLOG
                 || option == ChannelOption.SO_SNDBUF || option == ChannelOption.SO_RCVBUF
                 || option == ChannelOption.SO_KEEPALIVE || option == ChannelOption.SO_REUSEADDR
                 || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BROADCAST
@@ -99,30 +93,13 @@ final class KQueueTransport implements Transport {
             throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
         }
         KQueue.ensureAvailability();
-        int n = nThreads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : nThreads;
-        EventLoopGroup group = new IoEventLoopGroup(n, threadFactory, KQueueIoHandler::new);
-        groups.put(group, Boolean.TRUE);
-        return group;
-    }
-
-    private void checkLoop(EventLoop loop) {
-        if (loop == null || !(groups.containsKey(loop.parent()) || groups.containsKey(loop))) {
-            throw new IllegalArgumentException("event loop " + loop + " was not made by the 'kqueue' transport;"
-                    + " use kqueue's Transport.newEventLoopGroup");
-        }
-    }
-
-    private void checkType(ChannelType type) {
-        if (!TYPES.contains(type)) {
-            throw new UnsupportedOperationException("the 'kqueue' transport has no " + type + " channels; it has "
-                    + TYPES);
-        }
+        return support.newGroup(nThreads, threadFactory, KQueueIoHandler::new, IoEventLoopGroup.Options.defaults());
     }
 
     @Override
     public Channel newChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        checkLoop(loop);
+        support.checkType(type);
+        support.checkLoop(loop);
         try {
             switch (type) {
                 case TCP: {
@@ -131,7 +108,7 @@ final class KQueueTransport implements Transport {
                     return new IoSocketChannel(name(), new KQueueStreamSocket(fd, fam[0], false), null, loop);
                 }
                 case UNIX_STREAM: {
-                    int fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                    int fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
                     return new IoDomainSocketChannel(name(), new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false),
                             null, loop);
                 }
@@ -144,18 +121,14 @@ final class KQueueTransport implements Transport {
                     throw new UnsupportedOperationException("the 'kqueue' transport has no " + type + " channels");
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " socket for the 'kqueue' transport failed: "
-                    + e.getMessage(), e);
+            throw support.openFailed(type, "socket", e);
         }
     }
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
-            throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
-        }
-        checkLoop(loop);
+        support.checkServerType(type);
+        support.checkLoop(loop);
         try {
             int fd;
             int family;
@@ -164,7 +137,7 @@ final class KQueueTransport implements Transport {
                 fd = inetSocket(NativeAbi.SOCK_STREAM, fam);
                 family = fam[0];
             } else {
-                fd = Errors.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+                fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
                 family = NativeAbi.AF_UNIX;
             }
             KQueueServerSocket socket;
@@ -176,8 +149,7 @@ final class KQueueTransport implements Transport {
             }
             return new IoServerSocketChannel(name(), type, socket, loop);
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " listener for the 'kqueue' transport failed: "
-                    + e.getMessage(), e);
+            throw support.openFailed(type, "listener", e);
         }
     }
 
@@ -191,16 +163,16 @@ final class KQueueTransport implements Transport {
             int rc = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
             if (rc < 0) {
                 Native.close(fd);
-                throw Errors.newIoException("setsockopt(IPV6_V6ONLY)", rc);
+                throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", rc);
             }
             familyOut[0] = NativeAbi.AF_INET6;
             return fd;
         }
         if (fd != -NativeAbi.EAFNOSUPPORT) {
-            throw Errors.newIoException("socket(AF_INET6)", fd);
+            throw ERRORS.newIoException("socket(AF_INET6)", fd);
         }
         familyOut[0] = NativeAbi.AF_INET;
-        return Errors.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
+        return ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
     }
 
     @Override

@@ -10,14 +10,14 @@ import java.nio.ByteBuffer;
  * ({@code native-fragments/src/main/c/kqueue/conduit_kqueue.c}) registers these methods from {@code JNI_OnLoad}
  * with {@code RegisterNatives}; each is about one system call and carries no policy.
  *
- * <p><b>Results.</b> Every native returns {@code -errno} on failure (see {@link Errors}); expected outcomes
+ * <p><b>Results.</b> Every native returns {@code -errno} on failure (see {@link NativeAbi#ERRORS}); expected outcomes
  * ({@code EAGAIN}, {@code EINTR}, {@code EINPROGRESS}) come back as such values, never as exceptions.
  *
  * <p><b>Memory.</b> No {@code sun.misc.Unsafe}: kevent and iovec arrays are direct buffers ({@link NativeMemory})
  * whose address is obtained once with {@link #addressOf(ByteBuffer)}; the owner keeps the buffer reachable while
  * the kernel uses the address.
  *
- * <p><b>Socket addresses</b> cross as raw {@code struct sockaddr} bytes ({@link Sockaddr}); an "address out"
+ * <p><b>Socket addresses</b> cross as raw {@code struct sockaddr} bytes ({@link NativeAbi#SOCKADDR}); an "address out"
  * array ({@link NativeAbi#ADDRESS_OUT_SIZE} bytes) receives the length as a native-order int, then the bytes.
  *
  * <p><b>No static initialiser</b> (see {@link NativeAbi}). Threading: static and thread-safe as the underlying

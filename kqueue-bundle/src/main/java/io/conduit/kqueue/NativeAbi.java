@@ -1,6 +1,10 @@
 package io.conduit.kqueue;
 
-import java.util.HashMap;
+import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.NativeConstants;
+import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.UnixErrors;
+
 import java.util.Map;
 
 /**
@@ -20,38 +24,26 @@ final class NativeAbi {
     private NativeAbi() {
     }
 
-    private static final Map<String, Integer> CONSTANTS = readConstants();
+    private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
+            Native.constantValues(), "io.conduit.kqueue");
 
-    private static Map<String, Integer> readConstants() {
-        String[] names = Native.constantNames();
-        int[] values = Native.constantValues();
-        if (names.length != values.length) {
-            throw new IllegalStateException("native constant tables differ in length: " + names.length
-                    + " names, " + values.length + " values; the library does not match this bundle");
-        }
-        Map<String, Integer> map = new HashMap<>(names.length * 2);
-        for (int i = 0; i < names.length; i++) {
-            map.put(names[i], values[i]);
-        }
-        return map;
-    }
+    /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
+    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
+
+    /** Raw socket addresses with the library's layouts (no abstract Unix names: they are Linux-only). */
+    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, false);
 
     /**
      * @return the value of the named native constant
      * @throws IllegalStateException when the library does not publish it (library and bundle do not match)
      */
     static int constant(String name) {
-        Integer value = CONSTANTS.get(name);
-        if (value == null) {
-            throw new IllegalStateException("the native library publishes no constant " + name
-                    + ": the library and the io.conduit.kqueue bundle come from different builds");
-        }
-        return value;
+        return CONSTANTS.get(name);
     }
 
     /** @return a copy of every constant the library publishes, for diagnostics */
     static Map<String, Integer> constants() {
-        return Map.copyOf(CONSTANTS);
+        return CONSTANTS.asMap();
     }
 
     /** 1 when the library is the Linux test build over the kqueue emulation, 0 on macOS/FreeBSD */
@@ -89,9 +81,7 @@ final class NativeAbi {
     static final int EV_DELETE = constant("EV_DELETE");
     static final int EV_ENABLE = constant("EV_ENABLE");
     static final int EV_DISABLE = constant("EV_DISABLE");
-    static final int EV_ONESHOT = constant("EV_ONESHOT");
     static final int EV_CLEAR = constant("EV_CLEAR");
-    static final int EV_RECEIPT = constant("EV_RECEIPT");
     static final int EV_ERROR = constant("EV_ERROR");
     static final int EV_EOF = constant("EV_EOF");
     static final int NOTE_TRIGGER = constant("NOTE_TRIGGER");
@@ -100,23 +90,13 @@ final class NativeAbi {
 
     // errno(3)
     static final int EAGAIN = constant("EAGAIN");
-    static final int EWOULDBLOCK = constant("EWOULDBLOCK");
     static final int EINTR = constant("EINTR");
     static final int EINPROGRESS = constant("EINPROGRESS");
-    static final int EALREADY = constant("EALREADY");
     static final int EISCONN = constant("EISCONN");
     static final int ENOTCONN = constant("ENOTCONN");
-    static final int ECONNREFUSED = constant("ECONNREFUSED");
-    static final int ECONNRESET = constant("ECONNRESET");
     static final int ECONNABORTED = constant("ECONNABORTED");
-    static final int EPIPE = constant("EPIPE");
     static final int EMFILE = constant("EMFILE");
-    static final int ENFILE = constant("ENFILE");
     static final int EBADF = constant("EBADF");
-    static final int EINVAL = constant("EINVAL");
-    static final int ETIMEDOUT = constant("ETIMEDOUT");
-    static final int EHOSTUNREACH = constant("EHOSTUNREACH");
-    static final int ENETUNREACH = constant("ENETUNREACH");
     static final int EADDRINUSE = constant("EADDRINUSE");
     static final int EADDRNOTAVAIL = constant("EADDRNOTAVAIL");
     static final int ENOENT = constant("ENOENT");
@@ -132,27 +112,8 @@ final class NativeAbi {
     static final int SIZEOF_POINTER = constant("SIZEOF_POINTER");
     static final int SIZEOF_SIZE_T = constant("SIZEOF_SIZE_T");
 
-    /**
-     * Socket addresses: {@code struct sockaddr_in { [u_char sin_len;] sa_family_t sin_family; in_port_t sin_port;
-     * struct in_addr sin_addr; ... }}, {@code sockaddr_in6}, {@code sockaddr_un { [sun_len;] sun_family; char
-     * sun_path[104 or 108]; }}. The BSDs have a length byte first and a one-byte {@code sa_family_t}; offsets
-     * and sizes come from the library.
-     */
-    static final int SA_FAMILY_SIZE = constant("SA_FAMILY_SIZE");
-    static final int SOCKADDR_STORAGE_SIZE = constant("SOCKADDR_STORAGE_SIZE");
+    /** Socket address sizes used outside {@link #SOCKADDR} (which encodes and decodes them). */
     static final int ADDRESS_OUT_SIZE = constant("ADDRESS_OUT_SIZE");
-    static final int SOCKADDR_IN_SIZE = constant("SOCKADDR_IN_SIZE");
-    static final int SOCKADDR_IN_FAMILY_OFFSET = constant("SOCKADDR_IN_FAMILY_OFFSET");
-    static final int SOCKADDR_IN_PORT_OFFSET = constant("SOCKADDR_IN_PORT_OFFSET");
-    static final int SOCKADDR_IN_ADDR_OFFSET = constant("SOCKADDR_IN_ADDR_OFFSET");
-    static final int SOCKADDR_IN6_SIZE = constant("SOCKADDR_IN6_SIZE");
-    static final int SOCKADDR_IN6_FAMILY_OFFSET = constant("SOCKADDR_IN6_FAMILY_OFFSET");
-    static final int SOCKADDR_IN6_PORT_OFFSET = constant("SOCKADDR_IN6_PORT_OFFSET");
-    static final int SOCKADDR_IN6_ADDR_OFFSET = constant("SOCKADDR_IN6_ADDR_OFFSET");
-    static final int SOCKADDR_IN6_SCOPE_ID_OFFSET = constant("SOCKADDR_IN6_SCOPE_ID_OFFSET");
-    static final int SOCKADDR_UN_SIZE = constant("SOCKADDR_UN_SIZE");
-    static final int SOCKADDR_UN_FAMILY_OFFSET = constant("SOCKADDR_UN_FAMILY_OFFSET");
-    static final int SOCKADDR_UN_PATH_OFFSET = constant("SOCKADDR_UN_PATH_OFFSET");
 
     // socket(2), shutdown(2)
     static final int AF_UNSPEC = constant("AF_UNSPEC");
@@ -197,6 +158,5 @@ final class NativeAbi {
     static final boolean SO_SNDLOWAT_SETTABLE = !EMULATION && SO_SNDLOWAT >= 0;
 
     /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
-    static final io.conduit.transport.spi.unix.IovArray.Layout IOVEC = new io.conduit.transport.spi.unix.IovArray.Layout(
-            IOV_MAX, IOVEC_SIZE, IOVEC_BASE_OFFSET, IOVEC_LEN_OFFSET, SIZEOF_POINTER, SIZEOF_SIZE_T, Native::addressOf);
+    static final IovArray.Layout IOVEC = IovArray.Layout.of(CONSTANTS, Native::addressOf);
 }

@@ -1,5 +1,6 @@
 package io.conduit.testsuite;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ServerBootstrap;
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
@@ -36,7 +38,10 @@ import org.junit.jupiter.params.provider.MethodSource;
  *       {@link InetSocketAddress} on a Unix-domain one) fails at once with an
  *       {@link UnsupportedAddressTypeException} naming the address and the kind to use;</li>
  *   <li>a Unix-domain server removes the socket file it bound when it closes, but not a file that replaced
- *       it; binding over an existing socket file fails with a message naming the path and the file.</li>
+ *       it; binding over an existing socket file fails with a message naming the path and the file;</li>
+ *   <li>a Linux abstract Unix name ({@link UnixAbstractAddress}) binds and connects on the epoll transport, which
+ *       reports it back as the local and remote address; every other transport fails the bind and the connect
+ *       at once with an {@link UnsupportedAddressTypeException} naming the address and saying it needs epoll.</li>
  * </ul>
  * The client transport matters for connects, the server transport for the socket file.
  */
@@ -162,5 +167,50 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
                 && message.contains("remove"), message);
         assertTrue(Files.exists(address.getPath()), "a failed bind must not remove the file that is in the way");
         Files.delete(address.getPath());
+    }
+
+    /** The one transport whose sockets take Linux abstract Unix names (unix(7)). */
+    private static boolean hasAbstractNames(Transport t) {
+        return "epoll".equals(t.name());
+    }
+
+    private static void assertAbstractRejected(Throwable cause, UnixAbstractAddress address) {
+        assertInstanceOf(UnsupportedAddressTypeException.class, cause, String.valueOf(cause));
+        String message = String.valueOf(cause.getMessage());
+        assertTrue(message.contains(address.toString()) && message.contains("epoll") && message.contains("Linux"),
+                message);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void abstractUnixNamesWorkOnEpollAndFailAtOnceNamingTheAddressElsewhere(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        UnixAbstractAddress address = UnixAbstractAddress.of("conduit-conformance-" + ProcessHandle.current().pid()
+                + "-" + System.nanoTime());
+        Transport serverTransport = combo.serverTransport();
+        Channel server = null;
+        if (hasAbstractNames(serverTransport)) {
+            server = bindServer(combo, ChannelType.UNIX_STREAM, address, new EchoHandler(), null);
+            assertEquals(address, server.localAddress());
+        } else {
+            Future<Channel> bind = new ServerBootstrap().transport(serverTransport).group(group(serverTransport))
+                    .channelType(ChannelType.UNIX_STREAM).childHandler(new EchoHandler()).bind(address);
+            assertAbstractRejected(awaitDone(bind), address);
+        }
+        try {
+            if (hasAbstractNames(combo.clientTransport())) {
+                if (server != null) {
+                    Channel client = connect(combo, ChannelType.UNIX_STREAM, address, new Recorder(), null);
+                    assertEquals(address, client.remoteAddress());
+                    closeAll(client);
+                }
+            } else {
+                assertAbstractRejected(failedConnect(combo, ChannelType.UNIX_STREAM, address), address);
+            }
+        } finally {
+            closeAll(server);
+        }
     }
 }

@@ -1,5 +1,7 @@
 package io.conduit.transport.spi;
 
+import io.conduit.channel.UnixAbstractAddress;
+
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
@@ -22,7 +24,10 @@ import java.nio.channels.UnsupportedAddressTypeException;
  *       "unsupported socket address type X (addr) for a TCP channel: use InetSocketAddress";</li>
  *   <li>a connected datagram channel asked to connect again, or to send to another address →
  *       {@link AlreadyConnectedException} naming both addresses;</li>
- *   <li>an unconnected datagram channel asked to send without a recipient → {@link NotYetConnectedException}.</li>
+ *   <li>an unconnected datagram channel asked to send without a recipient → {@link NotYetConnectedException};</li>
+ *   <li>a Linux abstract-namespace address ({@link UnixAbstractAddress}) on a transport that cannot bind or
+ *       connect it (every transport but epoll) → {@link UnsupportedAddressTypeException} naming the address and
+ *       saying that it needs the epoll transport on Linux.</li>
  * </ul>
  * Stateless and thread-safe.
  */
@@ -32,18 +37,40 @@ public final class AddressErrors {
     }
 
     /**
-     * Checks that {@code address} can be used with a socket of {@code kind}; {@code null} passes (a bind to
-     * {@code null} picks an address; a {@code null} remote address is the caller's to reject).
+     * Checks that {@code address} can be used with a socket of {@code kind} on a transport without Linux abstract
+     * Unix names: {@link #check(SocketAddress, String, boolean) check(address, kind, false)}.
      *
      * @param kind {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}
      * @throws UnresolvedAddressException (with a message) for an unresolved {@link InetSocketAddress}
-     * @throws UnsupportedAddressTypeException (with a message) for an address of another kind
+     * @throws UnsupportedAddressTypeException (with a message) for an address of another kind, or an
+     *         {@link UnixAbstractAddress}
      */
     public static void check(SocketAddress address, String kind) {
+        check(address, kind, false);
+    }
+
+    /**
+     * Checks that {@code address} can be used with a socket of {@code kind}; {@code null} passes (a bind to
+     * {@code null} picks an address; a {@code null} remote address is the caller's to reject).
+     *
+     * @param kind          {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}
+     * @param abstractNames {@code true} when the transport binds and connects Linux abstract names
+     *                      ({@link UnixAbstractAddress}) on Unix-domain sockets (epoll)
+     * @throws UnresolvedAddressException (with a message) for an unresolved {@link InetSocketAddress}
+     * @throws UnsupportedAddressTypeException (with a message) for an address of another kind, or an
+     *         {@link UnixAbstractAddress} when {@code abstractNames} is {@code false}
+     */
+    public static void check(SocketAddress address, String kind, boolean abstractNames) {
         if (address == null) {
             return;
         }
         boolean unix = "Unix-domain".equals(kind);
+        if (unix && address instanceof UnixAbstractAddress) {
+            if (abstractNames) {
+                return;
+            }
+            throw abstractUnsupported((UnixAbstractAddress) address);
+        }
         if (unix ? address instanceof UnixDomainSocketAddress : address instanceof InetSocketAddress) {
             if (!unix && ((InetSocketAddress) address).isUnresolved()) {
                 throw unresolved((InetSocketAddress) address);
@@ -53,6 +80,16 @@ public final class AddressErrors {
         throw new UnsupportedType("unsupported socket address type "
                 + address.getClass().getName() + " (" + address + ")"
                 + " for a " + kind + " channel: use " + (unix ? "UnixDomainSocketAddress" : "InetSocketAddress"));
+    }
+
+    /**
+     * @return the exception for a Linux abstract Unix name on a transport that cannot bind or connect it, naming
+     *         the address and what to do
+     */
+    public static UnsupportedAddressTypeException abstractUnsupported(UnixAbstractAddress address) {
+        return new UnsupportedType("the abstract Unix socket address " + address + " is Linux-only and needs the"
+                + " epoll transport (unix(7) abstract namespace); this transport cannot bind or connect it: select"
+                + " the epoll transport on Linux, or use a socket file path (UnixDomainSocketAddress)");
     }
 
     /** @return the exception for an unresolved {@code address}, naming it */

@@ -6,23 +6,14 @@ import io.conduit.channel.PeerCredentials;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
 
-import java.net.UnixDomainSocketAddress;
-
-/** A Unix-domain stream connection on the shared channel core. */
+/**
+ * A Unix-domain stream connection on the shared channel core. Its addresses are those the transport's socket
+ * reports: {@link java.net.UnixDomainSocketAddress}, or {@link io.conduit.channel.UnixAbstractAddress} (epoll).
+ */
 public final class IoDomainSocketChannel extends AbstractIoChannel implements DomainSocketChannel {
 
     public IoDomainSocketChannel(String transportName, IoStreamSocket socket, Channel parent, EventLoop loop) {
         super(transportName, ChannelType.UNIX_STREAM, socket, parent, loop);
-    }
-
-    @Override
-    public UnixDomainSocketAddress localAddress() {
-        return (UnixDomainSocketAddress) super.localAddress();
-    }
-
-    @Override
-    public UnixDomainSocketAddress remoteAddress() {
-        return (UnixDomainSocketAddress) super.remoteAddress();
     }
 
     /**

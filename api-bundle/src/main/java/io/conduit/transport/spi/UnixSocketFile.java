@@ -15,8 +15,10 @@ import java.util.Objects;
  * file behind (see {@code unix(7)}), and a later bind to the path then fails with {@code EADDRINUSE}; so the
  * listener removes its file when it closes — only while the path still holds the very file it bound (same
  * {@link BasicFileAttributes#fileKey()}, i.e. device and inode), never a file another process put there since.
- * Every transport's Unix listener uses it the same way: {@link #bound} after a successful bind, {@link #bindFailed}
- * on a failed one, {@link #deleteIfStillOurs} before {@code close(2)}. Immutable and thread-safe.
+ * Every transport's Unix listener uses it the same way: {@link #bind} around its {@code bind(2)} (or {@link #bound}
+ * after a successful bind and {@link #bindFailed} on a failed one), {@link #deleteIfStillOurs} before
+ * {@code close(2)}. A Linux abstract name ({@link io.conduit.channel.UnixAbstractAddress}) has no file: nothing
+ * is recorded or removed for it. Immutable and thread-safe.
  */
 public final class UnixSocketFile {
 
@@ -29,6 +31,33 @@ public final class UnixSocketFile {
     private UnixSocketFile(Path path, Object identity) {
         this.path = path;
         this.identity = identity;
+    }
+
+    /** A listener's own {@code bind(2)}. */
+    @FunctionalInterface
+    public interface Bind {
+        /**
+         * @return the bound local address
+         * @throws IOException when the bind fails
+         */
+        SocketAddress bind() throws IOException;
+    }
+
+    /**
+     * Binds a listener with {@code bind} and records the socket file the bind created.
+     *
+     * @param requested the address asked for, named in the error
+     * @return the record ({@code null} for a TCP listener, an abstract name or an unnamed socket)
+     * @throws IOException the bind's failure, rewritten by {@link #bindFailed} when a file is in the way
+     */
+    public static UnixSocketFile bind(SocketAddress requested, Bind bind) throws IOException {
+        SocketAddress local;
+        try {
+            local = bind.bind();
+        } catch (IOException e) {
+            throw bindFailed(requested, e);
+        }
+        return bound(local);
     }
 
     /**

@@ -21,7 +21,11 @@
  * <li><b>Channels</b>: {@code Transport.newChannel}/{@code newServerChannel} wrap a socket in
  *     {@link io.conduit.transport.spi.IoSocketChannel}, {@link io.conduit.transport.spi.IoDomainSocketChannel},
  *     {@link io.conduit.transport.spi.IoServerSocketChannel} or {@link io.conduit.transport.spi.IoDatagramChannel};
- *     {@code Bootstrap}/{@code ServerBootstrap} register them ({@code AbstractIoChannel.register()}).</li>
+ *     {@code Bootstrap}/{@code ServerBootstrap} register them ({@code AbstractIoChannel.register()}).
+ *     {@link io.conduit.transport.spi.IoTransportSupport} keeps the groups a transport made and makes the checks
+ *     (loop, channel type, core options) every transport shares; {@link io.conduit.transport.spi.AddressErrors}
+ *     and {@link io.conduit.transport.spi.UnixSocketFile} do the same for addresses and Unix socket files. Native
+ *     transports on Unix-like systems find their shared helpers in {@code io.conduit.transport.spi.unix}.</li>
  * <li><b>Provider</b>: a {@link io.conduit.transport.spi.TransportProvider} with its availability probe,
  *     registered with {@link java.util.ServiceLoader} (and as an OSGi service).</li>
  * <li><b>Conformance</b>: subclass every test of the {@code conduit-testsuite} module once, with named
@@ -29,7 +33,7 @@
  * </ol>
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.transport.spi;
 
 import org.osgi.annotation.bundle.Export;

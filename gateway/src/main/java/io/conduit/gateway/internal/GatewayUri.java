@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;
 
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.transport.ChannelType;
 
 /**
@@ -19,8 +20,10 @@ import io.conduit.transport.ChannelType;
  *   <li>{@code unix:/absolute/path} — a Unix domain stream socket bound to a file (the path must be absolute and at
  *       most {@value #MAX_UNIX_PATH_BYTES} bytes, the size of {@code sun_path} in Linux's {@code struct sockaddr_un}
  *       minus the terminating NUL);</li>
- *   <li>{@code unix:@name} — a Linux abstract Unix socket name (no file; see unix(7)). Only transports that can
- *       bind abstract names accept it; {@link #toSocketAddress(String)} says so when the transport cannot.</li>
+ *   <li>{@code unix:@name} — a Linux abstract Unix socket name (no file is created or removed; see unix(7)), the
+ *       bytes after {@code @} as UTF-8, at most {@value #MAX_UNIX_PATH_BYTES} bytes. It maps to a
+ *       {@link UnixAbstractAddress}, which only the {@value #ABSTRACT_NAME_TRANSPORT} transport binds and
+ *       connects; {@link #toSocketAddress(String)} fails with a clear configuration error on any other.</li>
  * </ul>
  *
  * <p>Immutable and thread-safe. {@link #toString()} gives the canonical form, used in log lines and the banner.
@@ -32,6 +35,9 @@ import io.conduit.transport.ChannelType;
  * @param abstractName abstract name (without the {@code @}) of an abstract UNIX endpoint, {@code null} otherwise
  */
 public record GatewayUri(Kind kind, String host, int port, Path path, String abstractName) {
+
+    /** The transport that binds and connects Linux abstract Unix names ({@link UnixAbstractAddress}). */
+    public static final String ABSTRACT_NAME_TRANSPORT = "epoll";
 
     /** {@code sizeof(sun_path) - 1} on Linux ({@code char sun_path[108]}). */
     public static final int MAX_UNIX_PATH_BYTES = 107;
@@ -193,9 +199,11 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
      * The socket address to bind or connect to. TCP/UDP host names are resolved here (blocking DNS lookup).
      *
      * @param transportName the transport that will bind or connect, named in the error
-     * @throws UnsupportedOperationException for an abstract Unix name: the channel API represents Unix addresses
-     *         as {@link UnixDomainSocketAddress}, which cannot hold one, and the {@code nio} transport (java.nio)
-     *         cannot bind them at all
+     * @return an {@link InetSocketAddress}, a {@link UnixDomainSocketAddress} ({@code unix:/path}) or a
+     *         {@link UnixAbstractAddress} ({@code unix:@name})
+     * @throws UnsupportedOperationException for an abstract Unix name when {@code transportName} is not
+     *         {@value #ABSTRACT_NAME_TRANSPORT} (abstract names are Linux-only; {@code nio} and {@code kqueue}
+     *         cannot bind or connect them)
      * @throws IllegalArgumentException when the host name does not resolve
      */
     public SocketAddress toSocketAddress(String transportName) {
@@ -209,9 +217,13 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
                 return a;
             default:
                 if (abstractName != null) {
-                    throw new UnsupportedOperationException("\"" + this + "\": abstract Unix socket names are not "
-                            + "supported by transport '" + transportName + "' (java.nio and the channel API's "
-                            + "UnixDomainSocketAddress cannot express them); use a path such as unix:/run/name.sock");
+                    if (!ABSTRACT_NAME_TRANSPORT.equals(transportName)) {
+                        throw new UnsupportedOperationException("\"" + this + "\": abstract Unix socket names are"
+                                + " not supported by transport '" + transportName + "': they are Linux-only and need"
+                                + " the " + ABSTRACT_NAME_TRANSPORT + " transport (conduit:use "
+                                + ABSTRACT_NAME_TRANSPORT + "), or use a path such as unix:/run/name.sock");
+                    }
+                    return UnixAbstractAddress.of(abstractName);
                 }
                 return UnixDomainSocketAddress.of(path);
         }

@@ -15,17 +15,13 @@ import io.conduit.transport.spi.IoHandlerFactory;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoServerSocketChannel;
 import io.conduit.transport.spi.IoSocketChannel;
+import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ProtocolFamily;
 import java.net.StandardProtocolFamily;
-import java.util.Collections;
-import java.util.EnumSet;
-import java.util.Map;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.ThreadFactory;
 
 /**
@@ -48,15 +44,14 @@ final class NioTransport implements Transport {
     }
 
     private final String name;
-    private final Set<ChannelType> channelTypes;
     private final Sockets sockets;
-    /** Groups this transport made; a loop is accepted when its parent is one of them. Guarded by itself. */
-    private final Map<EventLoopGroup, Boolean> groups = Collections.synchronizedMap(new WeakHashMap<>());
+    /** The groups it made, its channel types and the shared checks. */
+    private final IoTransportSupport support;
 
     NioTransport(String name, Set<ChannelType> channelTypes, Sockets sockets) {
         this.name = name;
-        this.channelTypes = Collections.unmodifiableSet(EnumSet.copyOf(channelTypes));
         this.sockets = sockets;
+        this.support = new IoTransportSupport(name, channelTypes);
     }
 
     @Override
@@ -71,19 +66,12 @@ final class NioTransport implements Transport {
 
     @Override
     public Set<ChannelType> channelTypes() {
-        return channelTypes;
+        return support.channelTypes();
     }
 
     @Override
     public boolean supports(ChannelOption<?> option) {
-        return isCoreOption(option) || NioSocket.mapsOption(option);
-    }
-
-    private static boolean isCoreOption(ChannelOption<?> option) {
-        return option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
-                || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
-                || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
-                || option == ChannelOption.ALLOW_HALF_CLOSURE;
+        return IoTransportSupport.isCoreOption(option) || NioSocket.mapsOption(option);
     }
 
     @Override
@@ -93,31 +81,18 @@ final class NioTransport implements Transport {
 
     @Override
     public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
-        if (nThreads < 0) {
-            throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
-        }
-        int n = nThreads == 0 ? 2 * Runtime.getRuntime().availableProcessors() : nThreads;
-        EventLoopGroup group = new IoEventLoopGroup(n, threadFactory, sockets.handlerFactory());
-        groups.put(group, Boolean.TRUE);
-        return group;
-    }
-
-    private void checkLoop(EventLoop loop) {
-        if (loop == null || !(groups.containsKey(loop.parent()) || groups.containsKey(loop))) {
-            throw new IllegalArgumentException("event loop " + loop + " was not made by the '" + name
-                    + "' transport; use " + name + "'s Transport.newEventLoopGroup");
-        }
+        return support.newGroup(nThreads, threadFactory, sockets.handlerFactory(), IoEventLoopGroup.Options.defaults());
     }
 
     /** @return {@code true} when {@code loop} belongs to a group of this transport */
     boolean owns(EventLoop loop) {
-        return loop != null && (groups.containsKey(loop.parent()) || groups.containsKey(loop));
+        return support.owns(loop);
     }
 
     @Override
     public Channel newChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        checkLoop(loop);
+        support.checkType(type);
+        support.checkLoop(loop);
         try {
             switch (type) {
                 case TCP:
@@ -130,31 +105,19 @@ final class NioTransport implements Transport {
                     throw new UnsupportedOperationException("the '" + name + "' transport has no " + type + " channels");
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " socket for the '" + name + "' transport failed: "
-                    + e.getMessage(), e);
+            throw support.openFailed(type, "socket", e);
         }
     }
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-        checkType(type);
-        if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
-            throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
-        }
-        checkLoop(loop);
+        support.checkServerType(type);
+        support.checkLoop(loop);
         try {
             ProtocolFamily family = type == ChannelType.TCP ? StandardProtocolFamily.INET6 : StandardProtocolFamily.UNIX;
             return new IoServerSocketChannel(name, type, sockets.server(family), loop);
         } catch (IOException e) {
-            throw new UncheckedIOException("opening a " + type + " listener for the '" + name + "' transport failed: "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private void checkType(ChannelType type) {
-        if (!channelTypes.contains(type)) {
-            throw new UnsupportedOperationException("the '" + name + "' transport has no " + type + " channels; it has "
-                    + channelTypes);
+            throw support.openFailed(type, "listener", e);
         }
     }
 

@@ -125,14 +125,10 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
-        try {
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
             ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
-        } catch (IOException e) {
-            throw UnixSocketFile.bindFailed(localAddress, e);
-        }
-        if (unix) {
-            socketFile = UnixSocketFile.bound(ch.getLocalAddress());
-        }
+            return ch.getLocalAddress();
+        });
     }
 
     @Override

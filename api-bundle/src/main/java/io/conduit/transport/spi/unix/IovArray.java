@@ -26,6 +26,19 @@ public final class IovArray {
      */
     public record Layout(int iovMax, int size, int baseOffset, int lenOffset, int pointerSize, int sizeTSize,
             ToLongFunction<ByteBuffer> addressOf) {
+
+        /**
+         * @param constants the library's constants ({@code IOV_MAX}, {@code IOVEC_SIZE}, {@code IOVEC_BASE_OFFSET},
+         *                  {@code IOVEC_LEN_OFFSET}, {@code SIZEOF_POINTER}, {@code SIZEOF_SIZE_T})
+         * @param addressOf the native address of a direct buffer's byte 0, from the same library
+         * @return the layout
+         * @throws IllegalStateException when a constant is missing
+         */
+        public static Layout of(NativeConstants constants, ToLongFunction<ByteBuffer> addressOf) {
+            return new Layout(constants.get("IOV_MAX"), constants.get("IOVEC_SIZE"),
+                    constants.get("IOVEC_BASE_OFFSET"), constants.get("IOVEC_LEN_OFFSET"),
+                    constants.get("SIZEOF_POINTER"), constants.get("SIZEOF_SIZE_T"), addressOf);
+        }
     }
 
     private final Layout layout;

@@ -1,14 +1,19 @@
 /**
  * SPI for transport implementers on Unix-like systems: transport-neutral helpers that native (JNI) transports
- * share — {@link io.conduit.transport.spi.unix.NativeIoException} for failed system calls,
- * {@link io.conduit.transport.spi.unix.NativeMemory} for kernel structs in direct memory (without
- * {@code sun.misc.Unsafe}) and {@link io.conduit.transport.spi.unix.IovArray} for {@code struct iovec} arrays.
+ * share — {@link io.conduit.transport.spi.unix.NativeConstants} for the constants a library publishes at load
+ * time, {@link io.conduit.transport.spi.unix.UnixErrors} for the {@code -errno} convention and typed exceptions,
+ * {@link io.conduit.transport.spi.unix.NativeIoException} for failed system calls,
+ * {@link io.conduit.transport.spi.unix.SockaddrCodec} for raw socket addresses (Linux abstract Unix names
+ * included where the transport has them), {@link io.conduit.transport.spi.unix.NativeMemory} for kernel structs in
+ * direct memory (without {@code sun.misc.Unsafe}) and {@link io.conduit.transport.spi.unix.IovArray} for
+ * {@code struct iovec} arrays. Their C counterpart is {@code native-fragments/src/main/c/unix/conduit_unix.c},
+ * compiled into every Unix transport's library.
  * Everything that differs between platforms — errno values, {@code strerror(3)} text, struct sizes and offsets,
  * the address of a direct buffer — is passed in by the transport from its own native library; nothing here is
  * hard-coded for one platform, and nothing here loads a native library.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.transport.spi.unix;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,0 +1,150 @@
+package io.conduit.transport.spi.unix;
+
+import io.conduit.channel.ChannelClosedException;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.PortUnreachableException;
+import java.util.Objects;
+import java.util.function.IntFunction;
+
+/**
+ * SPI for transport implementers: the one mapping from native results ({@code -errno}, STYLE.md item 4) to
+ * values and typed exceptions, for every transport whose natives follow that convention. The errno numbers come
+ * from the transport's own library ({@link NativeConstants}) and the text from its {@code strerror(3)}, so
+ * messages read like {@code connect(..) failed: Connection refused (errno 111)}.
+ *
+ * <p>Expected outcomes are values: callers test {@link #isAgain}, {@link #isInterrupted} or
+ * {@link #isInProgress} before asking for an exception. Immutable; thread-safe.
+ */
+public final class UnixErrors {
+
+    private final IntFunction<String> strerror;
+    private final int eagain;
+    private final int ewouldblock;
+    private final int eintr;
+    private final int einprogress;
+    private final int econnrefused;
+    private final int etimedout;
+    private final int ehostunreach;
+    private final int enetunreach;
+    private final int eaddrinuse;
+    private final int eaddrnotavail;
+    private final int ebadf;
+
+    /**
+     * @param constants the library's constants (the errno values of {@code conduit_unix.c})
+     * @param strerror  the library's {@code strerror(3)}: positive errno → text
+     * @throws IllegalStateException when an errno constant is missing
+     */
+    public UnixErrors(NativeConstants constants, IntFunction<String> strerror) {
+        this.strerror = Objects.requireNonNull(strerror, "strerror");
+        eagain = constants.get("EAGAIN");
+        ewouldblock = constants.get("EWOULDBLOCK");
+        eintr = constants.get("EINTR");
+        einprogress = constants.get("EINPROGRESS");
+        econnrefused = constants.get("ECONNREFUSED");
+        etimedout = constants.get("ETIMEDOUT");
+        ehostunreach = constants.get("EHOSTUNREACH");
+        enetunreach = constants.get("ENETUNREACH");
+        eaddrinuse = constants.get("EADDRINUSE");
+        eaddrnotavail = constants.get("EADDRNOTAVAIL");
+        ebadf = constants.get("EBADF");
+    }
+
+    /** @return {@code true} for {@code -EAGAIN}/{@code -EWOULDBLOCK}: try again when the fd is ready */
+    public boolean isAgain(long result) {
+        return result == -eagain || result == -ewouldblock;
+    }
+
+    /** @return {@code true} for {@code -EINTR}: a signal interrupted the call; retry */
+    public boolean isInterrupted(long result) {
+        return result == -eintr;
+    }
+
+    /** @return {@code true} for {@code -EINPROGRESS}: a non-blocking connect has started */
+    public boolean isInProgress(long result) {
+        return result == -einprogress;
+    }
+
+    /**
+     * @param call  the system call's name, e.g. {@code "write"}
+     * @param errno the positive errno value
+     * @return {@code <call>(..) failed: <strerror> (errno <n>)}
+     */
+    public String message(String call, int errno) {
+        return call + "(..) failed: " + strerror.apply(errno) + " (errno " + errno + ")";
+    }
+
+    /**
+     * @return {@code result} when it is &gt;= 0
+     * @throws IOException typed by {@link #newIoException} otherwise
+     */
+    public int check(String call, int result) throws IOException {
+        if (result < 0) {
+            throw newIoException(call, result);
+        }
+        return result;
+    }
+
+    /** {@link #check(String, int)} for {@code long} results (readv, writev, sendfile, splice, read counters). */
+    public long check(String call, long result) throws IOException {
+        if (result < 0) {
+            throw newIoException(call, (int) result);
+        }
+        return result;
+    }
+
+    /**
+     * @return {@code result} when it is &gt;= 0
+     * @throws IOException typed by {@link #newConnectException} otherwise
+     */
+    public int checkConnect(String call, int result) throws IOException {
+        if (result < 0) {
+            throw newConnectException(call, result);
+        }
+        return result;
+    }
+
+    /**
+     * Exception for a failed connect ({@code connect}, {@code finishConnect}): {@code ECONNREFUSED},
+     * {@code ETIMEDOUT} → {@link ConnectException}; others as {@link #newIoException}.
+     *
+     * @param result the native result, {@code -errno}
+     */
+    public IOException newConnectException(String call, int result) {
+        int errno = -result;
+        if (errno == econnrefused || errno == etimedout) {
+            return new ConnectException(message(call, errno));
+        }
+        return newIoException(call, result);
+    }
+
+    /**
+     * Exception for any other failed call: {@code ECONNREFUSED} (only reported on datagram sockets outside
+     * connect) → {@link PortUnreachableException}; {@code EHOSTUNREACH}/{@code ENETUNREACH} →
+     * {@link NoRouteToHostException}; {@code EADDRINUSE}/{@code EADDRNOTAVAIL} → {@link BindException};
+     * {@code EBADF} → {@link ChannelClosedException}; every other errno → {@link NativeIoException} carrying it.
+     *
+     * @param result the native result, {@code -errno}
+     */
+    public IOException newIoException(String call, int result) {
+        int errno = -result;
+        String message = message(call, errno);
+        if (errno == econnrefused) {
+            return new PortUnreachableException(message);
+        }
+        if (errno == ehostunreach || errno == enetunreach) {
+            return new NoRouteToHostException(message);
+        }
+        if (errno == eaddrinuse || errno == eaddrnotavail) {
+            return new BindException(message);
+        }
+        if (errno == ebadf) {
+            return new ChannelClosedException(message + ": the file descriptor is closed", null);
+        }
+        return new NativeIoException(message, errno);
+    }
+}

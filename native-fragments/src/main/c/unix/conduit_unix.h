@@ -1,0 +1,78 @@
+/*
+ * Conduit: the JNI code that the epoll (Linux) and kqueue (macOS, FreeBSD; Linux test build over the kqueue
+ * emulation) libraries share. conduit_unix.c is compiled into each library next to its own source
+ * (conduit_epoll.c, conduit_kqueue.c); nothing here is exported from the shared library.
+ *
+ * What is shared:
+ *  - the constants every Unix transport publishes (errno values, struct iovec, socket address layouts,
+ *    families, the common socket options), followed in constantNames()/constantValues() by the library's own;
+ *  - the natives that are the same system call with the same Java signature on every system (bind, connect,
+ *    getsockname, setsockopt of an int, ...), registered on the library's facade class with its own;
+ *  - the socket address helpers and JNI_OnLoad's registration.
+ *
+ * The rules of both libraries hold here too (DESIGN.md section 3): about one function per system call and no
+ * policy; every failure returns -errno; layouts, flags and errno values are published at load time;
+ * JNI_OnLoad only finds the facade class (which has no static initialiser) and registers natives, so no Java
+ * code runs and no class-initialisation lock is waited for.
+ */
+#ifndef CONDUIT_UNIX_H
+#define CONDUIT_UNIX_H
+
+#include <jni.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#ifndef IOV_MAX
+#define IOV_MAX 1024
+#endif
+
+/* Symbols of conduit_unix.c are visible to the library's own source only, never exported. */
+#define CONDUIT_INTERNAL __attribute__((visibility("hidden")))
+
+/*
+ * An "address out" array holds a socklen_t-sized jint (the address length, native byte order) followed by the
+ * sockaddr bytes; it must be at least ADDRESS_OUT_SIZE bytes long.
+ */
+#define ADDRESS_OUT_SIZE ((jint) (sizeof(jint) + sizeof(struct sockaddr_storage)))
+
+#define PTR(address) ((void *) (intptr_t) (address))
+
+/* A named constant published to Java: K(EAGAIN) publishes the macro under its own name, KV a computed value. */
+struct conduit_constant {
+    const char *name;
+    jint value;
+};
+
+#define K(name) { #name, (jint) (name) }
+#define KV(name, value) { name, (jint) (value) }
+
+/* A native method: Java name, JNI signature, C function. */
+#define N(name, signature, function) { (char *) name, (char *) signature, (void *) function }
+
+/*
+ * Copies length bytes of a Java struct sockaddr into *out (zeroed first).
+ * Returns 0, or -EINVAL for a NULL array, a negative length or one longer than the array or the storage.
+ */
+CONDUIT_INTERNAL int conduit_address_in(JNIEnv *env, jbyteArray bytes, jint length, struct sockaddr_storage *out);
+
+/* Writes an "address out" array (see ADDRESS_OUT_SIZE); does nothing when out is NULL or too short. */
+CONDUIT_INTERNAL void conduit_address_out(JNIEnv *env, jbyteArray out, const struct sockaddr_storage *address,
+                                          socklen_t length);
+
+/* getsockopt(SO_ERROR): the pending socket error as -errno (0 = none), e.g. after a non-blocking connect(2). */
+CONDUIT_INTERNAL jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd);
+
+/*
+ * The library's JNI_OnLoad: finds the facade class, registers the shared natives (addressOf, strerror,
+ * constantNames, constantValues, bind, listen, connect, shutdown, read, writev, getsockname, getpeername,
+ * setsockoptInt, getsockoptInt, setsockoptLinger, getsockoptLinger, getPeerCredentials) and then the library's
+ * own methods. constantNames()/constantValues() publish the shared constants followed by own_constants.
+ * Returns JNI_VERSION_1_8, or JNI_ERR (with a Java exception pending where JNI raised one).
+ */
+CONDUIT_INTERNAL jint conduit_on_load(JavaVM *vm, const char *facade_class, const JNINativeMethod *own_methods,
+                                      jint own_method_count, const struct conduit_constant *own_constants,
+                                      jsize own_constant_count);
+
+#endif
