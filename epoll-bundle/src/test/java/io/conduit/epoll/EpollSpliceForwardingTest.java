@@ -34,6 +34,8 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
@@ -183,6 +185,8 @@ class EpollSpliceForwardingTest {
     @Test
     void forwardsBothWaysByteExactAndPropagatesEndOfStream() throws Exception {
         long pipesBefore = EpollSplicePipe.PIPES_CREATED.get();
+        // one thread per blocking peer: the common pool may have a single worker on a small machine
+        ExecutorService peers = Executors.newFixedThreadPool(3);
         try (Relay r = new Relay()) {
             assertInstanceOf(ZeroCopyForwarding.class, r.source);
             assertTrue(((ZeroCopyForwarding) r.source).canForwardTo(r.target));
@@ -190,9 +194,9 @@ class EpollSpliceForwardingTest {
             Future<Void> down = ((ZeroCopyForwarding) r.target).forwardTo(r.source);
             long upBytes = 24L << 20;
             long downBytes = 3L << 20;
-            CompletableFuture<Long> atB = CompletableFuture.supplyAsync(() -> read(r.b, 1));
-            CompletableFuture<Long> atA = CompletableFuture.supplyAsync(() -> read(r.a, 2));
-            CompletableFuture<Void> fromB = CompletableFuture.runAsync(() -> write(r.b, downBytes, 2));
+            CompletableFuture<Long> atB = CompletableFuture.supplyAsync(() -> read(r.b, 1), peers);
+            CompletableFuture<Long> atA = CompletableFuture.supplyAsync(() -> read(r.a, 2), peers);
+            CompletableFuture<Void> fromB = CompletableFuture.runAsync(() -> write(r.b, downBytes, 2), peers);
             writePattern(r.a.getOutputStream(), upBytes, 1);
             r.a.shutdownOutput(); // end of stream: reaches B as EOF, through the pipe
             assertEquals(upBytes, atB.get(60, TimeUnit.SECONDS));
@@ -201,6 +205,8 @@ class EpollSpliceForwardingTest {
             assertEquals(downBytes, atA.get(60, TimeUnit.SECONDS));
             await(down);
             assertEquals(pipesBefore + 2, EpollSplicePipe.PIPES_CREATED.get(), "one pipe per direction");
+        } finally {
+            peers.shutdownNow();
         }
     }
 
