@@ -6,6 +6,8 @@ import static io.conduit.epoll.NativeAbi.SOCKADDR;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoPeerCredentials;
+import io.conduit.transport.spi.IoSpliceSocket;
+import io.conduit.transport.spi.IoSplicePipe;
 import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.unix.IovArray;
 
@@ -17,14 +19,15 @@ import java.nio.channels.FileChannel;
 /**
  * A TCP or Unix-domain stream connection: {@code read(2)}, gathering {@code writev(2)} over the loop's shared
  * {@link IovArray} (at most {@link NativeAbi#IOV_MAX} buffers per call), {@code sendfile(2)} for file regions,
- * non-blocking {@code connect(2)}, {@code shutdown(2)} and, for Unix sockets, {@code SO_PEERCRED}.
+ * non-blocking {@code connect(2)}, {@code shutdown(2)}, for Unix sockets {@code SO_PEERCRED}, and between two TCP
+ * sockets zero-copy forwarding through a pipe ({@link EpollSplicePipe}, {@code splice(2)}).
  *
  * <p>Buffers handed in by the core are direct {@link ByteBuffer}s (views of {@code Buffer.nioBuffer(s)}); their
  * addresses come from {@link Native#addressOf}. A heap buffer is copied through the loop's bounce buffer.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
-final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoPeerCredentials {
+final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoPeerCredentials {
 
     /** {@code sendfile(2)} calls and bounce-buffer file copies of every stream socket (test hook). */
     static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
@@ -327,5 +330,21 @@ final class EpollStreamSocket extends EpollSocket implements IoStreamSocket, IoP
                     + ": connect the Unix-domain socket first");
         }
         return new PeerCredentials(out[0], out[1], out[2]);
+    }
+
+    // ------------------------------------------------------------------------------------------ splicing
+
+    /** @return {@code true} when both are epoll TCP sockets (Unix-domain pairs and mixed pairs keep copying) */
+    @Override
+    public boolean canSpliceTo(IoStreamSocket target) {
+        return target instanceof EpollStreamSocket t && t != this && kind == TCP && t.kind == TCP;
+    }
+
+    @Override
+    public IoSplicePipe newSplicePipe(IoStreamSocket target) {
+        if (!canSpliceTo(target)) {
+            throw new IllegalArgumentException("epoll splices only from one TCP socket to another, not to " + target);
+        }
+        return new EpollSplicePipe(this, (EpollStreamSocket) target);
     }
 }

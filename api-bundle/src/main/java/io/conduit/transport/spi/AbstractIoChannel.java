@@ -15,6 +15,7 @@ import io.conduit.channel.FileRegion;
 import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.InputShutdownReadCompleteEvent;
 import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
@@ -78,7 +79,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Threading: public methods may be called from any thread. All I/O and every field documented as
  * "loop-confined" are touched only on the channel's event loop.
  */
-public abstract class AbstractIoChannel implements Channel {
+public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     private static final System.Logger LOG = System.getLogger(AbstractIoChannel.class.getName());
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
@@ -140,6 +141,8 @@ public abstract class AbstractIoChannel implements Channel {
     private ByteBuffer datagramScratch;        // loop-confined, allocated on the first unbatched datagram read
     private boolean datagramBatchUnsupported;  // loop-confined: the socket answered -1 to a batch call
     private Object[] datagramBatch;            // loop-confined: scratch of flushed datagrams for sendBatch
+    private SpliceForwarder spliceOut;         // loop-confined: forwards this channel's input (ZeroCopyForwarding), or null
+    private SpliceForwarder spliceIn;          // loop-confined: splices into this channel's output, or null
 
     /**
      * @param transportName name of the transport, e.g. {@code "nio"}
@@ -592,9 +595,24 @@ public abstract class AbstractIoChannel implements Channel {
         int ops = on ? interestOps | bit : interestOps & ~bit;
         if (ops != interestOps) {
             interestOps = ops;
-            if (registered && open) {
-                socket.interestOps(ops);
+            applyInterest();
+        }
+    }
+
+    /**
+     * Hands the poller this core's interest combined with zero-copy forwarding's: a forwarding source's read interest
+     * belongs to its {@link SpliceForwarder}, and a splice target adds write interest while the pipe waits for room.
+     */
+    void applyInterest() {
+        if (registered && open) {
+            int ops = interestOps;
+            if (spliceOut != null) {
+                ops = (ops & ~IoSocket.OP_READ) | (spliceOut.wantsSourceRead() ? IoSocket.OP_READ : 0);
             }
+            if (spliceIn != null && spliceIn.wantsTargetWrite()) {
+                ops |= IoSocket.OP_WRITE;
+            }
+            socket.interestOps(ops);
         }
     }
 
@@ -623,7 +641,13 @@ public abstract class AbstractIoChannel implements Channel {
             return;
         }
         switch (kind) {
-            case STREAM -> streamRead();
+            case STREAM -> {
+                if (spliceOut != null) {
+                    spliceOut.sourceReadable();
+                } else {
+                    streamRead();
+                }
+            }
             case SERVER -> acceptRead();
             case DATAGRAM -> datagramRead();
         }
@@ -1175,6 +1199,9 @@ public abstract class AbstractIoChannel implements Channel {
             shutdownOutputPromise = null;
             shutdownOutputNow(p);
         }
+        if (spliceIn != null && outbound.isFlushedEmpty()) {
+            spliceIn.targetWritable(); // the writes that went before spliced bytes are out
+        }
     }
 
     private void doWrite() throws IOException {
@@ -1402,6 +1429,96 @@ public abstract class AbstractIoChannel implements Channel {
     private void writeReady() {
         setInterest(IoSocket.OP_WRITE, false);
         flush0();
+        if (spliceIn != null) {
+            spliceIn.targetWritable();
+        }
+    }
+
+    // ------------------------------------------------------------------------------- zero-copy forwarding
+
+    @Override
+    public boolean canForwardTo(Channel target) {
+        return target instanceof AbstractIoChannel t && t != this && kind == Kind.STREAM && t.kind == Kind.STREAM
+                && loop != null && t.loop == loop && open && t.isOpen() && spliceOut == null
+                && socket instanceof IoSpliceSocket s && s.canSpliceTo((IoStreamSocket) t.socket);
+    }
+
+    @Override
+    public Future<Void> forwardTo(Channel target) {
+        Promise<Void> promise = newPromise();
+        if (!canForwardTo(target)) {
+            promise.tryFailure(new UnsupportedOperationException("channel " + id + " (" + transportName + ", " + type
+                    + ") cannot splice to " + target + ": zero-copy forwarding needs two open stream channels of one"
+                    + " event loop whose transport splices between them (epoll, TCP to TCP); copy instead"));
+            return promise;
+        }
+        AbstractIoChannel t = (AbstractIoChannel) target;
+        onLoop(() -> startForwarding(t, promise), promise);
+        return promise;
+    }
+
+    private void startForwarding(AbstractIoChannel t, Promise<Void> promise) {
+        if (!open || !t.open || !active || !t.active || t.outputShutdown || t.shutdownOutputPromise != null) {
+            promise.tryFailure(new ChannelClosedException("zero-copy forwarding from " + this + " to " + t
+                    + " cannot start: both channels must be connected, and the target's output open", null));
+            return;
+        }
+        if (spliceOut != null || t.spliceIn != null) {
+            promise.tryFailure(new IllegalStateException("channel " + (spliceOut != null ? id + " forwards"
+                    : t.id + " receives forwarded bytes") + " already"));
+            return;
+        }
+        if (!heldReads.isEmpty() || heldEof || inputShutdown) {
+            deliverHeld(); // what was read ahead goes first, through the pipeline
+            if (!open || inputShutdown) {
+                promise.trySuccess(null); // the end of stream was behind it: nothing is left to forward
+                return;
+            }
+        }
+        SpliceForwarder f = new SpliceForwarder(this, t,
+                ((IoSpliceSocket) socket).newSplicePipe((IoStreamSocket) t.socket), promise);
+        spliceOut = f;
+        t.spliceIn = f;
+        f.pump(); // input may be waiting already (an edge-triggered poller reports it only once)
+    }
+
+    /** @return {@code true} when this splice target has no flushed write left before spliced bytes */
+    boolean spliceTargetReady() {
+        return open && outbound.isFlushedEmpty();
+    }
+
+    void spliceRead(long n) {
+        bytesRead += n;
+    }
+
+    void spliceWritten(long n) {
+        bytesWritten += n;
+    }
+
+    /** Forwarding ended at end of stream: handle it as a read would have. */
+    void spliceEndOfStream() {
+        if (open && !inputShutdown) {
+            endOfStream();
+        }
+    }
+
+    /** Forwarding failed: fire the error where it happened ({@code here}), and close. */
+    void spliceFailed(IOException cause, boolean here) {
+        if (here) {
+            pipeline.fireExceptionCaught(cause);
+        }
+        close0(cause, here ? "an I/O error while splicing" : "the channel it spliced with failed", null);
+    }
+
+    /** {@code f} no longer forwards from or to this channel: the core's own interest applies again. */
+    void spliceDetached(SpliceForwarder f) {
+        if (spliceOut == f) {
+            spliceOut = null;
+        }
+        if (spliceIn == f) {
+            spliceIn = null;
+        }
+        applyInterest();
     }
 
     // ---------------------------------------------------------------------------------------------- close
@@ -1450,6 +1567,12 @@ public abstract class AbstractIoChannel implements Channel {
         }
         closeStarted = true;
         closeCauseForMessages = cause;
+        if (spliceOut != null) {
+            spliceOut.channelClosed(this);
+        }
+        if (spliceIn != null) {
+            spliceIn.channelClosed(this);
+        }
         boolean wasActive = active;
         open = false;
         active = false;

@@ -76,6 +76,11 @@ public final class BootstrapNetwork implements Network {
                 server.close().await(15, TimeUnit.SECONDS);
                 servers.remove(server);
             }
+
+            @Override
+            public String transportName() {
+                return server.transportName();
+            }
         }).whenComplete((b, failure) -> {
             if (failure != null) {
                 servers.remove(server);

@@ -13,6 +13,7 @@ import org.osgi.framework.ServiceRegistration;
 final class ComponentStatus implements GatewayStatus {
 
     private final String name;
+    private final String pid;
     private final String kind;
     private final Listeners listeners;
     /** Guarded by this; {@code null} before {@link #publish} and after {@link #withdraw}. */
@@ -20,8 +21,9 @@ final class ComponentStatus implements GatewayStatus {
     /** Guarded by this. */
     private boolean withdrawn;
 
-    ComponentStatus(String name, String kind, Listeners listeners) {
+    ComponentStatus(String name, String pid, String kind, Listeners listeners) {
         this.name = name;
+        this.pid = pid;
         this.kind = kind;
         this.listeners = listeners;
     }
@@ -32,6 +34,11 @@ final class ComponentStatus implements GatewayStatus {
     }
 
     @Override
+    public String pid() {
+        return pid;
+    }
+
+    @Override
     public String kind() {
         return kind;
     }
@@ -39,6 +46,11 @@ final class ComponentStatus implements GatewayStatus {
     @Override
     public List<String> listening() {
         return listeners.listening();
+    }
+
+    @Override
+    public List<String> bindings() {
+        return listeners.bindings();
     }
 
     @Override
@@ -53,6 +65,7 @@ final class ComponentStatus implements GatewayStatus {
         }
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(PROP_NAME, name);
+        props.put(PROP_PID, pid);
         props.put(PROP_KIND, kind);
         props.put(PROP_LISTENING, listening().toArray(new String[0]));
         props.put(PROP_FAILURES, failures().toArray(new String[0]));

@@ -35,7 +35,7 @@ public final class EchoComponent {
         this.network = network;
         String name = GatewayConfig.name(props);
         this.listeners = new Listeners("echo " + name);
-        this.status = new ComponentStatus(name, "echo", listeners);
+        this.status = new ComponentStatus(name, GatewayConfig.pid(props), "echo", listeners);
         EchoConfig config;
         try {
             config = EchoConfig.from(props);

@@ -39,6 +39,17 @@ public final class GatewayConfig {
     }
 
     /**
+     * The configuration's Configuration Admin PID ({@code service.pid}), for the shell commands.
+     *
+     * @param props component properties
+     * @return e.g. {@code io.conduit.gateway.relay~redis}, else the {@linkplain #name(Map) name}
+     */
+    public static String pid(Map<String, ?> props) {
+        Object pid = props.get("service.pid");
+        return pid != null ? pid.toString() : name(props);
+    }
+
+    /**
      * A required endpoint URI.
      *
      * @throws IllegalArgumentException when missing or malformed, e.g.

@@ -10,6 +10,8 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@value #PROP_NAME}: configuration name (e.g. {@code io.conduit.gateway.echo-default.cfg});</li>
+ *   <li>{@value #PROP_PID}: the Configuration Admin PID of the configuration (e.g.
+ *       {@code io.conduit.gateway.echo~default} or {@code io.conduit.gateway.echo.<generated>});</li>
  *   <li>{@value #PROP_KIND}: {@code echo} or {@code relay};</li>
  *   <li>{@value #PROP_LISTENING}: {@code String[]} of bound endpoints, e.g. {@code tcp://127.0.0.1:7007}, for a relay
  *       followed by {@code " -> "} and the upstream;</li>
@@ -22,6 +24,8 @@ public interface GatewayStatus {
 
     /** Service property: configuration name. */
     String PROP_NAME = "conduit.gateway.name";
+    /** Service property: configuration PID. */
+    String PROP_PID = "conduit.gateway.pid";
     /** Service property: component kind. */
     String PROP_KIND = "conduit.gateway.kind";
     /** Service property: bound endpoints. */
@@ -32,11 +36,20 @@ public interface GatewayStatus {
     /** @return the configuration name */
     String name();
 
+    /** @return the configuration's PID, or the configuration name when it has none */
+    String pid();
+
     /** @return {@code echo} or {@code relay} */
     String kind();
 
     /** @return the bound endpoints, in configuration order */
     List<String> listening();
+
+    /**
+     * @return the bound endpoints, each followed by the transport it is bound on at the time of the call, e.g.
+     *         {@code tcp://127.0.0.1:7007 [epoll]}; a listener moves to another transport on a swap
+     */
+    List<String> bindings();
 
     /** @return one line per problem; empty when everything is listening */
     List<String> failures();

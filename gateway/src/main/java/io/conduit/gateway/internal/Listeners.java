@@ -30,7 +30,7 @@ final class Listeners implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
 
     private final String component;
-    /** Bound listeners and channels; guarded by this. */
+    /** Bound listeners and channels, index for index with {@link #listening}; guarded by this. */
     private final List<Network.Bound> channels = new ArrayList<>();
     /** Bound endpoints as shown to users; guarded by this. */
     private final List<String> listening = new ArrayList<>();
@@ -126,6 +126,25 @@ final class Listeners implements AutoCloseable {
 
     synchronized List<String> listening() {
         return Collections.unmodifiableList(new ArrayList<>(listening));
+    }
+
+    /**
+     * @return each bound endpoint as in {@link #listening()}, followed by the transport it is bound on now, e.g.
+     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener has closed meanwhile)
+     */
+    List<String> bindings() {
+        List<String> descriptions;
+        List<Network.Bound> bound;
+        synchronized (this) {
+            descriptions = new ArrayList<>(listening);
+            bound = new ArrayList<>(channels);
+        }
+        List<String> out = new ArrayList<>(descriptions.size());
+        for (int i = 0; i < descriptions.size(); i++) {
+            String t = bound.get(i).transportName(); // outside the lock: ManagedServer takes its own
+            out.add(descriptions.get(i) + " [" + (t != null ? t : "closed") + "]");
+        }
+        return Collections.unmodifiableList(out);
     }
 
     synchronized List<String> failures() {

@@ -45,6 +45,14 @@ public interface Network {
         /** Closes it, waiting a bounded time; for a listener also drains its connections (see ManagedServer). */
         void close() throws InterruptedException;
 
+        /**
+         * @return the name of the transport it is bound on now (a listener moves on a transport swap), or
+         *         {@code null} when closed or unknown
+         */
+        default String transportName() {
+            return null;
+        }
+
         /** @return {@code channel} as a {@link Bound} */
         static Bound of(Channel channel) {
             return new Bound() {
@@ -56,6 +64,11 @@ public interface Network {
                 @Override
                 public void close() throws InterruptedException {
                     channel.close().await(5, java.util.concurrent.TimeUnit.SECONDS);
+                }
+
+                @Override
+                public String transportName() {
+                    return channel.isOpen() ? channel.transportName() : null;
                 }
             };
         }

@@ -36,7 +36,7 @@ public final class RelayComponent {
     public RelayComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
         String name = GatewayConfig.name(props);
         this.listeners = new Listeners("relay " + name);
-        this.status = new ComponentStatus(name, "relay", listeners);
+        this.status = new ComponentStatus(name, GatewayConfig.pid(props), "relay", listeners);
         RelayConfig config;
         try {
             config = RelayConfig.from(props);

@@ -19,6 +19,9 @@ import java.util.Map;
  *   <tr><td>{@code udp.idle.timeout.ms}</td><td>60000</td><td>a UDP session without traffic either way for this
  *       long is closed</td></tr>
  *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
+ *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
+ *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll, TCP to TCP); other pairs and
+ *       transports copy as usual</td></tr>
  * </table>
  *
  * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
@@ -29,9 +32,11 @@ import java.util.Map;
  * @param writeBufferHighBytes high water mark in bytes
  * @param udpIdleTimeoutMillis UDP session idle expiry in milliseconds
  * @param udpMaxSessions     most concurrent UDP sessions
+ * @param zeroCopy           forward with {@link io.conduit.channel.ZeroCopyForwarding} where the channels allow it
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
-        int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions) {
+        int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
+        boolean zeroCopy) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = "io.conduit.gateway.relay";
@@ -60,6 +65,7 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         }
         int idle = GatewayConfig.intValue(props, "udp.idle.timeout.ms", 60_000, 1);
         int maxSessions = GatewayConfig.intValue(props, "udp.max.sessions", 1024, 1);
-        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions);
+        boolean zeroCopy = GatewayConfig.boolValue(props, "zeroCopy", false);
+        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy);
     }
 }

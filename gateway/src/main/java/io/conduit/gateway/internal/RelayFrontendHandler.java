@@ -3,6 +3,7 @@ package io.conduit.gateway.internal;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
@@ -12,6 +13,7 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
 
 /**
@@ -23,11 +25,15 @@ import io.conduit.concurrent.Future;
  * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
  * input itself, and with it about a third of relayed connections never read again after the first delivery —
  * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client is closed and one line is logged.
- * When the client goes away while connecting, the connect is cancelled. Not sharable (one per connection).
+ * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
+ * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
+ * connection).
  */
 public final class RelayFrontendHandler implements ChannelHandler {
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+    /** Directions of relayed connections that were handed to zero-copy forwarding (test hook). */
+    static final AtomicLong ZERO_COPY_DIRECTIONS = new AtomicLong();
 
     private final RelayConfig config;
     private final Network network;
@@ -91,6 +97,12 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 if (earlyEndOfInput) {
                     Streams.shutdownOutputAfterFlush(upstream);
                 }
+                if (config.zeroCopy()) {
+                    if (!earlyEndOfInput) {
+                        forwardZeroCopy(client, upstream);
+                    }
+                    forwardZeroCopy(upstream, client);
+                }
                 if (!client.config().isAutoRead() && upstream.isWritable()) {
                     Streams.resumeReading(client);
                 }
@@ -101,6 +113,26 @@ public final class RelayFrontendHandler implements ChannelHandler {
             }
         });
         ctx.fireChannelActive();
+    }
+
+    /**
+     * Starts kernel-side forwarding from {@code from} to {@code to} when both channels allow it; otherwise the
+     * {@link RelayHandler} keeps copying (other transports, Unix sockets, mixed transports). End of stream still
+     * reaches the {@link RelayHandler} (as an {@link InputShutdownEvent}), which half-closes the other side.
+     */
+    private void forwardZeroCopy(Channel from, Channel to) {
+        if (from instanceof ZeroCopyForwarding z && z.canForwardTo(to)) {
+            ZERO_COPY_DIRECTIONS.incrementAndGet();
+            z.forwardTo(to).addListener(f -> {
+                if (!f.isSuccess()) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": zero-copy forwarding "
+                            + from + " -> " + to + " ended: " + f.cause());
+                }
+            });
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": " + from + " -> " + to
+                    + " copies (the transport cannot splice this pair)");
+        }
     }
 
     @Override

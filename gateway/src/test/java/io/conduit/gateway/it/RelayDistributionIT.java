@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,7 +40,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code python3 -m http.server}, socat over a Unix-to-TCP relay, UDP datagrams over a UDP relay, and
  * redis-benchmark over a TCP relay to redis-server. Loopback only; every server the test starts is stopped.
  */
-@Timeout(value = 180, unit = TimeUnit.SECONDS)
+@Timeout(value = 400, unit = TimeUnit.SECONDS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RelayDistributionIT {
 
     @TempDir
@@ -54,6 +58,8 @@ class RelayDistributionIT {
     private static int redisRelayPort;
     private static int badRelayPort;
     private static Path unixRelay;
+    private static Path conf;
+    private static boolean redisStarted;
 
     @BeforeAll
     static void start() throws Exception {
@@ -67,7 +73,7 @@ class RelayDistributionIT {
         badRelayPort = Tools.freeTcpPort();
         unixRelay = dir.resolve("relay.sock");
 
-        Path conf = Files.createDirectories(dir.resolve("conf"));
+        conf = Files.createDirectories(dir.resolve("conf"));
         relay(conf, "http", "tcp://127.0.0.1:" + httpRelayPort, "tcp://127.0.0.1:" + httpPort);
         relay(conf, "unix", "unix:" + unixRelay, "tcp://127.0.0.1:" + tcpEchoPort);
         relay(conf, "udp", "udp://127.0.0.1:" + udpRelayPort, "udp://127.0.0.1:" + udpEchoPort);
@@ -176,29 +182,122 @@ class RelayDistributionIT {
 
     @Test
     void redisBenchmarkThroughATcpRelayHasNoErrors() throws Exception {
-        Path server = Tools.require("redis-server", "redis-server");
-        Path benchmark = Tools.require("redis-benchmark", "redis-tools");
-        Process redis = new ProcessBuilder(server.toString(), "--port", String.valueOf(redisPort), "--bind",
-                "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString())
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-        RESOURCES.add(() -> stopProcess(redis));
-        awaitTcp(redisPort);
-        String direct = Tools.run(bench(benchmark, redisPort), 120);
-        String relayed = Tools.run(bench(benchmark, redisRelayPort), 120);
+        Path benchmark = startRedis();
+        String direct = Tools.run(bench(benchmark, redisPort, 100_000), 120);
+        String relayed = Tools.run(bench(benchmark, redisRelayPort, 100_000), 120);
         for (String out : new String[] {direct, relayed}) {
-            assertTrue(out.startsWith("exit 0"), out);
-            assertFalse(out.toLowerCase(java.util.Locale.ROOT).contains("error"), out);
+            assertNoErrors(out);
         }
         double d = rps(direct, "SET") + rps(direct, "GET");
         double r = rps(relayed, "SET") + rps(relayed, "GET");
         System.out.printf(java.util.Locale.ROOT, "redis-benchmark SET+GET requests/s: direct %.0f, relayed %.0f "
-                + "(%.0f%%)%n", d, r, 100 * r / d);
+                + "(%.0f%%) on %s%n", d, r, 100 * r / d, gatewayTransport());
         assertTrue(r > 0, relayed);
     }
 
-    private static List<String> bench(Path benchmark, int port) {
-        return List.of(benchmark.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port), "-n", "100000", "-c",
-                "50", "-P", "16", "-t", "set,get", "-q");
+    /**
+     * redis-benchmark through the relay while the transport is swapped epoll → nio → epoll (Configuration Admin PID
+     * {@code io.conduit.transport}, written as {@code conf/io.conduit.transport.cfg} for FileInstall): zero errors,
+     * and a client of the test checks every reply on a connection that stays open across both swaps. Each swap is
+     * confirmed by the listener's log line, and a new connection made after it is served.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE) // last: the other tests do not run during a swap
+    void redisBenchmarkWhileTheTransportIsSwappedHasNoErrors() throws Exception {
+        Path benchmark = startRedis();
+        assertEquals("epoll", gatewayTransport(), "the swap test starts on epoll");
+        Path swapConfig = conf.resolve("io.conduit.transport.cfg");
+        try (RedisChecker checker = new RedisChecker(redisRelayPort)) {
+            Tools.Background bench = Tools.start(bench(benchmark, redisRelayPort, 1_000_000));
+            AssertionError failure = null;
+            try {
+                checker.awaitReplies(1000);
+                swapTo(swapConfig, "epoll", "nio");
+                checker.awaitReplies(checker.replies() + 1000);
+                new RedisChecker(redisRelayPort).close(); // a new connection after the swap is served (on nio)
+                swapTo(swapConfig, "nio", "epoll");
+                checker.awaitReplies(checker.replies() + 1000);
+                new RedisChecker(redisRelayPort).close(); // and after the swap back (on epoll)
+                checker.assertNoErrors();
+            } catch (AssertionError | IOException e) {
+                failure = new AssertionError(e.getMessage(), e);
+            }
+            String out = bench.await(300);
+            if (failure == null && !(out.startsWith("exit 0") && !out.toLowerCase(java.util.Locale.ROOT)
+                    .contains("error"))) {
+                failure = new AssertionError("redis-benchmark reported errors");
+            }
+            if (failure != null) {
+                String log = gateway.output();
+                failure.addSuppressed(new AssertionError("redis-benchmark: " + out.replace('\r', '\n').lines()
+                        .filter(l -> !l.contains("rps=")).collect(java.util.stream.Collectors.joining("\n"))
+                        + "\ngateway after its banner:\n" + log.substring(Math.max(0, log.indexOf("Ready:")))));
+                throw failure;
+            }
+            System.out.println("redis swap test: " + checker.replies() + " replies checked across epoll -> nio -> epoll");
+        } finally {
+            if (Files.deleteIfExists(swapConfig)) { // the preference returns to auto: back on epoll if not there yet
+                awaitOutput("every listener back on epoll", out -> count(out, "' to 'epoll'") >= count(out, "' to 'nio'"));
+            }
+        }
+    }
+
+    private static int count(String text, String part) {
+        int n = 0;
+        for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
+            n++;
+        }
+        return n;
+    }
+
+    private static void awaitOutput(String what, java.util.function.Predicate<String> condition)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.test(gateway.output())) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 30 s: " + what + "; output:\n" + gateway.output());
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Sets the transport preference through FileInstall and waits for the redis relay's listener to move. */
+    private static void swapTo(Path swapConfig, String from, String to) throws Exception {
+        String line = ":" + redisRelayPort + " from '" + from + "' to '" + to + "'";
+        int before = count(gateway.output(), line);
+        Files.writeString(swapConfig, "transport = " + to + "\n");
+        awaitOutput("the redis relay's listener moves from " + from + " to " + to,
+                out -> count(out, line) > before);
+    }
+
+    private static String gatewayTransport() {
+        Matcher m = Pattern.compile("(?m)^transport: (\\S+)").matcher(gateway.output());
+        return m.find() ? m.group(1) : "?";
+    }
+
+    private static void assertNoErrors(String out) {
+        assertTrue(out.startsWith("exit 0"), out);
+        assertFalse(out.toLowerCase(java.util.Locale.ROOT).contains("error"), out);
+    }
+
+    /** Starts the test's redis-server once (for every redis test). @return the redis-benchmark binary */
+    private static synchronized Path startRedis() throws Exception {
+        Path server = Tools.require("redis-server", "redis-server");
+        Path benchmark = Tools.require("redis-benchmark", "redis-tools");
+        if (!redisStarted) {
+            Process redis = new ProcessBuilder(server.toString(), "--port", String.valueOf(redisPort), "--bind",
+                    "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString())
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+            RESOURCES.add(() -> stopProcess(redis));
+            awaitTcp(redisPort);
+            redisStarted = true;
+        }
+        return benchmark;
+    }
+
+    private static List<String> bench(Path benchmark, int port, int requests) {
+        return List.of(benchmark.toString(), "-h", "127.0.0.1", "-p", String.valueOf(port), "-n",
+                String.valueOf(requests), "-c", "50", "-P", "16", "-t", "set,get", "-q");
     }
 
     /** Parses {@code SET: 123456.79 requests per second} (redis-benchmark -q; newer ones add a latency column). */

@@ -47,18 +47,41 @@ final class Tools {
 
     /** Runs a command to completion (bounded), returning its combined output; fails on timeout. */
     static String run(List<String> cmd, long timeoutSeconds) throws IOException, InterruptedException {
-        Path log = Files.createTempFile("conduit-it-", ".log");
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                throw new AssertionError(cmd + " did not finish in " + timeoutSeconds + " s; output:\n"
-                        + Files.readString(log));
-            }
-            return "exit " + p.exitValue() + "\n" + Files.readString(log);
-        } finally {
-            Files.deleteIfExists(log);
+        return start(cmd).await(timeoutSeconds);
+    }
+
+    /** A command running in the background, its combined output going to a file. */
+    static final class Background {
+        private final List<String> command;
+        private final Process process;
+        private final Path log;
+
+        private Background(List<String> command, Process process, Path log) {
+            this.command = command;
+            this.process = process;
+            this.log = log;
         }
+
+        /** Waits (bounded) for the end; @return {@code "exit N"} and the output, as {@link #run} does */
+        String await(long timeoutSeconds) throws IOException, InterruptedException {
+            try {
+                if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s; output:\n"
+                            + Files.readString(log));
+                }
+                return "exit " + process.exitValue() + "\n" + Files.readString(log);
+            } finally {
+                Files.deleteIfExists(log);
+            }
+        }
+    }
+
+    /** Starts a command in the background; collect it with {@link Background#await}. */
+    static Background start(List<String> cmd) throws IOException {
+        Path log = Files.createTempFile("conduit-it-", ".log");
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
+        return new Background(cmd, p, log);
     }
 }
