@@ -1,5 +1,7 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.ERRORS;
+
 import io.conduit.transport.spi.IoSplicePipe;
 
 import java.io.IOException;
@@ -44,7 +46,7 @@ final class EpollSplicePipe implements IoSplicePipe {
         long n;
         do {
             n = Native.splice(in, -1, writeFd, -1, FILL_BYTES, FLAGS);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n > 0) {
             buffered += n;
             return n;
@@ -53,10 +55,10 @@ final class EpollSplicePipe implements IoSplicePipe {
         if (n == 0) {
             return -1;
         }
-        if (Errors.isAgain(n)) {
+        if (ERRORS.isAgain(n)) {
             return 0;
         }
-        throw Errors.newIoException("splice(socket to pipe)", (int) n);
+        throw ERRORS.newIoException("splice(socket to pipe)", (int) n);
     }
 
     @Override
@@ -68,15 +70,15 @@ final class EpollSplicePipe implements IoSplicePipe {
         long n;
         do {
             n = Native.splice(readFd, -1, out, -1, buffered, FLAGS);
-        } while (Errors.isInterrupted(n));
+        } while (ERRORS.isInterrupted(n));
         if (n >= 0) {
             buffered -= n;
             return n;
         }
-        if (Errors.isAgain(n)) {
+        if (ERRORS.isAgain(n)) {
             return 0;
         }
-        throw Errors.newIoException("splice(pipe to socket)", (int) n);
+        throw ERRORS.newIoException("splice(pipe to socket)", (int) n);
     }
 
     @Override
@@ -89,7 +91,7 @@ final class EpollSplicePipe implements IoSplicePipe {
             throw new IOException("splice: the pipe of this forwarding was closed");
         }
         int[] fds = new int[2];
-        Errors.check("pipe2(O_NONBLOCK | O_CLOEXEC)", Native.pipe2(fds, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
+        ERRORS.check("pipe2(O_NONBLOCK | O_CLOEXEC)", Native.pipe2(fds, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
         readFd = fds[0];
         writeFd = fds[1];
         PIPES_CREATED.incrementAndGet();

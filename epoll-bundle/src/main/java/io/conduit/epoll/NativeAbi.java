@@ -158,6 +158,7 @@ final class NativeAbi {
     static final int SHUT_RDWR = constant("SHUT_RDWR");
     static final int MSG_TRUNC = constant("MSG_TRUNC");
     static final int MSG_CTRUNC = constant("MSG_CTRUNC");
+    static final int SPLICE_F_MOVE = constant("SPLICE_F_MOVE");
     static final int SPLICE_F_NONBLOCK = constant("SPLICE_F_NONBLOCK");
     static final int O_NONBLOCK = constant("O_NONBLOCK");
     static final int O_CLOEXEC = constant("O_CLOEXEC");
