@@ -98,6 +98,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li><b>Release.</b> The old transport's event-loop group (made by this server) is shut down when its listener
  *       is closed and its last connection is gone.</li>
  * </ol>
+ * A server whose address the newly selected transport cannot bind ({@link Transport#supportsAddress}, e.g. a Linux
+ * abstract Unix name when {@code nio} is selected) does not move while its current transport is still available: it
+ * logs one warning and keeps listening where it is; it follows again once a transport that can bind it is selected.
  * When nothing can be selected ({@link Transports#selected()} fails or returns {@code null}) the server closes its
  * listener (keeping or draining its connections by the rule above) and waits; it binds again as soon as a
  * transport is selected. If binding on the new transport fails,
@@ -139,6 +142,7 @@ public final class ManagedServer {
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
     private boolean keepConnectionsOnSelectionChange = true;
+    private Transport unsupportedTarget;                // swap thread only: last selection that cannot bind the address
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -453,6 +457,16 @@ public final class ManagedServer {
         if (old != null && old.transport == target) {
             return;
         }
+        if (old != null && target != null && !target.supportsAddress(boundAddress) && stillProvided(old.transport)) {
+            if (unsupportedTarget != target) { // one line per selection, not per re-check
+                unsupportedTarget = target;
+                LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + " stays on '"
+                        + old.transport.name() + "': the selected transport '" + target.name()
+                        + "' cannot bind this kind of address; it moves when a transport that can is selected");
+            }
+            return;
+        }
+        unsupportedTarget = null;
         String oldName = old == null ? "(none)" : old.transport.name();
         String newName = target == null ? "(none)" : target.name();
         String why = "transport swap of ManagedServer " + boundAddress + " from '" + oldName + "' to '" + newName + "'";

@@ -1,11 +1,13 @@
 package io.conduit.transport;
 
+import java.net.SocketAddress;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerChannel;
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import org.osgi.annotation.versioning.ProviderType;
@@ -31,6 +33,22 @@ public interface Transport {
 
     /** @return {@code true} when this transport honours {@code option} (on at least one channel kind) */
     boolean supports(ChannelOption<?> option);
+
+    /**
+     * Whether this transport's channels can bind and connect addresses of {@code address}'s kind. The answer is about
+     * the kind only (an IP address, a Unix socket file, a Linux abstract Unix name), not about whether a particular
+     * address is free or reachable. {@link ManagedServer} asks before it moves a listener to this transport.
+     *
+     * <p>The default answers {@code true} for everything except a Linux abstract Unix name
+     * ({@link UnixAbstractAddress}, unix(7) abstract namespace), which only transports on Linux sockets accept.
+     *
+     * @param address any socket address, not {@code null}
+     * @return {@code true} when a bind or connect on this transport does not reject the address for its kind
+     * @since 0.2.0
+     */
+    default boolean supportsAddress(SocketAddress address) {
+        return !(address instanceof UnixAbstractAddress);
+    }
 
     /**
      * @param nThreads event loops in the group; 0 = twice the number of available processors

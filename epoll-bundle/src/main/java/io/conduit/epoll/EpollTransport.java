@@ -15,6 +15,7 @@ import io.conduit.transport.spi.IoSocketChannel;
 import io.conduit.transport.spi.IoTransportSupport;
 
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
@@ -57,6 +58,12 @@ final class EpollTransport implements Transport {
     @Override
     public boolean supports(ChannelOption<?> option) {
         return IoTransportSupport.isCoreOption(option) || EpollSocket.mapsOption(option);
+    }
+
+    /** Every kind, Linux abstract Unix names included (unix(7)). */
+    @Override
+    public boolean supportsAddress(SocketAddress address) {
+        return true;
     }
 
     @Override

@@ -1,6 +1,12 @@
 package io.conduit.epoll;
 
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.UnixAbstractAddress;
+import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.testsuite.EchoHandler;
+import io.conduit.transport.ChannelType;
 import io.conduit.transport.ManagedServer;
 import io.conduit.transport.Transports;
 import org.junit.jupiter.api.AfterEach;
@@ -20,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -106,6 +113,38 @@ class EpollManagedServerSwapTest {
             assertTrue(verified.get() > 100 * 1024, figures);
         } finally {
             server.close().await(15, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * A listener on a Linux abstract name stays on epoll when nio (which cannot bind such names) is selected: no
+     * failed swap, no closed listener, and new connections are still served.
+     */
+    @Test
+    void abstractNameListenerStaysOnEpollWhenNioIsSelected() throws Exception {
+        UnixAbstractAddress name = UnixAbstractAddress.of("conduit-swap-" + ProcessHandle.current().pid());
+        assertFalse(Transports.get("nio").supportsAddress(name));
+        assertTrue(Transports.get("epoll").supportsAddress(name));
+        Transports.setPreference("epoll");
+        ManagedServer server = new ManagedServer(name).channelType(ChannelType.UNIX_STREAM)
+                .childHandler(new EchoHandler()).gracePeriod(2, TimeUnit.SECONDS);
+        EventLoopGroup clients = Transports.get("epoll").newEventLoopGroup(1);
+        try {
+            server.start().sync();
+            Transports.setPreference("nio");
+            Thread.sleep(300); // the swap thread runs the (refused) move
+            assertEquals("epoll", server.transportName());
+            Channel client = new Bootstrap().transport(Transports.get("epoll")).group(clients)
+                    .channelType(ChannelType.UNIX_STREAM).handler(new ChannelHandler() { })
+                    .connect(name).sync().getNow();
+            assertEquals(name, client.remoteAddress());
+            client.close().sync();
+            Transports.setPreference("epoll");
+            Thread.sleep(100);
+            assertEquals("epoll", server.transportName());
+        } finally {
+            server.close().await(15, TimeUnit.SECONDS);
+            clients.shutdownGracefully().await(15, TimeUnit.SECONDS);
         }
     }
 }
