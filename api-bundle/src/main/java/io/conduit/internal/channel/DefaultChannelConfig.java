@@ -49,14 +49,12 @@ public class DefaultChannelConfig implements ChannelConfig {
             ChannelOption.WRITE_BUFFER_WATER_MARK, ChannelOption.MAX_MESSAGES_PER_READ,
             ChannelOption.ALLOW_HALF_CLOSURE);
 
-    private static final VarHandle AUTO_READ;
     private static final VarHandle ALLOCATOR;
     private static final VarHandle OTHERS;
 
     static {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
-            AUTO_READ = lookup.findVarHandle(DefaultChannelConfig.class, "autoRead", boolean.class);
             ALLOCATOR = lookup.findVarHandle(DefaultChannelConfig.class, "allocator", BufferAllocator.class);
             OTHERS = lookup.findVarHandle(DefaultChannelConfig.class, "others", ConcurrentHashMap.class);
         } catch (ReflectiveOperationException e) {
@@ -68,7 +66,7 @@ public class DefaultChannelConfig implements ChannelConfig {
 
     // The core options. Each is written by setOption (any thread) and read by any thread; volatile, no other guard.
     private volatile BufferAllocator allocator;   // null until set or resolved (then stable); CAS through ALLOCATOR
-    private volatile boolean autoRead = true;     // swapped through AUTO_READ (the off-to-on change starts a read)
+    private volatile boolean autoRead = true;     // swapped under this object's monitor (see setAutoRead)
     private volatile boolean allowHalfClosure;
     private volatile int connectTimeoutMillis = 30_000;
     private volatile int writeSpinCount = 16;
@@ -194,13 +192,7 @@ public class DefaultChannelConfig implements ChannelConfig {
         }
         apply(option, valid);
         if (option == ChannelOption.AUTO_READ) {
-            boolean on = (Boolean) valid;
-            boolean was = (boolean) AUTO_READ.getAndSet(this, on);
-            if (on && !was) {
-                channel.read();
-            } else if (!on && was) {
-                autoReadTurnedOff();
-            }
+            swapAutoRead((Boolean) valid);
         } else if (option == ChannelOption.ALLOCATOR) {
             allocator = (BufferAllocator) valid;
         } else if (option == ChannelOption.CONNECT_TIMEOUT_MILLIS) {
@@ -223,6 +215,39 @@ public class DefaultChannelConfig implements ChannelConfig {
     @Override
     public boolean isAutoRead() {
         return autoRead;
+    }
+
+    /**
+     * {@link #setOption setOption(AUTO_READ, autoRead)}, without boxing: an echo or relay with back-pressure turns
+     * auto-read off and on again at the rate of its writability changes.
+     */
+    @Override
+    public ChannelConfig setAutoRead(boolean autoRead) {
+        if (!isSupported(ChannelOption.AUTO_READ)) {
+            setOption(ChannelOption.AUTO_READ, autoRead); // says why it is not applied
+            return this;
+        }
+        apply(ChannelOption.AUTO_READ, autoRead);
+        swapAutoRead(autoRead);
+        return this;
+    }
+
+    /**
+     * Stores auto-read; an off-to-on change calls {@link Channel#read()} and an on-to-off change
+     * {@link #autoReadTurnedOff()}, each once per change also when threads race (the swap is atomic: a short
+     * monitor section, cheaper on this path than a {@code VarHandle} that the JIT may not inline).
+     */
+    private void swapAutoRead(boolean on) {
+        boolean was;
+        synchronized (this) {
+            was = autoRead;
+            autoRead = on;
+        }
+        if (on && !was) {
+            channel.read();
+        } else if (!on && was) {
+            autoReadTurnedOff();
+        }
     }
 
     /** @return the allocator set, else the default resolved once on first use and kept from then on */
