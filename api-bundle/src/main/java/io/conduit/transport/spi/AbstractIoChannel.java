@@ -142,8 +142,9 @@ public abstract class AbstractIoChannel implements Channel {
     private volatile SocketAddress remoteAddress;  // cache, written by the loop (or any thread reading it lazily)
     /**
      * An IPv4 peer kept compactly instead of an {@link InetSocketAddress} object (96 bytes per idle connection):
-     * bit 48 set, address in bits 16–47, port in bits 0–15; {@code 0} when none. Written by the loop once, when
-     * the channel becomes active; {@link #remoteAddress()} makes (and caches) the object on first use.
+     * bit 48 set, address in bits 16–47, port in bits 0–15; {@code 0} when none. Stream channels only; written by
+     * the loop once, when the channel becomes active; {@link #remoteAddress()} makes (and caches) the object on
+     * first use.
      */
     private volatile long compactRemote;
     // Traffic counters for OpenChannels (Gogo conduit:channels): single writer (the loop), read from any thread.
@@ -530,7 +531,11 @@ public abstract class AbstractIoChannel implements Channel {
         }
         active = true;
         localAddress = shareLocal(socket.localAddress());
-        keepRemote(socket.remoteAddress());
+        if (kind == Kind.STREAM) {
+            keepRemote(socket.remoteAddress()); // a stream's peer never changes: kept compactly
+        } else {
+            remoteAddress = socket.remoteAddress(); // a datagram channel may disconnect and connect again
+        }
         pipeline.fireChannelActive();
         if (config.isAutoRead()) {
             beginRead();
@@ -1731,6 +1736,7 @@ public abstract class AbstractIoChannel implements Channel {
             try {
                 ((IoDatagramSocket) socket).disconnect();
                 remoteAddress = null;
+                compactRemote = 0;
                 promise.trySuccess(null);
             } catch (IOException | RuntimeException e) {
                 promise.tryFailure(e);

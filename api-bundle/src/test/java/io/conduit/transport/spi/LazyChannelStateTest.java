@@ -57,6 +57,7 @@ class LazyChannelStateTest {
         channel.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
         channel.config().setOption(ChannelOption.AUTO_READ, false);
         channel.register().sync();
+        group.next().submit(() -> { }).sync(); // registration (and activation) ran to its end on the loop
         return channel;
     }
 
