@@ -127,7 +127,7 @@ public abstract class AbstractIoChannel implements Channel {
      * and used on the loop; read by any thread ({@link #isWritable()}); volatile so that a water-mark change
      * from another thread reaches a buffer created meanwhile.
      */
-    private volatile OutboundBuffer outbound;
+    private volatile OutboundBuffer outboundOrNull;
     private RecvSizer recvSizer;               // loop-confined: created by the first read
     /** Pipeline head operations, poller events, config changes and OpenChannels stats: one object. */
     private final Internals internals = new Internals();
@@ -156,7 +156,7 @@ public abstract class AbstractIoChannel implements Channel {
     private int interestOps;                   // loop-confined: IoSocket.OP_* bits currently requested
     private boolean readPending;               // loop-confined: read() asked for input not yet delivered
     private boolean readInProgress;            // loop-confined: inside the read loop (read() calls there are noted only)
-    private ArrayDeque<Buffer> heldReads;      // loop-confined: read-ahead, not yet delivered; null until needed
+    private ArrayDeque<Buffer> heldReadsOrNull; // loop-confined: read-ahead, not yet delivered; null until needed
     private int heldBytes;                     // loop-confined
     private boolean heldEof;                   // loop-confined: end-of-stream was seen behind the held data
     private boolean inputShutdownFired;        // loop-confined
@@ -366,29 +366,29 @@ public abstract class AbstractIoChannel implements Channel {
 
     @Override
     public boolean isWritable() {
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         return open && (ob == null || ob.isWritable());
     }
 
     @Override
     public long bytesBeforeUnwritable() {
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         return ob != null ? ob.bytesBeforeUnwritable() : config.waterMark().high() + 1L;
     }
 
     @Override
     public long bytesBeforeWritable() {
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         return ob != null ? ob.bytesBeforeWritable() : 0;
     }
 
     /** @return the outbound buffer, created on the first write (loop thread) */
     private OutboundBuffer outbound() {
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         if (ob == null) {
             WriteBufferWaterMark wm = config.waterMark();
             ob = new OutboundBuffer(wm.low(), wm.high());
-            outbound = ob;
+            outboundOrNull = ob;
             WriteBufferWaterMark now = config.waterMark();
             if (now != wm) { // changed by another thread meanwhile, which may not have seen the new buffer
                 ob.waterMarks(now.low(), now.high());
@@ -645,7 +645,7 @@ public abstract class AbstractIoChannel implements Channel {
             promise.trySuccess(null);
             return;
         }
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         if (ob != null && ob.failUnflushed(() -> new ChannelClosedException("write of channel " + id()
                 + " failed: the output was shut down before the write was flushed", null))) {
             pipeline.fireChannelWritabilityChanged();
@@ -838,10 +838,10 @@ public abstract class AbstractIoChannel implements Channel {
         IoStreamSocket s = (IoStreamSocket) socket;
         BufferAllocator alloc = config.getAllocator();
         RecvSizer recvSizer = recvSizer();
-        if (heldReads == null) {
-            heldReads = new ArrayDeque<>();
+        if (heldReadsOrNull == null) {
+            heldReadsOrNull = new ArrayDeque<>();
         }
-        ArrayDeque<Buffer> heldReads = this.heldReads;
+        ArrayDeque<Buffer> heldReads = heldReadsOrNull;
         try {
             while (heldBytes < READ_AHEAD_MAX_BYTES && heldReads.size() < READ_AHEAD_MAX_BUFFERS) {
                 Buffer buf = alloc.buffer(Math.min(recvSizer.guess(), READ_AHEAD_MAX_BYTES - heldBytes));
@@ -878,7 +878,7 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     private boolean hasHeld() {
-        return heldReads != null && !heldReads.isEmpty();
+        return heldReadsOrNull != null && !heldReadsOrNull.isEmpty();
     }
 
     /** @return the receive-size predictor, made on the first read */
@@ -895,7 +895,7 @@ public abstract class AbstractIoChannel implements Channel {
         readPending = false;
         boolean any = hasHeld();
         Buffer b;
-        while (heldReads != null && (b = heldReads.poll()) != null) {
+        while (heldReadsOrNull != null && (b = heldReadsOrNull.poll()) != null) {
             heldBytes -= b.readableBytes();
             pipeline.fireChannelRead(b);
         }
@@ -912,7 +912,7 @@ public abstract class AbstractIoChannel implements Channel {
 
     private void releaseHeld() {
         Buffer b;
-        while (heldReads != null && (b = heldReads.poll()) != null) {
+        while (heldReadsOrNull != null && (b = heldReadsOrNull.poll()) != null) {
             ReferenceCounted.safeRelease(b);
         }
         heldBytes = 0;
@@ -1298,7 +1298,7 @@ public abstract class AbstractIoChannel implements Channel {
             if (t instanceof IOException) {
                 close0(t, "an I/O error while writing", null);
             } else {
-                OutboundBuffer ob = outbound;
+                OutboundBuffer ob = outboundOrNull;
                 if (ob != null && !ob.isFlushedEmpty()) {
                     if (ob.removeHead(t)) {
                         pipeline.fireChannelWritabilityChanged();
@@ -1321,13 +1321,13 @@ public abstract class AbstractIoChannel implements Channel {
 
     /** @return {@code true} when nothing flushed waits (also when nothing was ever written) */
     private boolean flushedEmpty() {
-        OutboundBuffer ob = outbound;
+        OutboundBuffer ob = outboundOrNull;
         return ob == null || ob.isFlushedEmpty();
     }
 
     /** Called by flush0 only when something flushed waits: the outbound buffer exists. */
     private void doWrite() throws IOException {
-        OutboundBuffer outbound = this.outbound;
+        OutboundBuffer outbound = this.outboundOrNull; // not null here
         int spins = config.writeSpinCount();
         while (spins > 0) {
             Object msg = outbound.current();
@@ -1472,7 +1472,7 @@ public abstract class AbstractIoChannel implements Channel {
      *         socket does not batch; {@code -2} when the first datagram failed (its promise failed, it was removed)
      */
     private int datagramBatchWrite() {
-        OutboundBuffer outbound = this.outbound;
+        OutboundBuffer outbound = this.outboundOrNull; // not null here
         if (datagramBatch == null) {
             datagramBatch = new Object[DATAGRAM_BATCH_MAX];
         }
@@ -1577,7 +1577,7 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     private void failAllPending(Throwable cause) {
-        OutboundBuffer outbound = this.outbound;
+        OutboundBuffer outbound = this.outboundOrNull;
         if (outbound != null && outbound.failAll(() -> new ChannelClosedException("write to channel " + id()
                 + " failed: the channel closed before the write completed" + closeExplanation(), cause))) {
             pipeline.fireChannelWritabilityChanged();
@@ -1764,7 +1764,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void flush() {
-            OutboundBuffer ob = outbound;
+            OutboundBuffer ob = outboundOrNull;
             if (ob != null) {
                 ob.addFlush();
             }
@@ -1819,7 +1819,7 @@ public abstract class AbstractIoChannel implements Channel {
 
         @Override
         public void waterMarkChanged(WriteBufferWaterMark waterMark) {
-            OutboundBuffer ob = outbound; // null: outbound() reads the config again after creating it
+            OutboundBuffer ob = outboundOrNull; // null: outbound() reads the config again after creating it
             if (ob != null) {
                 ob.waterMarks(waterMark.low(), waterMark.high());
             }
