@@ -6,9 +6,8 @@ import io.conduit.transport.spi.IoHandler;
 import io.conduit.transport.spi.IoHandlerContext;
 
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -59,8 +58,14 @@ final class EpollIoHandler implements IoHandler {
     private final Thread thread;
     private final AtomicBoolean closed = new AtomicBoolean(); // any thread reads (wakeup)
     private EpollEventArray events = new EpollEventArray(INITIAL_EVENTS);
-    /** registered sockets by fd */
-    private final Map<Integer, EpollSocket> sockets = new HashMap<>();
+    /**
+     * registered sockets, indexed by fd (descriptors are small and dense: the kernel hands out the lowest free
+     * one); grown by doubling to fit the largest fd registered. 4 bytes per slot instead of a boxed key and a
+     * map node per socket.
+     */
+    private EpollSocket[] sockets = new EpollSocket[INITIAL_EVENTS];
+    /** sockets registered (for {@link #toString()}) */
+    private int socketCount;
     /** sockets to hand {@code readReady} again (edge-triggered, not read dry) */
     private List<EpollSocket> moreInput = new ArrayList<>();
     private List<EpollSocket> moreInputSpare = new ArrayList<>();
@@ -142,7 +147,19 @@ final class EpollIoHandler implements IoHandler {
         int fd = socket.fd();
         ERRORS.check("epoll_ctl(EPOLL_CTL_ADD)", Native.epollCtl(epollFd, NativeAbi.EPOLL_CTL_ADD, fd,
                 epollEvents | NativeAbi.EPOLLET, fd));
-        sockets.put(fd, socket);
+        if (fd >= sockets.length) {
+            sockets = Arrays.copyOf(sockets, Math.max(fd + 1, sockets.length * 2));
+        }
+        if (sockets[fd] == null) {
+            socketCount++;
+        }
+        sockets[fd] = socket;
+    }
+
+    /** @return the socket registered with {@code fd}, or {@code null} */
+    private EpollSocket socket(int fd) {
+        EpollSocket[] table = sockets;
+        return fd >= 0 && fd < table.length ? table[fd] : null;
     }
 
     /** {@code EPOLL_CTL_MOD}: replaces the interest (re-checks readiness, so waiting input is reported). */
@@ -157,8 +174,9 @@ final class EpollIoHandler implements IoHandler {
     /** {@code EPOLL_CTL_DEL}; after it the kernel holds no reference to the socket for this poller. */
     void remove(EpollSocket socket) {
         int fd = socket.fd();
-        if (sockets.get(fd) == socket) {
-            sockets.remove(fd);
+        if (socket(fd) == socket) {
+            sockets[fd] = null;
+            socketCount--;
         }
         if (fd >= 0) {
             Native.epollCtl(epollFd, NativeAbi.EPOLL_CTL_DEL, fd, 0, 0);
@@ -195,7 +213,7 @@ final class EpollIoHandler implements IoHandler {
                 armedDeadlineNanos = NOT_ARMED; // expired: an equal deadline must be armed again
                 continue;
             }
-            EpollSocket s = sockets.get((int) data);
+            EpollSocket s = socket((int) data);
             if (s != null) {
                 dispatch(s, array.events(i));
             }
@@ -275,7 +293,10 @@ final class EpollIoHandler implements IoHandler {
 
     @Override
     public void prepareToDestroy() {
-        for (EpollSocket s : new ArrayList<>(sockets.values())) {
+        for (EpollSocket s : sockets.clone()) {
+            if (s == null) {
+                continue;
+            }
             try {
                 s.events().loopShuttingDown();
             } catch (Throwable t) {
@@ -287,7 +308,8 @@ final class EpollIoHandler implements IoHandler {
     @Override
     public void destroy() {
         if (closed.compareAndSet(false, true)) {
-            sockets.clear();
+            Arrays.fill(sockets, null);
+            socketCount = 0;
             Native.close(timerFd);
             Native.close(eventFd);
             Native.close(epollFd);
@@ -296,6 +318,6 @@ final class EpollIoHandler implements IoHandler {
 
     @Override
     public String toString() {
-        return "EpollIoHandler[" + thread.getName() + ", epfd " + epollFd + ", " + sockets.size() + " sockets]";
+        return "EpollIoHandler[" + thread.getName() + ", epfd " + epollFd + ", " + socketCount + " sockets]";
     }
 }

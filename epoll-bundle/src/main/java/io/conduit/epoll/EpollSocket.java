@@ -12,11 +12,12 @@ import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What every epoll socket shares: the descriptor, its registration with the loop's {@link EpollIoHandler}, the
@@ -72,13 +73,24 @@ abstract class EpollSocket implements IoSocket {
         return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG;
     }
 
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(EpollSocket.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** the descriptor; valid until {@link #close()} (then {@link #closed} is set and it must not be used) */
     private final int fd;
     /** {@code AF_INET6}, {@code AF_INET} or {@code AF_UNIX} */
     final int domain;
     /** one of {@link #TCP}, {@link #TCP_SERVER}, {@link #UDP}, {@link #UNIX}, {@link #UNIX_SERVER} */
     final int kind;
-    private final AtomicBoolean closed = new AtomicBoolean(); // any thread
+    /** set once by {@link #close()} (CAS through {@link #CLOSED}: an AtomicBoolean per socket costs 16 bytes); any thread */
+    private volatile boolean closed;
 
     private EpollIoHandler handler; // loop-confined: set by register, cleared by deregister
     private IoEvents events;        // loop-confined
@@ -92,7 +104,11 @@ abstract class EpollSocket implements IoSocket {
     boolean hangupSeen;
     /** loop-confined: on the handler's more-input list */
     boolean onMoreInputList;
-    private volatile SocketAddress cachedLocal; // cache of getsockname after bind/connect
+    /**
+     * cache of getsockname after bind/connect, for listeners and datagram sockets; a stream socket does not cache
+     * (its channel keeps the address, sharing its listener's object where they are equal)
+     */
+    private volatile SocketAddress cachedLocal;
 
     EpollSocket(int fd, int domain, int kind) {
         this.fd = fd;
@@ -142,7 +158,7 @@ abstract class EpollSocket implements IoSocket {
 
     /** @throws ChannelClosedException when closed */
     final int liveFd(String call) throws ChannelClosedException {
-        if (closed.get()) {
+        if (closed) {
             throw new ChannelClosedException(call + " on a closed epoll socket (fd " + fd + " was closed)", null);
         }
         return fd;
@@ -182,7 +198,7 @@ abstract class EpollSocket implements IoSocket {
         }
         interest = ops;
         EpollIoHandler h = handler;
-        if (h != null && !closed.get()) {
+        if (h != null && !closed) {
             h.modify(this, epollEvents(ops));
         }
     }
@@ -228,12 +244,12 @@ abstract class EpollSocket implements IoSocket {
 
     @Override
     public boolean isOpen() {
-        return !closed.get();
+        return !closed;
     }
 
     @Override
     public void close() throws IOException {
-        if (closed.compareAndSet(false, true)) {
+        if (CLOSED.compareAndSet(this, false, true)) {
             int r = Native.close(fd);
             if (r < 0 && r != -NativeAbi.EINTR) {
                 throw ERRORS.newIoException("close", r);
@@ -266,7 +282,7 @@ abstract class EpollSocket implements IoSocket {
     @Override
     public SocketAddress localAddress() {
         SocketAddress a = cachedLocal;
-        if (a != null || closed.get()) {
+        if (a != null || closed) {
             return a;
         }
         byte[] out = Native.newAddressOut();
@@ -276,6 +292,9 @@ abstract class EpollSocket implements IoSocket {
         a = SOCKADDR.decodeAddressOut(out);
         if (a instanceof InetSocketAddress i && i.getPort() == 0) {
             return a; // not bound yet: do not cache
+        }
+        if (kind == TCP || kind == UNIX) {
+            return a; // a stream socket: the channel keeps it
         }
         cachedLocal = a;
         return a;
@@ -288,7 +307,7 @@ abstract class EpollSocket implements IoSocket {
 
     /** @return the peer, or {@code null} when not connected */
     final SocketAddress peerAddress() {
-        if (closed.get()) {
+        if (closed) {
             return null;
         }
         byte[] out = Native.newAddressOut();
@@ -364,6 +383,6 @@ abstract class EpollSocket implements IoSocket {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "[fd " + fd + (closed.get() ? ", closed" : "") + "]";
+        return getClass().getSimpleName() + "[fd " + fd + (closed ? ", closed" : "") + "]";
     }
 }

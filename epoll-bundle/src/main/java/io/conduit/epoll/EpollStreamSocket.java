@@ -34,7 +34,6 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
     static final java.util.concurrent.atomic.AtomicLong FILE_COPY_CALLS = new java.util.concurrent.atomic.AtomicLong();
 
     private boolean connected; // loop-confined
-    private volatile SocketAddress cachedRemote;
 
     /** A new, unconnected socket. */
     static EpollStreamSocket open(boolean unix) throws IOException {
@@ -277,14 +276,10 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
         return connected;
     }
 
+    /** {@code getpeername(2)} on every call: the channel keeps the address (compactly), this socket does not. */
     @Override
     public SocketAddress remoteAddress() {
-        SocketAddress a = cachedRemote;
-        if (a == null && connected) {
-            a = peerAddress();
-            cachedRemote = a;
-        }
-        return a;
+        return connected ? peerAddress() : null;
     }
 
     // ------------------------------------------------------------------------------------------ shutdown

@@ -54,8 +54,15 @@ class EpollEventLoopTest {
             assertEquals(before, handler.timerArmCount(),
                     "1,000 later tasks behind an earlier one must not re-arm the timer");
             ScheduledFuture<?> earlier = loop.schedule(() -> { }, 20, TimeUnit.SECONDS);
-            await(loop.submit(() -> { }));
-            await(loop.submit(() -> { }));
+            // the loop arms only before it blocks, and a task submitted meanwhile keeps it from blocking: wait
+            // (bounded) for the re-arm, then check that more blocking rounds do not arm again
+            eventually("the loop re-armed the timer for the earlier deadline", () -> {
+                await(loop.submit(() -> { }));
+                return handler.timerArmCount() > before;
+            });
+            for (int i = 0; i < 5; i++) {
+                await(loop.submit(() -> { }));
+            }
             assertEquals(before + 1, handler.timerArmCount(), "an earlier deadline re-arms the timer once");
             CountDownLatch fired = new CountDownLatch(1);
             loop.schedule(fired::countDown, 30, TimeUnit.MILLISECONDS);

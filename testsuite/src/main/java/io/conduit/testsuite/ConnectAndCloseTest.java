@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.FileRegion;
@@ -21,6 +24,7 @@ import io.conduit.transport.Transport;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.FileChannel;
@@ -39,7 +43,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Connect failures and timeouts, cancellation, {@code SO_LINGER}, writes pending at close, invalid writes and
  * file regions. Only the client transport matters for the connect cases; the server is a plain JDK socket or a
- * server of the permutation's server transport.
+ * server of the permutation's server transport. Also: an accepted TCP channel knows its local address (the
+ * listener's own object when they are equal: no copy per connection) and its peer's from activation until after
+ * it closed, also when the peer reset the connection (the kernel then no longer answers {@code getpeername(2)}).
  */
 public abstract class ConnectAndCloseTest extends AbstractTransportTest {
 
@@ -310,6 +316,57 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         } finally {
             closeAll(ch, server);
             Files.deleteIfExists(file);
+        }
+    }
+
+    /** Records an accepted channel's addresses when it becomes inactive; ignores the reset's exception. */
+    @ChannelHandler.Sharable
+    private static final class AddressesAtInactive implements ChannelHandler {
+        final CompletableFuture<Channel> active = new CompletableFuture<>();
+        final CompletableFuture<SocketAddress[]> atInactive = new CompletableFuture<>();
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            active.complete(ctx.channel());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            atInactive.complete(new SocketAddress[] {ctx.channel().localAddress(), ctx.channel().remoteAddress()});
+            ctx.fireChannelInactive();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            // "Connection reset by peer": expected here
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void anAcceptedChannelKnowsItsAddressesAfterThePeerResetTheConnection(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        AddressesAtInactive addresses = new AddressesAtInactive();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), addresses, null);
+        Channel client = connect(combo, ChannelType.TCP, server.localAddress(), new ChannelHandler() {
+        }, b -> b.option(ChannelOption.SO_LINGER, 0)); // close(2) then sends a reset
+        try {
+            Channel accepted = await(addresses.active, "the accepted channel became active");
+            SocketAddress clientLocal = client.localAddress();
+            assertSame(server.localAddress(), accepted.localAddress(),
+                    "an accepted channel shares its listener's (equal) local address object");
+            await(client.close());
+            SocketAddress[] seen = await(addresses.atInactive, "the accepted channel became inactive");
+            assertEquals(server.localAddress(), seen[0], "local address at channelInactive");
+            assertEquals(clientLocal, seen[1], "peer address at channelInactive, after the reset");
+            await(accepted.closeFuture());
+            assertEquals(clientLocal, accepted.remoteAddress(), "peer address after the close");
+            assertTrue(accepted.toString().contains(String.valueOf(clientLocal)), accepted.toString());
+        } finally {
+            closeAll(client, server);
         }
     }
 }

@@ -61,16 +61,28 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
     private static final System.Logger LOG = System.getLogger(DefaultChannelPipeline.class.getName());
 
-    /** Simple class name per handler class, the base of generated names; cached with the class. */
-    private static final ClassValue<String> NAME_BASES = new ClassValue<>() {
+    /** Generated names kept per handler class ({@code Name#0} … {@code Name#3}); more are made when needed. */
+    private static final int SHARED_NAMES = 4;
+
+    /**
+     * Per handler class: its simple class name (the base of generated names) followed by the first
+     * {@value #SHARED_NAMES} generated names, made once and shared by every pipeline (a per-channel name string
+     * would cost memory on every idle connection); cached with the class.
+     */
+    private static final ClassValue<String[]> NAMES = new ClassValue<>() {
         @Override
-        protected String computeValue(Class<?> type) {
+        protected String[] computeValue(Class<?> type) {
             String simple = type.getSimpleName();
             if (simple.isEmpty()) { // anonymous or hidden class
                 String full = type.getName();
                 simple = full.substring(full.lastIndexOf('.') + 1);
             }
-            return simple;
+            String[] names = new String[SHARED_NAMES + 1];
+            names[0] = simple;
+            for (int i = 0; i < SHARED_NAMES; i++) {
+                names[i + 1] = simple + '#' + i;
+            }
+            return names;
         }
     };
 
@@ -89,8 +101,11 @@ public class DefaultChannelPipeline implements ChannelPipeline {
     private final ChannelIoOperations io;
     final HeadContext head;
     final TailContext tail;
-    /** Guards structural changes (links, names, {@link HandlerContext#removed}). */
-    private final Object lock = new Object();
+    /**
+     * Guards structural changes (links, names, {@link HandlerContext#replacement}): the head, an internal object
+     * no user code can reach (one lock object less per channel).
+     */
+    private final Object lock;
 
     /**
      * @param channel the channel this pipeline belongs to; its {@link Channel#eventLoop()} may be {@code null}
@@ -100,8 +115,9 @@ public class DefaultChannelPipeline implements ChannelPipeline {
     public DefaultChannelPipeline(Channel channel, ChannelIoOperations io) {
         this.channel = Objects.requireNonNull(channel, "channel");
         this.io = Objects.requireNonNull(io, "io");
-        head = new HeadContext();
-        tail = new TailContext();
+        head = new HeadContext(this);
+        tail = new TailContext(this);
+        lock = head;
         head.next = tail;
         tail.prev = head;
         head.handlerState = HandlerContext.ADDED;
@@ -220,7 +236,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
         } catch (Throwable t) {
             boolean removedHere = false;
             synchronized (lock) {
-                if (!ctx.removed) {
+                if (!ctx.isRemoved()) {
                     unlink(ctx);
                     removedHere = true;
                 }
@@ -269,7 +285,9 @@ public class DefaultChannelPipeline implements ChannelPipeline {
         HandlerContext next = ctx.next;
         prev.next = next;
         next.prev = prev;
-        ctx.removed = true;
+        if (ctx.replacement == null) {
+            ctx.replacement = ctx; // removed, not replaced
+        }
         unclaim(ctx.handler);
     }
 
@@ -322,8 +340,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
                 }
                 throw e;
             }
-            old.replacement = ctx;
-            old.removed = true;
+            old.replacement = ctx; // removed and replaced
             if (!sameInstance) {
                 unclaim(old.handler);
             }
@@ -336,9 +353,9 @@ public class DefaultChannelPipeline implements ChannelPipeline {
     }
 
     private String generateName(ChannelHandler handler) {
-        String base = NAME_BASES.get(handler.getClass()) + '#';
+        String[] names = NAMES.get(handler.getClass());
         for (int i = 0;; i++) {
-            String candidate = base + i;
+            String candidate = i < SHARED_NAMES ? names[i + 1] : names[0] + '#' + i;
             if (find(candidate) == null) {
                 return candidate;
             }
@@ -655,10 +672,13 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
     // ---------------------------------------------------------------- head and tail
 
-    /** The head: performs outbound operations through {@link #io}; auto-read after active and read-complete. */
-    final class HeadContext extends HandlerContext implements ChannelHandler {
-        HeadContext() {
-            super(DefaultChannelPipeline.this, null, "head", null, HandlerMasks.ALL);
+    /**
+     * The head: performs outbound operations through {@link #io}; auto-read after active and read-complete.
+     * Static (its pipeline is {@link HandlerContext#pipeline}): no second reference to the pipeline per channel.
+     */
+    static final class HeadContext extends HandlerContext implements ChannelHandler {
+        HeadContext(DefaultChannelPipeline pipeline) {
+            super(pipeline, null, "head", null, HandlerMasks.ALL);
         }
 
         @Override
@@ -667,6 +687,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
         }
 
         private void readIfAutoRead() {
+            Channel channel = pipeline.channel;
             if (channel.config().isAutoRead()) {
                 channel.read();
             }
@@ -686,45 +707,45 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
         @Override
         public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, Promise<Void> promise) {
-            io.bind(localAddress, promise);
+            pipeline.io.bind(localAddress, promise);
         }
 
         @Override
         public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
                 Promise<Void> promise) {
-            io.connect(remoteAddress, localAddress, promise);
+            pipeline.io.connect(remoteAddress, localAddress, promise);
         }
 
         @Override
         public void disconnect(ChannelHandlerContext ctx, Promise<Void> promise) {
-            io.disconnect(promise);
+            pipeline.io.disconnect(promise);
         }
 
         @Override
         public void close(ChannelHandlerContext ctx, Promise<Void> promise) {
-            io.close(promise);
+            pipeline.io.close(promise);
         }
 
         @Override
         public void read(ChannelHandlerContext ctx) {
-            io.read();
+            pipeline.io.read();
         }
 
         @Override
         public void write(ChannelHandlerContext ctx, Object msg, Promise<Void> promise) {
-            io.write(msg, promise);
+            pipeline.io.write(msg, promise);
         }
 
         @Override
         public void flush(ChannelHandlerContext ctx) {
-            io.flush();
+            pipeline.io.flush();
         }
     }
 
-    /** The tail: the end of every inbound event. */
-    final class TailContext extends HandlerContext implements ChannelHandler {
-        TailContext() {
-            super(DefaultChannelPipeline.this, null, "tail", null, HandlerMasks.ALL);
+    /** The tail: the end of every inbound event. Static, as {@link HeadContext}. */
+    static final class TailContext extends HandlerContext implements ChannelHandler {
+        TailContext(DefaultChannelPipeline pipeline) {
+            super(pipeline, null, "tail", null, HandlerMasks.ALL);
         }
 
         @Override
@@ -750,7 +771,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            onUnhandledMessage(msg);
+            pipeline.onUnhandledMessage(msg);
         }
 
         @Override
@@ -759,7 +780,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
         @Override
         public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-            onUnhandledUserEvent(event);
+            pipeline.onUnhandledUserEvent(event);
         }
 
         @Override
@@ -768,7 +789,7 @@ public class DefaultChannelPipeline implements ChannelPipeline {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            onUnhandledException(cause);
+            pipeline.onUnhandledException(cause);
         }
     }
 

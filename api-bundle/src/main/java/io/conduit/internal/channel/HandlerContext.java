@@ -68,10 +68,12 @@ class HandlerContext implements ChannelHandlerContext {
     volatile HandlerContext prev;
     /** Neighbour towards the tail; written under the pipeline lock, read by any thread. */
     volatile HandlerContext next;
-    /** Set under the pipeline lock when a replace put another context in this one's place. */
+    /**
+     * {@code null} while linked; once unlinked (under the pipeline lock, written once): the context a replace put
+     * in this one's place, or this context itself when it was removed without replacement. One field for both
+     * keeps a context at 48 bytes (memory per idle connection).
+     */
     volatile HandlerContext replacement;
-    /** {@code true} once unlinked; written under the pipeline lock. */
-    volatile boolean removed;
     /** {@link #INIT}, {@link #ADDED} or {@link #REMOVED}; written on {@link #executor()} only. */
     volatile int handlerState;
 
@@ -109,7 +111,13 @@ class HandlerContext implements ChannelHandlerContext {
 
     @Override
     public boolean isRemoved() {
-        return removed;
+        return replacement != null;
+    }
+
+    /** @return the context that replaced this one, or {@code null} (linked, or removed without replacement) */
+    private HandlerContext replaced() {
+        HandlerContext r = replacement;
+        return r == this ? null : r;
     }
 
     @Override
@@ -196,8 +204,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelRegistered(replacement);
+        } else if (replaced() != null) {
+            invokeChannelRegistered(replaced());
         } else {
             fireChannelRegistered();
         }
@@ -224,8 +232,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelUnregistered(replacement);
+        } else if (replaced() != null) {
+            invokeChannelUnregistered(replaced());
         } else {
             fireChannelUnregistered();
         }
@@ -252,8 +260,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelActive(replacement);
+        } else if (replaced() != null) {
+            invokeChannelActive(replaced());
         } else {
             fireChannelActive();
         }
@@ -280,8 +288,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelInactive(replacement);
+        } else if (replaced() != null) {
+            invokeChannelInactive(replaced());
         } else {
             fireChannelInactive();
         }
@@ -312,8 +320,8 @@ class HandlerContext implements ChannelHandlerContext {
                         + pipeline.channel().id() + " threw while handling " + cause
                         + "; the exception (with the original suppressed) is dropped", t);
             }
-        } else if (replacement != null) {
-            invokeExceptionCaught(replacement, cause);
+        } else if (replaced() != null) {
+            invokeExceptionCaught(replaced(), cause);
         } else {
             fireExceptionCaught(cause);
         }
@@ -340,8 +348,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeUserEventTriggered(replacement, event);
+        } else if (replaced() != null) {
+            invokeUserEventTriggered(replaced(), event);
         } else {
             fireUserEventTriggered(event);
         }
@@ -368,8 +376,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelRead(replacement, msg);
+        } else if (replaced() != null) {
+            invokeChannelRead(replaced(), msg);
         } else {
             fireChannelRead(msg);
         }
@@ -396,8 +404,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelReadComplete(replacement);
+        } else if (replaced() != null) {
+            invokeChannelReadComplete(replaced());
         } else {
             fireChannelReadComplete();
         }
@@ -424,8 +432,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeChannelWritabilityChanged(replacement);
+        } else if (replaced() != null) {
+            invokeChannelWritabilityChanged(replaced());
         } else {
             fireChannelWritabilityChanged();
         }
@@ -493,8 +501,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 outboundFailed(t, promise, null);
             }
-        } else if (replacement != null) {
-            invokeBind(replacement, localAddress, promise);
+        } else if (replaced() != null) {
+            invokeBind(replaced(), localAddress, promise);
         } else {
             invokeBind(prevOutbound(BIND), localAddress, promise);
         }
@@ -538,8 +546,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 outboundFailed(t, promise, null);
             }
-        } else if (replacement != null) {
-            invokeConnect(replacement, remote, local, promise);
+        } else if (replaced() != null) {
+            invokeConnect(replaced(), remote, local, promise);
         } else {
             invokeConnect(prevOutbound(CONNECT), remote, local, promise);
         }
@@ -576,8 +584,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 outboundFailed(t, promise, null);
             }
-        } else if (replacement != null) {
-            invokeDisconnect(replacement, promise);
+        } else if (replaced() != null) {
+            invokeDisconnect(replaced(), promise);
         } else {
             invokeDisconnect(prevOutbound(DISCONNECT), promise);
         }
@@ -614,8 +622,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 outboundFailed(t, promise, null);
             }
-        } else if (replacement != null) {
-            invokeClose(replacement, promise);
+        } else if (replaced() != null) {
+            invokeClose(replaced(), promise);
         } else {
             invokeClose(prevOutbound(CLOSE), promise);
         }
@@ -642,8 +650,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeRead(replacement);
+        } else if (replaced() != null) {
+            invokeRead(replaced());
         } else {
             invokeRead(prevOutbound(READ));
         }
@@ -682,8 +690,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 outboundFailed(t, promise, msg);
             }
-        } else if (replacement != null) {
-            invokeWrite(replacement, msg, promise);
+        } else if (replaced() != null) {
+            invokeWrite(replaced(), msg, promise);
         } else {
             invokeWrite(prevOutbound(WRITE), msg, promise);
         }
@@ -710,8 +718,8 @@ class HandlerContext implements ChannelHandlerContext {
             } catch (Throwable t) {
                 invokeExceptionCaughtHere(t);
             }
-        } else if (replacement != null) {
-            invokeFlush(replacement);
+        } else if (replaced() != null) {
+            invokeFlush(replaced());
         } else {
             invokeFlush(prevOutbound(FLUSH));
         }

@@ -1,6 +1,5 @@
 package io.conduit.internal.channel;
 
-import io.conduit.buffer.BufferAllocator;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
@@ -9,10 +8,10 @@ import io.conduit.transport.spi.IoSocket;
 import java.io.IOException;
 
 /**
- * Options of a channel built on the shared channel core: {@link DefaultChannelConfig} (core options, defaults,
- * validation, one warning per unsupported option and transport, auto-read on starts a read) plus the socket
- * options the transport's {@link IoSocket} supports, applied with {@code setsockopt(2)} at once and read back
- * from the kernel. The core's hot-path options are mirrored in volatile fields.
+ * Options of a channel built on the shared channel core: {@link DefaultChannelConfig} (core options in fields,
+ * defaults, validation, one warning per unsupported option and transport, auto-read on starts a read) plus the
+ * socket options the transport's {@link IoSocket} supports, applied with {@code setsockopt(2)} at once and read back
+ * from the kernel (so they are not stored here: an idle channel's config is one small object).
  *
  * <p>Thread-safe: options may be set from any thread; a socket option is applied on the setting thread (the
  * {@link IoSocket} option methods are thread-safe).
@@ -29,14 +28,6 @@ public final class IoChannelConfig extends DefaultChannelConfig {
 
     private final IoSocket socket;
     private final Listener listener;
-
-    // hot-path copies of core options; written by apply() (any thread), read by the loop
-    private volatile boolean autoRead = true;
-    private volatile int writeSpinCount = 16;
-    private volatile int maxMessagesPerRead = 16;
-    private volatile boolean allowHalfClosure;
-    private volatile int connectTimeoutMillis = 30_000;
-    private volatile WriteBufferWaterMark waterMark = WriteBufferWaterMark.DEFAULT;
 
     public IoChannelConfig(Channel channel, IoSocket socket, Listener listener) {
         super(channel);
@@ -58,24 +49,7 @@ public final class IoChannelConfig extends DefaultChannelConfig {
 
     @Override
     protected <T> void apply(ChannelOption<T> option, T value) {
-        if (option == ChannelOption.AUTO_READ) {
-            boolean was = autoRead;
-            autoRead = (Boolean) value;
-            if (was && !autoRead) {
-                listener.autoReadTurnedOff();
-            }
-        } else if (option == ChannelOption.WRITE_SPIN_COUNT) {
-            writeSpinCount = (Integer) value;
-        } else if (option == ChannelOption.MAX_MESSAGES_PER_READ) {
-            maxMessagesPerRead = (Integer) value;
-        } else if (option == ChannelOption.ALLOW_HALF_CLOSURE) {
-            allowHalfClosure = (Boolean) value;
-        } else if (option == ChannelOption.CONNECT_TIMEOUT_MILLIS) {
-            connectTimeoutMillis = (Integer) value;
-        } else if (option == ChannelOption.WRITE_BUFFER_WATER_MARK) {
-            waterMark = (WriteBufferWaterMark) value;
-            listener.waterMarkChanged(waterMark);
-        } else if (!CORE_OPTIONS.contains(option)) {
+        if (!CORE_OPTIONS.contains(option)) {
             try {
                 socket.setOption(option, value);
             } catch (IOException | RuntimeException e) {
@@ -83,6 +57,21 @@ public final class IoChannelConfig extends DefaultChannelConfig {
                         + e.getMessage(), e);
             }
         }
+    }
+
+    /** Socket options are read back from the kernel ({@link #getOption}): nothing to keep. */
+    @Override
+    protected void storeOther(ChannelOption<?> option, Object value) {
+    }
+
+    @Override
+    protected void autoReadTurnedOff() {
+        listener.autoReadTurnedOff();
+    }
+
+    @Override
+    protected void waterMarkChanged(WriteBufferWaterMark waterMark) {
+        listener.waterMarkChanged(waterMark);
     }
 
     /** Socket options are read back from the kernel (it may round or double them, e.g. {@code SO_RCVBUF}). */
@@ -96,35 +85,5 @@ public final class IoChannelConfig extends DefaultChannelConfig {
         } catch (IOException e) {
             throw new IllegalStateException("reading channel option " + option.name() + " failed: " + e.getMessage(), e);
         }
-    }
-
-    @Override
-    public boolean isAutoRead() {
-        return autoRead;
-    }
-
-    @Override
-    public BufferAllocator getAllocator() {
-        return super.getOption(ChannelOption.ALLOCATOR);
-    }
-
-    public int writeSpinCount() {
-        return writeSpinCount;
-    }
-
-    public int maxMessagesPerRead() {
-        return maxMessagesPerRead;
-    }
-
-    public boolean allowHalfClosure() {
-        return allowHalfClosure;
-    }
-
-    public int connectTimeoutMillis() {
-        return connectTimeoutMillis;
-    }
-
-    public WriteBufferWaterMark waterMark() {
-        return waterMark;
     }
 }

@@ -27,6 +27,8 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
     private final boolean busyWait;
     private final int maxTasksPerRun;
     private volatile IoHandler handler; // written once by the loop thread; read by wakeupBlocked from any thread
+    private boolean destroyPrepared;    // loop-confined: prepareToDestroy ran during shutdown
+    private long tasksAtPrepare;        // loop-confined: completed tasks when it last ran
 
     public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
             boolean busyWait, int maxTasksPerRun, String name) {
@@ -86,38 +88,47 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
             lt.attachment(CURRENT_KEY, () -> this);
         }
         Context ctx = new Context();
-        boolean prepared = false;
-        long tasksAtPrepare = 0;
-        for (;;) {
-            boolean blocking = !busyWait && prepareToBlock();
-            if (blocking && hasDueScheduledTask(System.nanoTime())) {
+        // The loop itself stays interpreted until an on-stack replacement compiles it (tens of thousands of
+        // iterations); its body is a method of its own, compiled like any other after a few hundred calls.
+        while (!runOnce(h, ctx)) {
+            // next iteration
+        }
+    }
+
+    /**
+     * One iteration of the loop: poll (blocking when nothing else is due), run tasks, and during shutdown
+     * prepare the handler and confirm. Loop thread.
+     *
+     * @return {@code true} when the loop has to end (shutdown confirmed)
+     */
+    private boolean runOnce(IoHandler h, Context ctx) {
+        boolean blocking = !busyWait && prepareToBlock();
+        if (blocking && hasDueScheduledTask(System.nanoTime())) {
+            doneBlocking();
+            blocking = false;
+        }
+        ctx.canBlock = blocking;
+        ctx.deadlineNanos = nextWakeupDeadlineNanos();
+        try {
+            h.run(ctx);
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "IoHandler.run of " + this + " threw; pausing briefly", t);
+            LockSupport.parkNanos(FAILURE_PAUSE_NANOS);
+        } finally {
+            if (blocking) {
                 doneBlocking();
-                blocking = false;
-            }
-            ctx.canBlock = blocking;
-            ctx.deadlineNanos = nextWakeupDeadlineNanos();
-            try {
-                h.run(ctx);
-            } catch (Throwable t) {
-                LOG.log(System.Logger.Level.WARNING, "IoHandler.run of " + this + " threw; pausing briefly", t);
-                LockSupport.parkNanos(FAILURE_PAUSE_NANOS);
-            } finally {
-                if (blocking) {
-                    doneBlocking();
-                }
-            }
-            runAllTasks(maxTasksPerRun);
-            if (isShuttingDown()) {
-                if (!prepared || completedTasks() != tasksAtPrepare) {
-                    prepared = true;
-                    tasksAtPrepare = completedTasks();
-                    safePrepareToDestroy(h);
-                }
-                if (confirmShutdown()) {
-                    return;
-                }
             }
         }
+        runAllTasks(maxTasksPerRun);
+        if (isShuttingDown()) {
+            if (!destroyPrepared || completedTasks() != tasksAtPrepare) {
+                destroyPrepared = true;
+                tasksAtPrepare = completedTasks();
+                safePrepareToDestroy(h);
+            }
+            return confirmShutdown();
+        }
+        return false;
     }
 
     private void safePrepareToDestroy(IoHandler h) {

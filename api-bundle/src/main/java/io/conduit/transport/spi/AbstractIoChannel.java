@@ -30,7 +30,10 @@ import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.transport.ChannelType;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.ConnectException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -83,6 +86,16 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     private static final System.Logger LOG = System.getLogger(AbstractIoChannel.class.getName());
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    private static final VarHandle CLOSE_FUTURE;
+
+    static {
+        try {
+            CLOSE_FUTURE = MethodHandles.lookup().findVarHandle(AbstractIoChannel.class, "closeFuture",
+                    DefaultPromise.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** Bytes a stream channel reads ahead (held, not delivered) while auto-read is off and no read is pending. */
     public static final int READ_AHEAD_MAX_BYTES = 64 * 1024;
@@ -95,7 +108,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     private enum Kind { STREAM, SERVER, DATAGRAM }
 
-    private final String id;
+    /** The number behind {@link #id()}; unique per JVM (a bijection of a counter). */
+    private final int idNumber;
+    /** {@link #id()}'s text, made on first use; racy single-check (a String is immutable), no guard. */
+    private String idText;
     private final String transportName;
     private final ChannelType type;
     private final Kind kind;
@@ -103,10 +119,19 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private final Channel parent;
     private final IoChannelConfig config;
     private final ChannelPipeline pipeline;
-    private final DefaultPromise<Void> closeFuture = new CloseFuture();
-    private final OutboundBuffer outbound;
-    private final RecvSizer recvSizer = new RecvSizer();
-    private final Events events = new Events();
+    /** Made by the first {@link #closeFuture()} call (CAS through {@link #CLOSE_FUTURE}); completed at close. */
+    private volatile DefaultPromise<Void> closeFuture;
+    /** The close finished: a close future made from now on is completed at once. Written by the closing thread. */
+    private volatile boolean closeCompleted;
+    /**
+     * Messages written and not yet sent; {@code null} until the first write (an idle channel holds none). Created
+     * and used on the loop; read by any thread ({@link #isWritable()}); volatile so that a water-mark change
+     * from another thread reaches a buffer created meanwhile.
+     */
+    private volatile OutboundBuffer outboundOrNull;
+    private RecvSizer recvSizer;               // loop-confined: created by the first read
+    /** Pipeline head operations, poller events, config changes and OpenChannels stats: one object. */
+    private final Internals internals = new Internals();
 
     private volatile EventLoop loop;           // set before registration, never changed after it
     private volatile boolean registered;       // written by the loop
@@ -115,7 +140,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private volatile boolean inputShutdown;    // written by the loop
     private volatile boolean outputShutdown;   // written by the loop
     private volatile SocketAddress localAddress;   // cache, written by the loop
-    private volatile SocketAddress remoteAddress;  // cache, written by the loop
+    private volatile SocketAddress remoteAddress;  // cache, written by the loop (or any thread reading it lazily)
+    /**
+     * An IPv4 peer kept compactly instead of an {@link InetSocketAddress} object (96 bytes per idle connection):
+     * bit 48 set, address in bits 16–47, port in bits 0–15; {@code 0} when none. Stream channels only; written by
+     * the loop once, when the channel becomes active; {@link #remoteAddress()} makes (and caches) the object on
+     * first use.
+     */
+    private volatile long compactRemote;
     // Traffic counters for OpenChannels (Gogo conduit:channels): single writer (the loop), read from any thread.
     private volatile long bytesRead;           // written by the loop
     private volatile long bytesWritten;        // written by the loop
@@ -125,7 +157,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private int interestOps;                   // loop-confined: IoSocket.OP_* bits currently requested
     private boolean readPending;               // loop-confined: read() asked for input not yet delivered
     private boolean readInProgress;            // loop-confined: inside the read loop (read() calls there are noted only)
-    private final ArrayDeque<Buffer> heldReads = new ArrayDeque<>(); // loop-confined: read-ahead, not yet delivered
+    private ArrayDeque<Buffer> heldReadsOrNull; // loop-confined: read-ahead, not yet delivered; null until needed
     private int heldBytes;                     // loop-confined
     private boolean heldEof;                   // loop-confined: end-of-stream was seen behind the held data
     private boolean inputShutdownFired;        // loop-confined
@@ -153,7 +185,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * @param loop the event loop to register with, or {@code null} when set later ({@link #register(EventLoop)})
      */
     protected AbstractIoChannel(String transportName, ChannelType type, IoSocket socket, Channel parent, EventLoop loop) {
-        this.id = String.format("0x%08x", NEXT_ID.incrementAndGet() * 0x9E3779B9);
+        this.idNumber = NEXT_ID.incrementAndGet() * 0x9E3779B9;
         this.transportName = transportName;
         this.type = type;
         this.socket = socket;
@@ -161,17 +193,26 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         this.loop = loop;
         this.kind = socket instanceof IoServerSocket ? Kind.SERVER
                 : socket instanceof IoDatagramSocket ? Kind.DATAGRAM : Kind.STREAM;
-        this.config = new IoChannelConfig(this, socket, new ConfigListener());
-        WriteBufferWaterMark wm = config.waterMark();
-        this.outbound = new OutboundBuffer(wm.low(), wm.high());
-        this.pipeline = new DefaultChannelPipeline(this, new Operations());
+        this.config = new IoChannelConfig(this, socket, internals);
+        this.pipeline = new DefaultChannelPipeline(this, internals);
     }
 
     // ------------------------------------------------------------------------------------------ Channel API
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The text is made on the first call (not per channel up front) and the same {@link String} is returned
+     * from then on.
+     */
     @Override
     public String id() {
-        return id;
+        String text = idText;
+        if (text == null) {
+            text = String.format("0x%08x", idNumber);
+            idText = text;
+        }
+        return text;
     }
 
     @Override
@@ -193,7 +234,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private EventLoop loopOrThrow() {
         EventLoop l = loop;
         if (l == null) {
-            throw new IllegalStateException("channel " + id + " has no event loop yet; register it first");
+            throw new IllegalStateException("channel " + id() + " has no event loop yet; register it first");
         }
         return l;
     }
@@ -238,34 +279,125 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         return a;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Known from the moment the channel became active until after it closed. An IPv4 peer is kept compactly
+     * until the first call, which makes the {@link InetSocketAddress} (returned from then on).
+     */
     @Override
     public SocketAddress remoteAddress() {
         SocketAddress a = remoteAddress;
-        if (a == null && open) {
-            a = socket.remoteAddress();
-            remoteAddress = a;
+        if (a == null) {
+            long compact = compactRemote;
+            if (compact != 0) {
+                a = expandRemote(compact);
+                remoteAddress = a;
+            } else if (open) {
+                a = socket.remoteAddress();
+                remoteAddress = a;
+            }
         }
         return a;
     }
 
+    /** Caches the peer at activation: an IPv4 {@link InetSocketAddress} as {@link #compactRemote}, else as is. */
+    private void keepRemote(SocketAddress a) {
+        if (a instanceof InetSocketAddress i && !i.isUnresolved() && i.getAddress() instanceof Inet4Address v4) {
+            byte[] b = v4.getAddress();
+            long ip = ((b[0] & 0xffL) << 24) | ((b[1] & 0xffL) << 16) | ((b[2] & 0xffL) << 8) | (b[3] & 0xffL);
+            compactRemote = (1L << 48) | (ip << 16) | i.getPort();
+            remoteAddress = null;
+        } else {
+            remoteAddress = a;
+        }
+    }
+
+    private static InetSocketAddress expandRemote(long compact) {
+        byte[] b = {(byte) (compact >>> 40), (byte) (compact >>> 32), (byte) (compact >>> 24), (byte) (compact >>> 16)};
+        try {
+            return new InetSocketAddress(InetAddress.getByAddress(b), (int) (compact & 0xffff));
+        } catch (java.net.UnknownHostException e) {
+            throw new AssertionError("4 bytes are always a valid IPv4 address", e);
+        }
+    }
+
+    /**
+     * Keeps the local address of an accepted channel: when it equals its listener's (a listener bound to one
+     * address, the common case), the listener's object is shared instead of one per connection.
+     */
+    private SocketAddress shareLocal(SocketAddress a) {
+        if (a != null && parent != null) {
+            SocketAddress listening = parent.localAddress();
+            if (a.equals(listening)) {
+                return listening;
+            }
+        }
+        return a;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Made on the first call (an idle channel nobody asked holds none); the same future from then on.
+     */
     @Override
     public Future<Void> closeFuture() {
-        return closeFuture;
+        DefaultPromise<Void> f = closeFuture;
+        if (f == null) {
+            DefaultPromise<Void> fresh = new CloseFuture();
+            @SuppressWarnings("unchecked")
+            DefaultPromise<Void> raced = (DefaultPromise<Void>) CLOSE_FUTURE.compareAndExchange(this,
+                    (DefaultPromise<?>) null, fresh);
+            f = raced != null ? raced : fresh;
+            if (closeCompleted) {
+                f.trySuccess(null); // the close finished before the future existed (it may race: trySuccess)
+            }
+        }
+        return f;
+    }
+
+    /** The close finished: completes the close future (when one was made) and leaves {@link OpenChannels}. */
+    private void closeCompleted() {
+        closeCompleted = true;
+        OpenChannels.remove(internals);
+        DefaultPromise<Void> f = closeFuture;
+        if (f != null) {
+            f.trySuccess(null);
+        }
     }
 
     @Override
     public boolean isWritable() {
-        return open && outbound.isWritable();
+        OutboundBuffer ob = outboundOrNull;
+        return open && (ob == null || ob.isWritable());
     }
 
     @Override
     public long bytesBeforeUnwritable() {
-        return outbound.bytesBeforeUnwritable();
+        OutboundBuffer ob = outboundOrNull;
+        return ob != null ? ob.bytesBeforeUnwritable() : config.waterMark().high() + 1L;
     }
 
     @Override
     public long bytesBeforeWritable() {
-        return outbound.bytesBeforeWritable();
+        OutboundBuffer ob = outboundOrNull;
+        return ob != null ? ob.bytesBeforeWritable() : 0;
+    }
+
+    /** @return the outbound buffer, created on the first write (loop thread) */
+    private OutboundBuffer outbound() {
+        OutboundBuffer ob = outboundOrNull;
+        if (ob == null) {
+            WriteBufferWaterMark wm = config.waterMark();
+            ob = new OutboundBuffer(wm.low(), wm.high());
+            outboundOrNull = ob;
+            WriteBufferWaterMark now = config.waterMark();
+            if (now != wm) { // changed by another thread meanwhile, which may not have seen the new buffer
+                ob.waterMarks(now.low(), now.high());
+            }
+        }
+        return ob;
     }
 
     @Override
@@ -300,7 +432,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public String toString() {
         SocketAddress l = localAddress;
         SocketAddress r = remoteAddress;
-        return "[" + id + ", " + transportName + " " + (kind == Kind.SERVER ? "server " : "") + type
+        if (r == null && compactRemote != 0) {
+            r = expandRemote(compactRemote);
+        }
+        return "[" + id() + ", " + transportName + " " + (kind == Kind.SERVER ? "server " : "") + type
                 + (l != null ? ", L:" + l : "") + (r != null ? (active ? " - R:" : " ! R:") + r : "") + "]";
     }
 
@@ -314,7 +449,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      */
     public void eventLoop(EventLoop eventLoop) {
         if (registered && eventLoop != loop) {
-            throw new IllegalStateException("channel " + id + " is already registered with " + loop);
+            throw new IllegalStateException("channel " + id() + " is already registered with " + loop);
         }
         this.loop = eventLoop;
     }
@@ -345,38 +480,19 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     /**
-     * Lists this channel in {@link OpenChannels} (Gogo {@code conduit:channels}) until its close future completes.
-     * Called once, on the loop, when registration succeeds.
+     * Lists this channel in {@link OpenChannels} (Gogo {@code conduit:channels}) until it closes
+     * ({@link #closeCompleted()} removes it). Called once, on the loop, when registration succeeds.
      */
     private void listOpen() {
-        ChannelStats stats = new ChannelStats() {
-            @Override
-            public Channel channel() {
-                return AbstractIoChannel.this;
-            }
-
-            @Override
-            public long bytesRead() {
-                return bytesRead;
-            }
-
-            @Override
-            public long bytesWritten() {
-                return bytesWritten;
-            }
-
-            @Override
-            public long openedAtNanos() {
-                return registeredAtNanos;
-            }
-        };
-        OpenChannels.add(stats);
-        closeFuture.addListener(f -> OpenChannels.remove(stats));
+        OpenChannels.add(internals);
+        if (closeCompleted) {
+            OpenChannels.remove(internals); // closed meanwhile (not on this loop): do not leave it listed
+        }
     }
 
     private void register0(Promise<Void> promise) {
         if (registered) {
-            promise.tryFailure(new IllegalStateException("channel " + id + " is already registered"));
+            promise.tryFailure(new IllegalStateException("channel " + id() + " is already registered"));
             return;
         }
         if (!open) {
@@ -384,7 +500,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             return;
         }
         try {
-            socket.register(eventLoop(), events);
+            socket.register(eventLoop(), internals);
         } catch (IOException | RuntimeException e) {
             promise.tryFailure(e);
             closeWithoutLoop();
@@ -409,7 +525,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         } catch (IOException ignored) {
             // nothing was registered; the socket is gone either way
         }
-        closeFuture.trySuccess(null);
+        closeCompleted();
     }
 
     private void becomeActive() {
@@ -417,8 +533,12 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             return; // channelActive fires once
         }
         active = true;
-        localAddress = socket.localAddress();
-        remoteAddress = socket.remoteAddress();
+        localAddress = shareLocal(socket.localAddress());
+        if (kind == Kind.STREAM) {
+            keepRemote(socket.remoteAddress()); // a stream's peer never changes: kept compactly
+        } else {
+            remoteAddress = socket.remoteAddress(); // a datagram channel may disconnect and connect again
+        }
         pipeline.fireChannelActive();
         if (config.isAutoRead()) {
             beginRead();
@@ -528,11 +648,12 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             promise.trySuccess(null);
             return;
         }
-        if (outbound.failUnflushed(() -> new ChannelClosedException("write of channel " + id
+        OutboundBuffer ob = outboundOrNull;
+        if (ob != null && ob.failUnflushed(() -> new ChannelClosedException("write of channel " + id()
                 + " failed: the output was shut down before the write was flushed", null))) {
             pipeline.fireChannelWritabilityChanged();
         }
-        if (!outbound.isFlushedEmpty()) {
+        if (!flushedEmpty()) {
             shutdownOutputPromise = promise; // completed by doWrite once the flushed data is written
             return;
         }
@@ -622,7 +743,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (!open || !registered || inputShutdown) {
             return;
         }
-        if (!heldReads.isEmpty() || heldEof) {
+        if (hasHeld() || heldEof) {
             deliverHeld();
             return;
         }
@@ -666,7 +787,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             readAhead();
             return;
         }
-        if (!heldReads.isEmpty() || heldEof) {
+        if (hasHeld() || heldEof) {
             // Input was wanted again (auto-read turned on by another thread, whose read() task has not run yet):
             // what was read ahead came first, so it goes first, then the socket is read as usual.
             deliverHeld();
@@ -676,6 +797,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         IoStreamSocket s = (IoStreamSocket) socket;
         BufferAllocator alloc = config.getAllocator();
+        RecvSizer recvSizer = recvSizer();
         int maxMessages = config.maxMessagesPerRead();
         int messages = 0;
         long total = 0;
@@ -739,6 +861,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private void readAhead() {
         IoStreamSocket s = (IoStreamSocket) socket;
         BufferAllocator alloc = config.getAllocator();
+        RecvSizer recvSizer = recvSizer();
+        if (heldReadsOrNull == null) {
+            heldReadsOrNull = new ArrayDeque<>();
+        }
+        ArrayDeque<Buffer> heldReads = heldReadsOrNull;
         try {
             while (heldBytes < READ_AHEAD_MAX_BYTES && heldReads.size() < READ_AHEAD_MAX_BUFFERS) {
                 Buffer buf = alloc.buffer(Math.min(recvSizer.guess(), READ_AHEAD_MAX_BYTES - heldBytes));
@@ -774,11 +901,25 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
     }
 
+    private boolean hasHeld() {
+        return heldReadsOrNull != null && !heldReadsOrNull.isEmpty();
+    }
+
+    /** @return the receive-size predictor, made on the first read */
+    private RecvSizer recvSizer() {
+        RecvSizer r = recvSizer;
+        if (r == null) {
+            r = new RecvSizer();
+            recvSizer = r;
+        }
+        return r;
+    }
+
     private void deliverHeld() {
         readPending = false;
-        boolean any = !heldReads.isEmpty();
+        boolean any = hasHeld();
         Buffer b;
-        while ((b = heldReads.poll()) != null) {
+        while (heldReadsOrNull != null && (b = heldReadsOrNull.poll()) != null) {
             heldBytes -= b.readableBytes();
             pipeline.fireChannelRead(b);
         }
@@ -795,7 +936,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     private void releaseHeld() {
         Buffer b;
-        while ((b = heldReads.poll()) != null) {
+        while (heldReadsOrNull != null && (b = heldReadsOrNull.poll()) != null) {
             ReferenceCounted.safeRelease(b);
         }
         heldBytes = 0;
@@ -1106,7 +1247,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private void write0(Object msg, Promise<Void> promise) {
         if (!open || outputShutdown) {
             ReferenceCounted.safeRelease(msg);
-            promise.tryFailure(open ? new ChannelClosedException("write to channel " + id
+            promise.tryFailure(open ? new ChannelClosedException("write to channel " + id()
                     + " failed: its output was shut down", null) : closedException("write"));
             return;
         }
@@ -1117,14 +1258,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                     ? new IllegalReferenceCountException(problem) : new IllegalArgumentException(problem));
             return;
         }
-        if (outbound.addMessage(msg, promise)) {
+        if (outbound().addMessage(msg, promise)) {
             pipeline.fireChannelWritabilityChanged();
         }
     }
 
     private String checkMessage(Object msg) {
         if (msg instanceof ReferenceCounted rc && rc.refCnt() == 0) {
-            return "write of a released " + msg.getClass().getSimpleName() + " to channel " + id
+            return "write of a released " + msg.getClass().getSimpleName() + " to channel " + id()
                     + ": the message was freed before it was written (refCnt 0); retain it or write a new one";
         }
         if (msg instanceof Buffer) {
@@ -1135,7 +1276,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p) {
             if (p.content().refCnt() == 0) {
-                return "write of a datagram whose content was released (refCnt 0) to channel " + id;
+                return "write of a datagram whose content was released (refCnt 0) to channel " + id();
             }
             return null;
         }
@@ -1162,7 +1303,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (flushing) {
             return; // nested in doWrite: the outer flush takes care of it (see the invariant above)
         }
-        if (outbound.isFlushedEmpty()) {
+        if (flushedEmpty()) {
             setInterest(IoSocket.OP_WRITE, false);
             return;
         }
@@ -1181,8 +1322,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             if (t instanceof IOException) {
                 close0(t, "an I/O error while writing", null);
             } else {
-                if (!outbound.isFlushedEmpty()) {
-                    if (outbound.removeHead(t)) {
+                OutboundBuffer ob = outboundOrNull;
+                if (ob != null && !ob.isFlushedEmpty()) {
+                    if (ob.removeHead(t)) {
                         pipeline.fireChannelWritabilityChanged();
                     }
                 }
@@ -1191,10 +1333,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         } finally {
             flushing = false;
         }
-        if (open && !outbound.isFlushedEmpty() && (interestOps & IoSocket.OP_WRITE) == 0) {
+        if (open && !flushedEmpty() && (interestOps & IoSocket.OP_WRITE) == 0) {
             scheduleContinuation(); // the invariant above: something must resume the flushed rest
         }
-        if (shutdownOutputPromise != null && outbound.isFlushedEmpty() && open) {
+        if (shutdownOutputPromise != null && flushedEmpty() && open) {
             Promise<Void> p = shutdownOutputPromise;
             shutdownOutputPromise = null;
             shutdownOutputNow(p);
@@ -1204,7 +1346,15 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
     }
 
+    /** @return {@code true} when nothing flushed waits (also when nothing was ever written) */
+    private boolean flushedEmpty() {
+        OutboundBuffer ob = outboundOrNull;
+        return ob == null || ob.isFlushedEmpty();
+    }
+
+    /** Called by flush0 only when something flushed waits: the outbound buffer exists. */
     private void doWrite() throws IOException {
+        OutboundBuffer outbound = this.outboundOrNull; // not null here
         int spins = config.writeSpinCount();
         while (spins > 0) {
             Object msg = outbound.current();
@@ -1349,6 +1499,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      *         socket does not batch; {@code -2} when the first datagram failed (its promise failed, it was removed)
      */
     private int datagramBatchWrite() {
+        OutboundBuffer outbound = this.outboundOrNull; // not null here
         if (datagramBatch == null) {
             datagramBatch = new Object[DATAGRAM_BATCH_MAX];
         }
@@ -1525,7 +1676,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     private ChannelClosedException closedException(String operation) {
         Throwable cause = closeCauseForMessages;
-        return new ChannelClosedException(operation + " on channel " + id + " failed: the channel is closed"
+        return new ChannelClosedException(operation + " on channel " + id() + " failed: the channel is closed"
                 + closeExplanation(), cause);
     }
 
@@ -1543,7 +1694,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     private void failAllPending(Throwable cause) {
-        if (outbound.failAll(() -> new ChannelClosedException("write to channel " + id
+        OutboundBuffer outbound = this.outboundOrNull;
+        if (outbound != null && outbound.failAll(() -> new ChannelClosedException("write to channel " + id()
                 + " failed: the channel closed before the write completed" + closeExplanation(), cause))) {
             pipeline.fireChannelWritabilityChanged();
         }
@@ -1561,7 +1713,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private void close0(Throwable cause, Promise<Void> promise) {
         if (closeStarted) {
             if (promise != null) {
-                closeFuture.addListener(f -> promise.trySuccess(null));
+                closeFuture().addListener(f -> promise.trySuccess(null));
             }
             return;
         }
@@ -1580,7 +1732,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         Promise<Void> cp = connectPromise;
         connectPromise = null;
         if (cp != null) {
-            cp.tryFailure(new ChannelClosedException("connect to " + connectTarget + " on channel " + id
+            cp.tryFailure(new ChannelClosedException("connect to " + connectTarget + " on channel " + id()
                     + " was aborted: the channel closed" + (cause != null ? " because of " + cause : ""), cause));
         }
         Promise<Void> sp = shutdownOutputPromise;
@@ -1609,7 +1761,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 try {
                     l.execute(() -> closeComplete(wasActive, promise));
                 } catch (RejectedExecutionException e) {
-                    closeFuture.trySuccess(null);
+                    closeCompleted();
                     if (promise != null) {
                         promise.trySuccess(null);
                     }
@@ -1633,10 +1785,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     private void closeComplete(boolean wasActive, Promise<Void> promise) {
+        OpenChannels.remove(internals); // before close() completes: a channel whose close finished is not listed
         if (promise != null) {
             promise.trySuccess(null);
         }
-        closeFuture.trySuccess(null);
+        closeCompleted();
         boolean wasRegistered = registered;
         registered = false;
         // as a task: a close from inside channelRead must not fire inactive before that read's readComplete
@@ -1662,8 +1815,16 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     // ----------------------------------------------------------------------------------- inner adapters
 
-    /** The pipeline head's view of this channel. */
-    private final class Operations implements ChannelIoOperations {
+    /**
+     * The channel's internal faces, one object (an idle channel holds no more than it needs): the pipeline head's
+     * operations ({@link ChannelIoOperations}), the poller's readiness events ({@link IoEvents}), the config's
+     * change listener and the traffic counters listed in {@link OpenChannels} ({@link ChannelStats}). Not the
+     * channel itself, so none of these methods is public API of the channel.
+     */
+    private final class Internals implements ChannelIoOperations, IoEvents, IoChannelConfig.Listener, ChannelStats {
+
+        // ------------------------------------------------------------------ ChannelIoOperations (the head)
+
         @Override
         public void bind(SocketAddress local, Promise<Void> promise) {
             if (!open) {
@@ -1698,6 +1859,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             try {
                 ((IoDatagramSocket) socket).disconnect();
                 remoteAddress = null;
+                compactRemote = 0;
                 promise.trySuccess(null);
             } catch (IOException | RuntimeException e) {
                 promise.tryFailure(e);
@@ -1725,31 +1887,15 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
         @Override
         public void flush() {
-            outbound.addFlush();
+            OutboundBuffer ob = outboundOrNull;
+            if (ob != null) {
+                ob.addFlush();
+            }
             flush0();
         }
-    }
 
-    /**
-     * The close future, bound to the channel's event loop as soon as the channel has one: its listeners run on
-     * the loop, and {@code sync()}/{@code await()}/{@code get()} called on the loop thread throw
-     * {@link io.conduit.concurrent.BlockingOperationException} instead of dead-locking (the loop is the thread
-     * that would complete it). An accepted channel has no loop until it is given one; until then listeners run
-     * on the completing thread and waiting is not checked.
-     */
-    private final class CloseFuture extends DefaultPromise<Void> {
-        CloseFuture() {
-            super(null);
-        }
+        // ------------------------------------------------------------------ IoEvents (the poller)
 
-        @Override
-        public io.conduit.concurrent.EventExecutor executor() {
-            return loop;
-        }
-    }
-
-    /** Readiness from the poller. */
-    private final class Events implements IoEvents {
         @Override
         public void readReady() {
             AbstractIoChannel.this.readReady();
@@ -1769,9 +1915,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         public void loopShuttingDown() {
             close0(null, "its event loop shut down", null);
         }
-    }
 
-    private final class ConfigListener implements IoChannelConfig.Listener {
+        // ------------------------------------------------------------------ IoChannelConfig.Listener
+
         @Override
         public void autoReadTurnedOff() {
             EventLoop l = loop;
@@ -1796,7 +1942,50 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
         @Override
         public void waterMarkChanged(WriteBufferWaterMark waterMark) {
-            outbound.waterMarks(waterMark.low(), waterMark.high());
+            OutboundBuffer ob = outboundOrNull; // null: outbound() reads the config again after creating it
+            if (ob != null) {
+                ob.waterMarks(waterMark.low(), waterMark.high());
+            }
+        }
+
+        // ------------------------------------------------------------------ ChannelStats (OpenChannels)
+
+        @Override
+        public Channel channel() {
+            return AbstractIoChannel.this;
+        }
+
+        @Override
+        public long bytesRead() {
+            return bytesRead;
+        }
+
+        @Override
+        public long bytesWritten() {
+            return bytesWritten;
+        }
+
+        @Override
+        public long openedAtNanos() {
+            return registeredAtNanos;
+        }
+    }
+
+    /**
+     * The close future, bound to the channel's event loop as soon as the channel has one: its listeners run on
+     * the loop, and {@code sync()}/{@code await()}/{@code get()} called on the loop thread throw
+     * {@link io.conduit.concurrent.BlockingOperationException} instead of dead-locking (the loop is the thread
+     * that would complete it). An accepted channel has no loop until it is given one; until then listeners run
+     * on the completing thread and waiting is not checked.
+     */
+    private final class CloseFuture extends DefaultPromise<Void> {
+        CloseFuture() {
+            super(null);
+        }
+
+        @Override
+        public io.conduit.concurrent.EventExecutor executor() {
+            return loop;
         }
     }
 }

@@ -59,6 +59,34 @@ class DefaultChannelPipelineTest {
     }
 
     @Test
+    void generatedNamesAreSharedStringsAcrossPipelinesAndKeepCountingPastTheSharedOnes() {
+        EmbeddedChannel a = new EmbeddedChannel(new Plain());
+        EmbeddedChannel b = new EmbeddedChannel(new Plain(), new Plain(), new Plain(), new Plain(), new Plain(),
+                new Plain());
+        assertSame(a.pipeline().names().get(0), b.pipeline().names().get(0), "one 'Plain#0' for every pipeline");
+        assertEquals(List.of("Plain#0", "Plain#1", "Plain#2", "Plain#3", "Plain#4", "Plain#5"), b.pipeline().names());
+        b.pipeline().remove("Plain#4");
+        b.pipeline().addLast(new Plain());
+        assertEquals(List.of("Plain#0", "Plain#1", "Plain#2", "Plain#3", "Plain#5", "Plain#4"), b.pipeline().names());
+    }
+
+    @Test
+    void aContextKnowsWhetherItWasRemovedOrReplaced() {
+        Plain first = new Plain();
+        Plain second = new Plain();
+        EmbeddedChannel ch = new EmbeddedChannel(first, second);
+        ChannelHandlerContext removed = ch.pipeline().context(first);
+        ChannelHandlerContext replaced = ch.pipeline().context(second);
+        assertFalse(removed.isRemoved());
+        ch.pipeline().remove(first);
+        assertTrue(removed.isRemoved());
+        ch.pipeline().replace("Plain#1", "again", new Recorder());
+        assertTrue(replaced.isRemoved());
+        assertFalse(ch.pipeline().context("again").isRemoved());
+        assertEquals(List.of("again"), ch.pipeline().names());
+    }
+
+    @Test
     void generatedNamesUseTheSimpleClassNameAndACounterAndHeadAndTailAreNotListed() {
         EmbeddedChannel ch = new EmbeddedChannel(new Plain(), new Plain(), new Recorder());
         ChannelPipeline p = ch.pipeline();
