@@ -1341,7 +1341,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             shutdownOutputPromise = null;
             shutdownOutputNow(p);
         }
-        if (spliceIn != null && outbound.isFlushedEmpty()) {
+        if (spliceIn != null && flushedEmpty()) {
             spliceIn.targetWritable(); // the writes that went before spliced bytes are out
         }
     }
@@ -1598,7 +1598,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public Future<Void> forwardTo(Channel target) {
         Promise<Void> promise = newPromise();
         if (!canForwardTo(target)) {
-            promise.tryFailure(new UnsupportedOperationException("channel " + id + " (" + transportName + ", " + type
+            promise.tryFailure(new UnsupportedOperationException("channel " + id() + " (" + transportName + ", " + type
                     + ") cannot splice to " + target + ": zero-copy forwarding needs two open stream channels of one"
                     + " event loop whose transport splices between them (epoll, TCP to TCP); copy instead"));
             return promise;
@@ -1615,11 +1615,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             return;
         }
         if (spliceOut != null || t.spliceIn != null) {
-            promise.tryFailure(new IllegalStateException("channel " + (spliceOut != null ? id + " forwards"
-                    : t.id + " receives forwarded bytes") + " already"));
+            promise.tryFailure(new IllegalStateException("channel " + (spliceOut != null ? id() + " forwards"
+                    : t.id() + " receives forwarded bytes") + " already"));
             return;
         }
-        if (!heldReads.isEmpty() || heldEof || inputShutdown) {
+        if (hasHeld() || heldEof || inputShutdown) {
             deliverHeld(); // what was read ahead goes first, through the pipeline
             if (!open || inputShutdown) {
                 promise.trySuccess(null); // the end of stream was behind it: nothing is left to forward
@@ -1635,7 +1635,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     /** @return {@code true} when this splice target has no flushed write left before spliced bytes */
     boolean spliceTargetReady() {
-        return open && outbound.isFlushedEmpty();
+        return open && flushedEmpty();
     }
 
     void spliceRead(long n) {
