@@ -137,6 +137,43 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
     }
 
+    /**
+     * The cancel wins the race against the connect's hand-off to the loop (a busy loop): the connect never
+     * reaches the socket, and the channel must close all the same.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAConnectBeforeItReachesTheLoopClosesTheChannel(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        try (FullBacklogListener full = new FullBacklogListener()) {
+            Transport t = combo.clientTransport();
+            Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
+            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+            CompletableFuture<Void> blocking = new CompletableFuture<>();
+            ch.eventLoop().execute(() -> {
+                blocking.complete(null);
+                try {
+                    release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            Future<Void> connect;
+            try {
+                await(blocking, "the loop running the blocking task");
+                connect = ch.connect(full.address()); // queued behind the blocking task
+                assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
+            } finally {
+                release.countDown();
+            }
+            await(ch.closeFuture());
+            assertFalse(ch.isOpen());
+            assertTrue(connect.isCancelled());
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void soLingerZeroResetsThePeer(Combo combo) {

@@ -65,7 +65,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       which write interest (socket full) or a continuation task (budget spent) resumes; the continuation
  *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order;</li>
  *   <li><b>connect</b>: {@code CONNECT_TIMEOUT_MILLIS} timer on the loop ({@link ConnectTimeoutException}
- *       naming address and timeout); cancelling the connect promise closes the channel;</li>
+ *       naming address and timeout); cancelling the connect promise closes the channel, also when the cancel
+ *       came before the connect reached the loop;</li>
  *   <li><b>close</b>: every pending write fails with a {@link ChannelClosedException} naming the cause;
  *       {@code SO_LINGER > 0} closes off the loop after deregistration;</li>
  *   <li><b>accept</b>: errors such as {@code EMFILE}/{@code ENFILE} never close the listener: accepting pauses
@@ -479,6 +480,7 @@ public abstract class AbstractIoChannel implements Channel {
         return promise;
     }
 
+    /** Runs {@code task} on the loop; when the loop rejects it, fails {@code promise} (when not {@code null}). */
     private void onLoop(Runnable task, Promise<Void> promise) {
         EventLoop l = loopOrThrow();
         if (l.inEventLoop()) {
@@ -487,7 +489,9 @@ public abstract class AbstractIoChannel implements Channel {
             try {
                 l.execute(task);
             } catch (RejectedExecutionException e) {
-                promise.tryFailure(e);
+                if (promise != null) {
+                    promise.tryFailure(e);
+                }
             }
         }
     }
@@ -953,6 +957,40 @@ public abstract class AbstractIoChannel implements Channel {
     }
 
     // ------------------------------------------------------------------------------------------- connect
+
+    /** Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise and no local address. */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress) {
+        return connect(remoteAddress, null, newPromise());
+    }
+
+    /** Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise. */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
+        return connect(remoteAddress, localAddress, newPromise());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On a stream channel, cancelling {@code promise} while it is pending closes the channel — also when the
+     * cancel comes before the connect reached the socket (e.g. from another thread while the loop is busy: the
+     * pipeline then drops the cancelled connect on its way, so the channel would otherwise stay open, unconnected).
+     * Any thread.
+     */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
+        Future<Void> f = pipeline.connect(remoteAddress, localAddress, promise);
+        if (kind == Kind.STREAM) {
+            promise.addListener(p -> {
+                if (p.isCancelled()) {
+                    // null: a loop that rejects it has shut down, closing its channels itself
+                    onLoop(() -> close0(null, "the connect was cancelled", null), null);
+                }
+            });
+        }
+        return f;
+    }
 
     private void connect0(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
         if (!open) {
