@@ -14,6 +14,8 @@ import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.FileRegion;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
@@ -31,6 +33,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -74,6 +77,35 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
                 s.close();
             }
             listener.close();
+        }
+    }
+
+    /** Keeps every loop of a group busy (each runs a task that waits) until closed. */
+    private static final class BusyLoops implements AutoCloseable {
+        private final CountDownLatch release = new CountDownLatch(1);
+
+        BusyLoops(Iterable<? extends EventExecutor> loops) throws InterruptedException {
+            List<CountDownLatch> started = new ArrayList<>();
+            for (EventExecutor loop : loops) {
+                CountDownLatch running = new CountDownLatch(1);
+                started.add(running);
+                loop.execute(() -> {
+                    running.countDown();
+                    try {
+                        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            for (CountDownLatch running : started) {
+                assertTrue(running.await(WAIT_SECONDS, TimeUnit.SECONDS), "a loop did not run the blocking task");
+            }
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
         }
     }
 
@@ -150,28 +182,49 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         try (FullBacklogListener full = new FullBacklogListener()) {
             Transport t = combo.clientTransport();
             Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
-            java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-            CompletableFuture<Void> blocking = new CompletableFuture<>();
-            ch.eventLoop().execute(() -> {
-                blocking.complete(null);
-                try {
-                    release.await(WAIT_SECONDS, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
             Future<Void> connect;
-            try {
-                await(blocking, "the loop running the blocking task");
+            try (BusyLoops busy = new BusyLoops(group(t))) {
                 connect = ch.connect(full.address()); // queued behind the blocking task
                 assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
-            } finally {
-                release.countDown();
             }
             await(ch.closeFuture());
             assertFalse(ch.isOpen());
             assertTrue(connect.isCancelled());
         }
+    }
+
+    /**
+     * A bind future cancelled while the registration is still queued (a busy loop): the listener binds after the
+     * cancel, nobody can get hold of it, so it must close and free the port.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAServerBindLeavesNoListenerBound(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        InetSocketAddress port;
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(loopback());
+            port = (InetSocketAddress) probe.getLocalAddress();
+        }
+        Transport t = combo.serverTransport();
+        Recorder listener = new Recorder();
+        try (BusyLoops busy = new BusyLoops(group(t))) {
+            Future<Channel> bound = new ServerBootstrap().transport(t).group(group(t)).handler(listener)
+                    .childHandler(new Recorder()).bind(port);
+            assertTrue(bound.cancel(false), "a bind queued behind a busy loop is still cancellable");
+        }
+        eventually("the listener channel known to its handler", () -> listener.channel() != null);
+        await(listener.channel().closeFuture());
+        eventually("port " + port.getPort() + " free again after the cancelled bind", () -> {
+            try (ServerSocketChannel again = ServerSocketChannel.open()) {
+                again.bind(port);
+                return true;
+            } catch (IOException stillBound) {
+                return false;
+            }
+        });
     }
 
     @ParameterizedTest(name = "{0}")
