@@ -958,13 +958,21 @@ public abstract class AbstractIoChannel implements Channel {
 
     // ------------------------------------------------------------------------------------------- connect
 
-    /** Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise and no local address. */
+    /**
+     * Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise and no local address.
+     *
+     * @throws IllegalStateException when the channel has no event loop yet (register it first)
+     */
     @Override
     public Future<Void> connect(SocketAddress remoteAddress) {
         return connect(remoteAddress, null, newPromise());
     }
 
-    /** Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise. */
+    /**
+     * Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise.
+     *
+     * @throws IllegalStateException when the channel has no event loop yet (register it first)
+     */
     @Override
     public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
         return connect(remoteAddress, localAddress, newPromise());
@@ -977,17 +985,14 @@ public abstract class AbstractIoChannel implements Channel {
      * cancel comes before the connect reached the socket (e.g. from another thread while the loop is busy: the
      * pipeline then drops the cancelled connect on its way, so the channel would otherwise stay open, unconnected).
      * Any thread.
+     *
+     * @throws IllegalArgumentException when {@code promise} is already complete other than by a cancel
      */
     @Override
     public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
         Future<Void> f = pipeline.connect(remoteAddress, localAddress, promise);
         if (kind == Kind.STREAM) {
-            promise.addListener(p -> {
-                if (p.isCancelled()) {
-                    // null: a loop that rejects it has shut down, closing its channels itself
-                    onLoop(() -> close0(null, "the connect was cancelled", null), null);
-                }
-            });
+            closeWhenCancelled(promise);
         }
         return f;
     }
@@ -1055,13 +1060,22 @@ public abstract class AbstractIoChannel implements Channel {
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
+        closeWhenCancelled(promise);
+    }
+
+    /**
+     * Closes the channel (on the loop, whichever thread cancels) once the connect {@code promise} is cancelled. A
+     * loop that rejects the close has shut down, which closes its channels itself.
+     */
+    private void closeWhenCancelled(Promise<Void> promise) {
         promise.addListener(f -> {
             if (f.isCancelled()) {
-                // listeners run on the loop: a cancelled connect closes the channel
-                if (connectPromise == promise) {
-                    connectPromise = null;
-                }
-                close0(null, "the connect was cancelled", null);
+                onLoop(() -> {
+                    if (connectPromise == promise) {
+                        connectPromise = null;
+                    }
+                    close0(null, "the connect was cancelled", null);
+                }, null);
             }
         });
     }
