@@ -153,20 +153,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void cancellingAPendingConnectClosesTheChannel(Combo combo) throws Exception {
-        if (!runnable(combo)) {
-            return;
-        }
-        try (FullBacklogListener full = new FullBacklogListener()) {
-            Transport t = combo.clientTransport();
-            Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
-            Future<Void> connect = ch.connect(full.address());
-            Thread.sleep(50);
-            assertFalse(connect.isDone(), "connect to a full backlog should still be pending");
-            assertTrue(connect.cancel(false));
-            await(ch.closeFuture());
-            assertFalse(ch.isOpen());
-            assertTrue(connect.isCancelled());
-        }
+        cancelAConnect(combo, false);
     }
 
     /**
@@ -176,6 +163,14 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void cancellingAConnectBeforeItReachesTheLoopClosesTheChannel(Combo combo) throws Exception {
+        cancelAConnect(combo, true);
+    }
+
+    /**
+     * Cancels a connect to a full backlog from the test thread, either once it is pending at the socket or while
+     * it is still queued behind busy loops, and expects the channel to close.
+     */
+    private void cancelAConnect(Combo combo, boolean beforeItReachesTheLoop) throws Exception {
         if (!runnable(combo)) {
             return;
         }
@@ -183,9 +178,18 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
             Transport t = combo.clientTransport();
             Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
             Future<Void> connect;
-            try (BusyLoops busy = new BusyLoops(group(t))) {
-                connect = ch.connect(full.address()); // queued behind the blocking task
-                assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
+            if (beforeItReachesTheLoop) {
+                try (BusyLoops busy = new BusyLoops(group(t))) {
+                    connect = ch.connect(full.address()); // queued behind the waiting tasks
+                    assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
+                }
+            } else {
+                connect = ch.connect(full.address());
+                CompletableFuture<Void> reached = new CompletableFuture<>();
+                ch.eventLoop().execute(() -> reached.complete(null)); // runs after the connect's hand-off
+                await(reached, "a task queued after the connect");
+                assertFalse(connect.isDone(), "connect to a full backlog should still be pending");
+                assertTrue(connect.cancel(false));
             }
             await(ch.closeFuture());
             assertFalse(ch.isOpen());
