@@ -29,7 +29,8 @@ import java.util.Objects;
  *
  * <p>An option the transport does not support is ignored with one warning (see {@link ChannelOption}). The
  * returned futures fail with the connect/bind error, after the channel was closed; cancelling a pending
- * connect future cancels the connect, which closes the channel. Not thread-safe while being configured; the
+ * connect future cancels the connect, which closes the channel, and a channel whose future was cancelled
+ * before it could be handed over (registered, connected or bound meanwhile) is closed. Not thread-safe while being configured; the
  * operations ({@link #connect}, {@link #bind}, {@link #register}) may be called from any thread.
  */
 public final class Bootstrap {
@@ -91,7 +92,7 @@ public final class Bootstrap {
         Promise<Channel> result = loop.newPromise();
         register(ch).addListener(f -> {
             if (f.isSuccess()) {
-                result.trySuccess(ch);
+                succeedOrClose(result, ch);
             } else {
                 result.tryFailure(f.cause());
             }
@@ -129,7 +130,7 @@ public final class Bootstrap {
             });
             connect.addListener(c -> {
                 if (c.isSuccess()) {
-                    result.trySuccess(ch);
+                    succeedOrClose(result, ch);
                 } else {
                     ch.close();
                     result.tryFailure(c.cause());
@@ -155,7 +156,7 @@ public final class Bootstrap {
             }
             ch.bind(localAddress).addListener(b -> {
                 if (b.isSuccess()) {
-                    result.trySuccess(ch);
+                    succeedOrClose(result, ch);
                 } else {
                     ch.close();
                     result.tryFailure(b.cause());
@@ -190,6 +191,17 @@ public final class Bootstrap {
     @SuppressWarnings("unchecked")
     private static <T> void setOption(ChannelConfig config, ChannelOption<T> option, Object value) {
         config.setOption(option, (T) value); // false = unsupported: already warned once per option and transport
+    }
+
+    /**
+     * Hands {@code ch} to the caller through {@code result}; when the caller cancelled {@code result} meanwhile (from
+     * any thread, racing with the registration, connect or bind), nobody holds the channel any more: it is closed
+     * instead of being left open (a connected socket or a bound port nobody can reach).
+     */
+    static void succeedOrClose(Promise<Channel> result, Channel ch) {
+        if (!result.trySuccess(ch)) {
+            ch.close();
+        }
     }
 
     static Future<Void> register(Channel ch) {

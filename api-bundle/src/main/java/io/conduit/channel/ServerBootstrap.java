@@ -99,7 +99,8 @@ public final class ServerBootstrap {
      * Creates, registers and binds the listener.
      *
      * @return a future that succeeds with the bound listener ({@link ServerChannel}), or fails with the bind error
-     *         after closing it
+     *         after closing it; cancelling it (any thread) closes a listener bound meanwhile, so no port stays
+     *         bound by a listener nobody holds
      * @throws IllegalStateException when transport, groups or child handler are missing
      */
     public Future<Channel> bind(SocketAddress localAddress) {
@@ -127,7 +128,7 @@ public final class ServerBootstrap {
             }
             server.bind(localAddress).addListener(b -> {
                 if (b.isSuccess()) {
-                    result.trySuccess(server);
+                    Bootstrap.succeedOrClose(result, server);
                 } else {
                     server.close();
                     result.tryFailure(b.cause());

@@ -17,6 +17,8 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.FileRegion;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
@@ -35,6 +37,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -83,6 +86,35 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
     }
 
+    /** Keeps every loop of a group busy (each runs a task that waits) until closed. */
+    private static final class BusyLoops implements AutoCloseable {
+        private final CountDownLatch release = new CountDownLatch(1);
+
+        BusyLoops(Iterable<? extends EventExecutor> loops) throws InterruptedException {
+            List<CountDownLatch> started = new ArrayList<>();
+            for (EventExecutor loop : loops) {
+                CountDownLatch running = new CountDownLatch(1);
+                started.add(running);
+                loop.execute(() -> {
+                    running.countDown();
+                    try {
+                        release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            for (CountDownLatch running : started) {
+                assertTrue(running.await(WAIT_SECONDS, TimeUnit.SECONDS), "a loop did not run the blocking task");
+            }
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void connectToAClosedPortFailsWithOneConnectException(Combo combo) throws Exception {
@@ -127,20 +159,82 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void cancellingAPendingConnectClosesTheChannel(Combo combo) throws Exception {
+        cancelAConnect(combo, false);
+    }
+
+    /**
+     * The cancel wins the race against the connect's hand-off to the loop (a busy loop): the connect never
+     * reaches the socket, and the channel must close all the same.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAConnectBeforeItReachesTheLoopClosesTheChannel(Combo combo) throws Exception {
+        cancelAConnect(combo, true);
+    }
+
+    /**
+     * Cancels a connect to a full backlog from the test thread, either once it is pending at the socket or while
+     * it is still queued behind busy loops, and expects the channel to close.
+     */
+    private void cancelAConnect(Combo combo, boolean beforeItReachesTheLoop) throws Exception {
         if (!runnable(combo)) {
             return;
         }
         try (FullBacklogListener full = new FullBacklogListener()) {
             Transport t = combo.clientTransport();
             Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
-            Future<Void> connect = ch.connect(full.address());
-            Thread.sleep(50);
-            assertFalse(connect.isDone(), "connect to a full backlog should still be pending");
-            assertTrue(connect.cancel(false));
+            Future<Void> connect;
+            if (beforeItReachesTheLoop) {
+                try (BusyLoops busy = new BusyLoops(group(t))) {
+                    connect = ch.connect(full.address()); // queued behind the waiting tasks
+                    assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
+                }
+            } else {
+                connect = ch.connect(full.address());
+                CompletableFuture<Void> reached = new CompletableFuture<>();
+                ch.eventLoop().execute(() -> reached.complete(null)); // runs after the connect's hand-off
+                await(reached, "a task queued after the connect");
+                assertFalse(connect.isDone(), "connect to a full backlog should still be pending");
+                assertTrue(connect.cancel(false));
+            }
             await(ch.closeFuture());
             assertFalse(ch.isOpen());
             assertTrue(connect.isCancelled());
         }
+    }
+
+    /**
+     * A bind future cancelled while the registration is still queued (a busy loop): the listener binds after the
+     * cancel, nobody can get hold of it, so it must close and free the port.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAServerBindLeavesNoListenerBound(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        InetSocketAddress port;
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(loopback());
+            port = (InetSocketAddress) probe.getLocalAddress();
+        }
+        Transport t = combo.serverTransport();
+        Recorder listener = new Recorder();
+        try (BusyLoops busy = new BusyLoops(group(t))) {
+            Future<Channel> bound = new ServerBootstrap().transport(t).group(group(t)).handler(listener)
+                    .childHandler(new Recorder()).bind(port);
+            assertTrue(bound.cancel(false), "a bind queued behind a busy loop is still cancellable");
+        }
+        eventually("the listener channel known to its handler", () -> listener.channel() != null);
+        await(listener.channel().closeFuture());
+        eventually("port " + port.getPort() + " free again after the cancelled bind", () -> {
+            try (ServerSocketChannel again = ServerSocketChannel.open()) {
+                again.bind(port);
+                return true;
+            } catch (IOException stillBound) {
+                return false;
+            }
+        });
     }
 
     @ParameterizedTest(name = "{0}")

@@ -69,7 +69,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       which write interest (socket full) or a continuation task (budget spent) resumes; the continuation
  *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order;</li>
  *   <li><b>connect</b>: {@code CONNECT_TIMEOUT_MILLIS} timer on the loop ({@link ConnectTimeoutException}
- *       naming address and timeout); cancelling the connect promise closes the channel;</li>
+ *       naming address and timeout); cancelling the connect promise closes the channel, also when the cancel
+ *       came before the connect reached the loop;</li>
  *   <li><b>close</b>: every pending write fails with a {@link ChannelClosedException} naming the cause;
  *       {@code SO_LINGER > 0} closes off the loop after deregistration;</li>
  *   <li><b>accept</b>: errors such as {@code EMFILE}/{@code ENFILE} never close the listener: accepting pauses
@@ -602,6 +603,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         return promise;
     }
 
+    /** Runs {@code task} on the loop; when the loop rejects it, fails {@code promise} (when not {@code null}). */
     private void onLoop(Runnable task, Promise<Void> promise) {
         EventLoop l = loopOrThrow();
         if (l.inEventLoop()) {
@@ -610,7 +612,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             try {
                 l.execute(task);
             } catch (RejectedExecutionException e) {
-                promise.tryFailure(e);
+                if (promise != null) {
+                    promise.tryFailure(e);
+                }
             }
         }
     }
@@ -1119,6 +1123,45 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     // ------------------------------------------------------------------------------------------- connect
 
+    /**
+     * Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise and no local address.
+     *
+     * @throws IllegalStateException when the channel has no event loop yet (register it first)
+     */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress) {
+        return connect(remoteAddress, null, newPromise());
+    }
+
+    /**
+     * Like {@link #connect(SocketAddress, SocketAddress, Promise)} with a new promise.
+     *
+     * @throws IllegalStateException when the channel has no event loop yet (register it first)
+     */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
+        return connect(remoteAddress, localAddress, newPromise());
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On a stream channel, cancelling {@code promise} while it is pending closes the channel — also when the
+     * cancel comes before the connect reached the socket (e.g. from another thread while the loop is busy: the
+     * pipeline then drops the cancelled connect on its way, so the channel would otherwise stay open, unconnected).
+     * Any thread.
+     *
+     * @throws IllegalArgumentException when {@code promise} is already complete other than by a cancel
+     */
+    @Override
+    public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
+        Future<Void> f = pipeline.connect(remoteAddress, localAddress, promise);
+        if (kind == Kind.STREAM) {
+            closeWhenCancelled(promise);
+        }
+        return f;
+    }
+
     private void connect0(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
         if (!open) {
             promise.tryFailure(closedException("connect to " + remote));
@@ -1182,13 +1225,22 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
+        closeWhenCancelled(promise);
+    }
+
+    /**
+     * Closes the channel (on the loop, whichever thread cancels) once the connect {@code promise} is cancelled. A
+     * loop that rejects the close has shut down, which closes its channels itself.
+     */
+    private void closeWhenCancelled(Promise<Void> promise) {
         promise.addListener(f -> {
             if (f.isCancelled()) {
-                // listeners run on the loop: a cancelled connect closes the channel
-                if (connectPromise == promise) {
-                    connectPromise = null;
-                }
-                close0(null, "the connect was cancelled", null);
+                onLoop(() -> {
+                    if (connectPromise == promise) {
+                        connectPromise = null;
+                    }
+                    close0(null, "the connect was cancelled", null);
+                }, null);
             }
         });
     }
