@@ -6,6 +6,9 @@
  */
 module io.conduit.kqueue {
     requires io.conduit.api;
+    // OSGi only: Declarative Services registration (KQueueProviderComponent is loaded only by SCR).
+    requires static org.osgi.service.component.annotations;
+    requires static org.osgi.framework;
 
     provides io.conduit.transport.spi.TransportProvider with io.conduit.kqueue.KQueueTransportProvider;
 }

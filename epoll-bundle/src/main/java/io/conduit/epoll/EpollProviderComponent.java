@@ -1,12 +1,8 @@
 package io.conduit.epoll;
 
-import java.util.Dictionary;
-import java.util.Hashtable;
-
+import io.conduit.transport.spi.ProviderRegistration;
 import io.conduit.transport.spi.TransportProvider;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.Constants;
-import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -27,24 +23,15 @@ import org.osgi.service.component.annotations.Deactivate;
 public final class EpollProviderComponent {
 
     /** Written by activate, read by deactivate (SCR orders the two calls). */
-    private ServiceRegistration<TransportProvider> registration;
+    private ProviderRegistration registration;
 
     @Activate
     void activate(BundleContext context) {
-        TransportProvider provider = new EpollTransportProvider();
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("conduit.transport.name", provider.name());
-        props.put("conduit.transport.available", provider.availability().isAvailable());
-        props.put(Constants.SERVICE_RANKING, provider.ranking());
-        registration = context.registerService(TransportProvider.class, provider, props);
+        registration = ProviderRegistration.register(context, new EpollTransportProvider());
     }
 
     @Deactivate
     void deactivate() {
-        try {
-            registration.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // the framework removes a stopping bundle's services itself
-        }
+        registration.unregister();
     }
 }

@@ -35,12 +35,12 @@ public class FakeProvider implements TransportProvider {
         this.transport = new FakeTransport(this);
     }
 
-    static FakeProvider available(String name, boolean isNative, int ranking) {
+    public static FakeProvider available(String name, boolean isNative, int ranking) {
         return new FakeProvider(name, isNative, ranking, Availability::available);
     }
 
     /** Unavailable with a cause carrying one suppressed exception per load attempt. */
-    static FakeProvider unavailable(String name, boolean isNative, int ranking, String message, String... attempts) {
+    public static FakeProvider unavailable(String name, boolean isNative, int ranking, String message, String... attempts) {
         return new FakeProvider(name, isNative, ranking, () -> {
             UnsatisfiedLinkError cause = new UnsatisfiedLinkError(message);
             for (String a : attempts) {
