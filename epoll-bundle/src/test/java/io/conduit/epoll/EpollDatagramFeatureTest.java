@@ -5,6 +5,8 @@ import static io.conduit.epoll.EpollTestSupport.closeAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.Bootstrap;
@@ -16,6 +18,7 @@ import io.conduit.transport.spi.IoEventLoopGroup;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.TimeUnit;
@@ -147,6 +150,80 @@ class EpollDatagramFeatureTest {
             assertEquals(without.localAddress(), plain.recipient(), "without the option: the local address");
         } finally {
             closeAll(with, without);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
+    void batchingResumesAfterAConnectedPhaseEnds() throws Exception {
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams aRx = new EpollTestSupport.Datagrams();
+        EpollTestSupport.Datagrams bRx = new EpollTestSupport.Datagrams();
+        Channel a = bind(group, aRx, loopback(), false);
+        Channel b = bind(group, bRx, loopback(), false);
+        try {
+            InetSocketAddress aAddress = (InetSocketAddress) a.localAddress();
+            await(b.connect(aAddress));
+            long write = calls(EpollDatagramSocket.Call.WRITE);
+            long read = calls(EpollDatagramSocket.Call.READ);
+            await(b.writeAndFlush(b.alloc().buffer(1).writeByte(7)));
+            assertArrayEquals(new byte[] {7}, aRx.poll().content());
+            await(a.writeAndFlush(new DatagramPacket(a.alloc().buffer(1).writeByte(8), (InetSocketAddress) b.localAddress())));
+            assertArrayEquals(new byte[] {8}, bRx.poll().content());
+            assertEquals(1, calls(EpollDatagramSocket.Call.WRITE) - write, "connected: write(2)");
+            assertTrue(calls(EpollDatagramSocket.Call.READ) - read >= 1, "connected: read(2)");
+
+            await(b.disconnect());
+            long sendmmsg = calls(EpollDatagramSocket.Call.SENDMMSG);
+            long recvmmsg = calls(EpollDatagramSocket.Call.RECVMMSG);
+            long sendto = calls(EpollDatagramSocket.Call.SENDTO);
+            long recvfrom = calls(EpollDatagramSocket.Call.RECVFROM);
+            await(group.next().submit(() -> {
+                for (int i = 0; i < 16; i++) {
+                    byte[] p = payload(i);
+                    b.write(new DatagramPacket(b.alloc().buffer(p.length).writeBytes(p), aAddress));
+                }
+                b.flush();
+            }));
+            for (int i = 0; i < 16; i++) {
+                assertArrayEquals(payload(i), aRx.poll().content(), "datagram " + i);
+            }
+            await(a.writeAndFlush(new DatagramPacket(a.alloc().buffer(1).writeByte(9), (InetSocketAddress) b.localAddress())));
+            assertArrayEquals(new byte[] {9}, bRx.poll().content());
+            assertTrue(calls(EpollDatagramSocket.Call.SENDMMSG) - sendmmsg >= 2, "sendmmsg by b and by a");
+            assertTrue(calls(EpollDatagramSocket.Call.RECVMMSG) - recvmmsg >= 2, "both read with recvmmsg");
+            assertEquals(0, calls(EpollDatagramSocket.Call.SENDTO) - sendto, "no fallback to sendto after connect");
+            assertEquals(0, calls(EpollDatagramSocket.Call.RECVFROM) - recvfrom, "no fallback to recvfrom after connect");
+        } finally {
+            closeAll(a, b);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
+    void ipMulticastIfChoosesLoopbackAndAMulticastDatagramGoesOutThere() throws Exception {
+        NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1"));
+        assertNotNull(lo, "the loopback interface");
+        InetAddress groupAddress = InetAddress.getByName("239.255.67.89");
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams rx = new EpollTestSupport.Datagrams();
+        Channel receiver = bind(group, rx, new InetSocketAddress(0), false);
+        Channel sender = await(new Bootstrap().transport(transport).group(group).channelType(ChannelType.UDP)
+                .handler(new EpollTestSupport.Datagrams()).option(ChannelOption.IP_MULTICAST_IF, lo)
+                .bind(new InetSocketAddress(0)));
+        try {
+            assertEquals(lo, sender.config().getOption(ChannelOption.IP_MULTICAST_IF), "read back from the kernel");
+            assertNull(receiver.config().getOption(ChannelOption.IP_MULTICAST_IF), "not set: the kernel chooses");
+            await(((io.conduit.channel.DatagramChannel) receiver).joinGroup(groupAddress, lo));
+            int port = ((InetSocketAddress) receiver.localAddress()).getPort();
+            // lo needs no MULTICAST flag for this: the route is forced by IP_MULTICAST_IF, the membership is on lo
+            await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3}),
+                    new InetSocketAddress(groupAddress, port))));
+            EpollTestSupport.Datagrams.Received r = rx.poll();
+            assertArrayEquals(new byte[] {1, 2, 3}, r.content());
+            assertTrue(r.sender().getAddress().isLoopbackAddress(), "sent from loopback: " + r.sender());
+        } finally {
+            closeAll(receiver, sender);
             EpollTestSupport.close(group);
         }
     }
