@@ -46,6 +46,17 @@ class EpollDatagramFeatureTest {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     }
 
+    /** Writes {@code count} numbered datagrams to {@code to} on the sender's loop, then flushes them at once. */
+    private static void burst(Channel sender, InetSocketAddress to, int count) {
+        await(sender.eventLoop().submit(() -> {
+            for (int i = 0; i < count; i++) {
+                byte[] payload = payload(i);
+                sender.write(new DatagramPacket(sender.alloc().buffer(payload.length).writeBytes(payload), to));
+            }
+            sender.flush();
+        }));
+    }
+
     private static long calls(EpollDatagramSocket.Call c) {
         return c.count.get();
     }
@@ -62,13 +73,7 @@ class EpollDatagramFeatureTest {
             long recvmmsg = calls(EpollDatagramSocket.Call.RECVMMSG);
             long sendto = calls(EpollDatagramSocket.Call.SENDTO);
             long recvfrom = calls(EpollDatagramSocket.Call.RECVFROM);
-            await(group.next().submit(() -> {
-                for (int i = 0; i < 32; i++) {
-                    byte[] payload = payload(i);
-                    sender.write(new DatagramPacket(sender.alloc().buffer(payload.length).writeBytes(payload), to));
-                }
-                sender.flush();
-            }));
+            burst(sender, to, 32);
             for (int i = 0; i < 32; i++) {
                 EpollTestSupport.Datagrams.Received r = rx.poll();
                 assertArrayEquals(payload(i), r.content(), "datagram " + i + " in order and byte-exact");
@@ -178,13 +183,7 @@ class EpollDatagramFeatureTest {
             long recvmmsg = calls(EpollDatagramSocket.Call.RECVMMSG);
             long sendto = calls(EpollDatagramSocket.Call.SENDTO);
             long recvfrom = calls(EpollDatagramSocket.Call.RECVFROM);
-            await(group.next().submit(() -> {
-                for (int i = 0; i < 16; i++) {
-                    byte[] p = payload(i);
-                    b.write(new DatagramPacket(b.alloc().buffer(p.length).writeBytes(p), aAddress));
-                }
-                b.flush();
-            }));
+            burst(b, aAddress, 16);
             for (int i = 0; i < 16; i++) {
                 assertArrayEquals(payload(i), aRx.poll().content(), "datagram " + i);
             }
