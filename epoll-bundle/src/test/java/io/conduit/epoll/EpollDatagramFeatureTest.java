@@ -200,6 +200,36 @@ class EpollDatagramFeatureTest {
     }
 
     @Test
+    void theContentOfEverySentPacketIsReleasedWhicheverCallSentIt() throws Exception {
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams aRx = new EpollTestSupport.Datagrams();
+        Channel a = bind(group, aRx, loopback(), false);
+        Channel b = bind(group, new EpollTestSupport.Datagrams(), loopback(), false);
+        try {
+            InetSocketAddress to = (InetSocketAddress) a.localAddress();
+            io.conduit.buffer.Buffer batched = b.alloc().buffer(4).writeInt(1);
+            await(b.writeAndFlush(new DatagramPacket(batched, to)));
+            io.conduit.buffer.Buffer heap = b.alloc().heapBuffer(4).writeInt(2);
+            await(b.writeAndFlush(new DatagramPacket(heap, to)));
+            await(b.connect(to));
+            io.conduit.buffer.Buffer connected = b.alloc().buffer(4).writeInt(3);
+            await(b.writeAndFlush(new DatagramPacket(connected, to)));
+            for (int i = 0; i < 3; i++) {
+                aRx.poll();
+            }
+            assertEquals(0, batched.refCnt(), "sendmmsg: the packet's content is released");
+            assertEquals(0, heap.refCnt(), "heap content through the bounce buffer: released");
+            assertEquals(0, connected.refCnt(), "write(2) on a connected channel: released");
+            io.conduit.buffer.Buffer refused = b.alloc().buffer(4).writeInt(4);
+            EpollTestSupport.awaitFailure(b.writeAndFlush(new DatagramPacket(refused, loopback())));
+            assertEquals(0, refused.refCnt(), "a datagram refused (another recipient than the peer): released");
+        } finally {
+            closeAll(a, b);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
     void ipMulticastIfChoosesLoopbackAndAMulticastDatagramGoesOutThere() throws Exception {
         NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1"));
         assertNotNull(lo, "the loopback interface");

@@ -155,8 +155,10 @@ class EpollUnixDatagramTest {
                 assertEquals("pong " + i, reply.text());
                 assertEquals(bAddress, reply.sender());
             }
-            await(a.writeAndFlush(new DomainDatagramPacket(a.alloc().buffer(0), bAddress)));
+            Buffer empty = a.alloc().buffer(0);
+            await(a.writeAndFlush(new DomainDatagramPacket(empty, bAddress)));
             assertEquals(0, bRx.poll().content().length, "an empty datagram is delivered");
+            assertEquals(0, empty.refCnt(), "a sent packet's content is released");
         } finally {
             closeAll(a, b);
         }
