@@ -291,4 +291,44 @@ class EpollUnixDatagramTest {
             closeAll(sender, receiver);
         }
     }
+
+    /**
+     * The receiver's queue ({@code net.unix.max_dgram_qlen}, 10 by default) fills while it does not read: the
+     * sender's writes wait (the kernel says {@code EAGAIN}) and are all delivered, in order, once it reads again —
+     * connected (writability follows the peer's queue) and unconnected (the sender is woken as its own queued
+     * datagrams are consumed).
+     */
+    @Test
+    void writesToAReceiverThatStoppedReadingWaitAndAllArriveInOrderWhenItReadsAgain() throws Exception {
+        for (boolean connect : new boolean[] {true, false}) {
+            Received rx = new Received();
+            SocketAddress rxAddress = UnixAbstractAddress.of(unique("conduit-dgram-slow-"));
+            DomainDatagramChannel receiver = (DomainDatagramChannel) await(bootstrap(rx)
+                    .option(ChannelOption.AUTO_READ, false).bind(rxAddress));
+            DomainDatagramChannel sender = bind(new Received(), UnixAbstractAddress.of(unique("conduit-dgram-fast-")));
+            try {
+                if (connect) {
+                    await(sender.connect(rxAddress));
+                }
+                int count = 500;
+                java.util.List<io.conduit.concurrent.Future<Void>> writes = new java.util.ArrayList<>();
+                for (int i = 0; i < count; i++) {
+                    Buffer b = text(sender, "datagram " + i);
+                    writes.add(connect ? sender.write(b) : sender.write(new DomainDatagramPacket(b, rxAddress)));
+                }
+                sender.flush();
+                EpollTestSupport.eventually("some writes to wait for the full receiver", () -> !writes.get(count - 1)
+                        .isDone() && writes.get(0).isDone());
+                receiver.config().setAutoRead(true);
+                for (int i = 0; i < count; i++) {
+                    assertEquals("datagram " + i, rx.poll().text(), (connect ? "connected" : "unconnected") + " sender");
+                }
+                for (io.conduit.concurrent.Future<Void> w : writes) {
+                    await(w);
+                }
+            } finally {
+                closeAll(sender, receiver);
+            }
+        }
+    }
 }
