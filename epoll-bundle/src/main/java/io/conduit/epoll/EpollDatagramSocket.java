@@ -68,6 +68,8 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     private final byte[] addressOut = Native.newAddressOut(); // loop-confined
     /** loop-confined: recvmmsg/sendmmsg answered ENOSYS; {@link #receiveBatch}/{@link #sendBatch} then say -1 */
     private boolean batchUnsupported;
+    /** the socket file bind(2) created (AF_UNIX path only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
 
     /** A UDP socket. */
     static EpollDatagramSocket open() throws IOException {
@@ -91,7 +93,25 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     /** Binds; a Unix path's socket file is recorded so {@link #close()} removes it. */
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        bindRecordingSocketFile(localAddress);
+        if (!unix()) {
+            super.bind(localAddress);
+            return;
+        }
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
+            super.bind(localAddress);
+            return localAddress();
+        });
+    }
+
+    /** Removes the Unix socket file this socket bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
+        super.close();
     }
 
     // ------------------------------------------------------------------------------------------ receiving

@@ -5,6 +5,7 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeIoException;
 
 import java.io.IOException;
@@ -40,6 +41,8 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
     static final int DEFAULT_BACKLOG = 4096;
 
     private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
+    /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
     private final byte[] acceptAddress = Native.newAddressOut(); // loop-confined
 
     static EpollServerSocket open(boolean unix) throws IOException {
@@ -57,12 +60,26 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        bindRecordingSocketFile(localAddress); // the socket file is removed at close
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
+            super.bind(localAddress);
+            return localAddress();
+        });
         int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         int r = Native.listen(liveFd("listen"), n);
         if (r < 0) {
             throw ERRORS.newIoException("listen", r);
         }
+    }
+
+    /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
+        super.close();
     }
 
     @Override

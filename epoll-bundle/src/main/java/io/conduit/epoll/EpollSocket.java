@@ -10,7 +10,6 @@ import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
-import io.conduit.transport.spi.UnixSocketFile;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -97,8 +96,6 @@ abstract class EpollSocket implements IoSocket {
     /** loop-confined: on the handler's more-input list */
     boolean onMoreInputList;
     private volatile SocketAddress cachedLocal; // cache of getsockname after bind/connect
-    /** the socket file bind(2) created (AF_UNIX path only), removed at close; written at bind, read at close */
-    private volatile UnixSocketFile socketFile;
 
     EpollSocket(int fd, int domain, int kind) {
         this.fd = fd;
@@ -237,14 +234,8 @@ abstract class EpollSocket implements IoSocket {
         return !closed.get();
     }
 
-    /** Removes the Unix socket file {@link #bindRecordingSocketFile} recorded (if it is still that file), then closes. */
     @Override
     public void close() throws IOException {
-        UnixSocketFile f = socketFile;
-        socketFile = null;
-        if (f != null && isOpen()) {
-            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
-        }
         if (closed.compareAndSet(false, true)) {
             int r = Native.close(fd);
             if (r < 0 && r != -NativeAbi.EINTR) {
@@ -253,23 +244,8 @@ abstract class EpollSocket implements IoSocket {
         }
     }
 
-    /**
-     * {@code bind(2)} through {@link UnixSocketFile#bind}: a Unix path's socket file is recorded so {@link #close()}
-     * removes it (nothing is recorded for IP addresses, abstract names or unnamed sockets).
-     */
-    final void bindRecordingSocketFile(SocketAddress localAddress) throws IOException {
-        socketFile = UnixSocketFile.bind(localAddress, () -> {
-            bindSocket(localAddress);
-            return localAddress();
-        });
-    }
-
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        bindSocket(localAddress);
-    }
-
-    private void bindSocket(SocketAddress localAddress) throws IOException {
         AddressErrors.check(localAddress, addressKind(), true);
         SocketAddress a = localAddress != null ? localAddress
                 : domain == NativeAbi.AF_UNIX ? null : new InetSocketAddress(0);

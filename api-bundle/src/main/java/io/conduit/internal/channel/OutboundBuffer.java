@@ -91,21 +91,6 @@ public final class OutboundBuffer {
         return Math.max(0, pendingBytes - lowWaterMark + 1);
     }
 
-    /**
-     * Releases a message the channel owns: a buffer, or the content of a {@link DatagramPacket} /
-     * {@link DomainDatagramPacket} (a packet is no {@link ReferenceCounted} itself); anything else is left alone.
-     * Safe on content already released.
-     */
-    public static void release(Object msg) {
-        if (msg instanceof DatagramPacket p) {
-            ReferenceCounted.safeRelease(p.content());
-        } else if (msg instanceof DomainDatagramPacket p) {
-            ReferenceCounted.safeRelease(p.content());
-        } else {
-            ReferenceCounted.safeRelease(msg);
-        }
-    }
-
     /** @return the size a message counts with: readable bytes of buffers, remaining count of file regions */
     public static long sizeOf(Object msg) {
         if (msg instanceof Buffer b) {
@@ -317,7 +302,7 @@ public final class OutboundBuffer {
             tail = null;
             unflushedHead = null;
         }
-        release(e.msg);
+        ReferenceCounted.safeRelease(e.msg);
         boolean changed = decrementPending(e.size);
         if (cause == null) {
             e.promise.trySuccess(null);
@@ -365,7 +350,7 @@ public final class OutboundBuffer {
         unflushedHead = null;
         while (e != null) {
             Entry next = e.next;
-            release(e.msg);
+            ReferenceCounted.safeRelease(e.msg);
             changed |= decrementPending(e.size);
             e.promise.tryFailure(causeFactory.get());
             e = next;

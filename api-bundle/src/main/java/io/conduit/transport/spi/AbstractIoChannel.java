@@ -1094,14 +1094,14 @@ public abstract class AbstractIoChannel implements Channel {
 
     private void write0(Object msg, Promise<Void> promise) {
         if (!open || outputShutdown) {
-            OutboundBuffer.release(msg);
+            ReferenceCounted.safeRelease(msg);
             promise.tryFailure(open ? new ChannelClosedException("write to channel " + id
                     + " failed: its output was shut down", null) : closedException("write"));
             return;
         }
         String problem = checkMessage(msg);
         if (problem != null) {
-            OutboundBuffer.release(msg);
+            ReferenceCounted.safeRelease(msg);
             promise.tryFailure(msg instanceof ReferenceCounted rc && rc.refCnt() == 0
                     ? new IllegalReferenceCountException(problem) : new IllegalArgumentException(problem));
             return;
