@@ -1122,11 +1122,8 @@ public abstract class AbstractIoChannel implements Channel {
         if (kind == Kind.STREAM && msg instanceof FileRegion) {
             return null;
         }
-        if (kind == Kind.DATAGRAM && msg instanceof DomainDatagramPacket p && type == ChannelType.UNIX_DATAGRAM) {
-            if (p.content().refCnt() == 0) {
-                return "write of a datagram whose content was released (refCnt 0) to channel " + id;
-            }
-            return null;
+        if (kind == Kind.DATAGRAM && msg instanceof DomainDatagramPacket && type == ChannelType.UNIX_DATAGRAM) {
+            return null; // a released one was refused above: the packet is counted by its content
         }
         if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p && type != ChannelType.UNIX_DATAGRAM) {
             if (p.content().refCnt() == 0) {
