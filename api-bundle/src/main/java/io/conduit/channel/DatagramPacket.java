@@ -4,11 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.buffer.ReferenceCounted;
+import io.conduit.buffer.BufferHolder;
 
 /**
- * One datagram: its content and addresses. Owns its content and is reference counted through it:
- * {@link #release()} and {@link #close()} release the content; a channel that writes the packet releases it.
+ * One datagram: its content and addresses. Owns its content and is reference counted through it
+ * ({@link BufferHolder}): {@link #release()} and {@link #close()} release the content; a channel that writes
+ * the packet releases it.
  *
  * <p>Read from a channel, {@code sender} is the source and {@code recipient} the local address it was sent
  * to — the real destination address when {@link ChannelOption#IP_RECVORIGDSTADDR} is on (transparent
@@ -21,7 +22,7 @@ import io.conduit.buffer.ReferenceCounted;
  * @param truncated {@code true} when the datagram was larger than the receive buffer and was cut
  */
 public record DatagramPacket(Buffer content, InetSocketAddress recipient, InetSocketAddress sender, boolean truncated)
-        implements ReferenceCounted {
+        implements BufferHolder {
 
     /** @throws NullPointerException when {@code content} is {@code null} */
     public DatagramPacket {
@@ -31,43 +32,6 @@ public record DatagramPacket(Buffer content, InetSocketAddress recipient, InetSo
     /** An outgoing packet to {@code recipient}. */
     public DatagramPacket(Buffer content, InetSocketAddress recipient) {
         this(content, recipient, null, false);
-    }
-
-    /** @return the content's reference count: the packet is counted by its content */
-    @Override
-    public int refCnt() {
-        return content.refCnt();
-    }
-
-    /** Retains the content. */
-    @Override
-    public DatagramPacket retain() {
-        content.retain();
-        return this;
-    }
-
-    /** Retains the content {@code increment} times. */
-    @Override
-    public DatagramPacket retain(int increment) {
-        content.retain(increment);
-        return this;
-    }
-
-    /** Releases the content (so a channel that wrote the packet, or the pipeline's end, frees it). */
-    @Override
-    public boolean release() {
-        return content.release();
-    }
-
-    @Override
-    public boolean release(int decrement) {
-        return content.release(decrement);
-    }
-
-    @Override
-    public DatagramPacket touch(Object hint) {
-        content.touch(hint);
-        return this;
     }
 
     /** Releases the content. */

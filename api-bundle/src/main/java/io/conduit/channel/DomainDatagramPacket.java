@@ -4,13 +4,14 @@ import java.net.SocketAddress;
 import java.util.Objects;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.buffer.ReferenceCounted;
+import io.conduit.buffer.BufferHolder;
 
 /**
  * One Unix-domain datagram ({@code AF_UNIX}, {@code SOCK_DGRAM}): its content and addresses, each a
  * {@link java.net.UnixDomainSocketAddress} (a socket file path) or, on Linux, a {@link UnixAbstractAddress}.
- * Owns its content and is reference counted through it: {@link #release()} and {@link #close()} release the
- * content; a channel that writes the packet releases it.
+ * Owns its content and is reference counted through it
+ * ({@link BufferHolder}): {@link #release()} and {@link #close()} release the content; a channel that writes
+ * the packet releases it.
  *
  * <p>Read from a channel, {@code sender} is the socket that sent it — an empty path
  * ({@code UnixDomainSocketAddress.of("")}) when that socket is unnamed (never bound: {@code unix(7)} gives no
@@ -23,7 +24,7 @@ import io.conduit.buffer.ReferenceCounted;
  * @param truncated {@code true} when the datagram was larger than the receive buffer and was cut
  */
 public record DomainDatagramPacket(Buffer content, SocketAddress recipient, SocketAddress sender, boolean truncated)
-        implements ReferenceCounted {
+        implements BufferHolder {
 
     /** @throws NullPointerException when {@code content} is {@code null} */
     public DomainDatagramPacket {
@@ -33,43 +34,6 @@ public record DomainDatagramPacket(Buffer content, SocketAddress recipient, Sock
     /** An outgoing packet to {@code recipient}. */
     public DomainDatagramPacket(Buffer content, SocketAddress recipient) {
         this(content, recipient, null, false);
-    }
-
-    /** @return the content's reference count: the packet is counted by its content */
-    @Override
-    public int refCnt() {
-        return content.refCnt();
-    }
-
-    /** Retains the content. */
-    @Override
-    public DomainDatagramPacket retain() {
-        content.retain();
-        return this;
-    }
-
-    /** Retains the content {@code increment} times. */
-    @Override
-    public DomainDatagramPacket retain(int increment) {
-        content.retain(increment);
-        return this;
-    }
-
-    /** Releases the content (so a channel that wrote the packet, or the pipeline's end, frees it). */
-    @Override
-    public boolean release() {
-        return content.release();
-    }
-
-    @Override
-    public boolean release(int decrement) {
-        return content.release(decrement);
-    }
-
-    @Override
-    public DomainDatagramPacket touch(Object hint) {
-        content.touch(hint);
-        return this;
     }
 
     /** Releases the content. */
