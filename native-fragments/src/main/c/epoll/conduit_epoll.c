@@ -83,6 +83,8 @@ static const struct conduit_constant CONSTANTS[] = {
     K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
     /* multicast membership: ip(7) struct ip_mreqn, ipv6(7) struct ipv6_mreq */
     K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP),
+    /* outgoing multicast interface: ip(7) IP_MULTICAST_IF (struct ip_mreqn in, struct in_addr out), ipv6(7) */
+    K(IP_MULTICAST_IF), K(IPV6_MULTICAST_IF),
     KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)),
     KV("IP_MREQN_MULTIADDR_OFFSET", offsetof(struct ip_mreqn, imr_multiaddr)),
     KV("IP_MREQN_ADDRESS_OFFSET", offsetof(struct ip_mreqn, imr_address)),

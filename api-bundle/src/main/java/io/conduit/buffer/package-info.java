@@ -2,7 +2,7 @@
  * Reference-counted byte buffers and their allocators (pooled and unpooled, direct memory).
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.buffer;
 
 import org.osgi.annotation.bundle.Export;

@@ -4,9 +4,12 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 import io.conduit.buffer.Buffer;
+import io.conduit.buffer.BufferHolder;
 
 /**
- * One datagram: its content and addresses. Owns its content: {@link #close()} releases it.
+ * One datagram: its content and addresses. Owns its content and is reference counted through it
+ * ({@link BufferHolder}): {@link #release()} and {@link #close()} release the content; a channel that writes
+ * the packet releases it.
  *
  * <p>Read from a channel, {@code sender} is the source and {@code recipient} the local address it was sent
  * to — the real destination address when {@link ChannelOption#IP_RECVORIGDSTADDR} is on (transparent
@@ -19,7 +22,7 @@ import io.conduit.buffer.Buffer;
  * @param truncated {@code true} when the datagram was larger than the receive buffer and was cut
  */
 public record DatagramPacket(Buffer content, InetSocketAddress recipient, InetSocketAddress sender, boolean truncated)
-        implements AutoCloseable {
+        implements BufferHolder {
 
     /** @throws NullPointerException when {@code content} is {@code null} */
     public DatagramPacket {

@@ -8,6 +8,11 @@ public enum ChannelType {
     UDP,
     /** Unix-domain stream sockets: {@link io.conduit.channel.DomainSocketChannel} and its server. */
     UNIX_STREAM,
-    /** Unix-domain datagram sockets. */
+    /**
+     * Unix-domain datagram sockets ({@code AF_UNIX}, {@code SOCK_DGRAM}): {@link io.conduit.channel.DomainDatagramChannel},
+     * reading and writing {@link io.conduit.channel.DomainDatagramPacket}s; there is no server kind. Only the epoll
+     * transport has them (java.nio has no Unix datagram channel); the others' factories throw
+     * {@link UnsupportedOperationException} naming the type.
+     */
     UNIX_DATAGRAM
 }

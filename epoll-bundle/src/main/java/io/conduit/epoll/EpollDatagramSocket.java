@@ -8,25 +8,43 @@ import io.conduit.transport.spi.unix.SockaddrCodec;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Enumeration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A UDP socket. <b>Connected</b>, it uses plain {@code read(2)}/{@code write(2)} (no address handling at all);
- * <b>unconnected</b>, it batches with {@code recvmmsg(2)}/{@code sendmmsg(2)} over the loop's one shared
- * {@link MmsghdrArray} and receive slots ({@link LoopResources}, allocated on first use). With
- * {@code IP_RECVORIGDSTADDR} on, each received datagram carries its real destination address (the
- * {@code IP_ORIGDSTADDR}/{@code IPV6_ORIGDSTADDR} control message); {@code MSG_TRUNC} reports truncation.
+ * A datagram socket: UDP ({@code AF_INET6} dual-stack or {@code AF_INET}) or Unix-domain ({@code AF_UNIX},
+ * {@code SOCK_DGRAM}, {@code unix(7)}). <b>Connected</b>, it uses plain {@code read(2)}/{@code write(2)} (no
+ * address handling at all; a Unix socket reads with {@code recvfrom(2)} and {@code MSG_TRUNC} so a datagram
+ * longer than the receive slot is reported as truncated); <b>unconnected</b>, it batches with
+ * {@code recvmmsg(2)}/{@code sendmmsg(2)} over the loop's one shared {@link MmsghdrArray} and receive slots
+ * ({@link LoopResources}, allocated on first use). With {@code IP_RECVORIGDSTADDR} on, each received datagram
+ * carries its real destination address (the {@code IP_ORIGDSTADDR}/{@code IPV6_ORIGDSTADDR} control message);
+ * {@code MSG_TRUNC} reports truncation.
+ *
+ * <p>Batching: {@link #receiveBatch} and {@link #sendBatch} serve both modes (connected: a loop of
+ * {@code read}/{@code write} calls), so the channel core never sees {@code -1} (which it takes as "this socket
+ * never batches") because of a connect or a transient error; only {@code ENOSYS} (a kernel without
+ * {@code recvmmsg}/{@code sendmmsg}) turns batching off for the life of the socket. Other errors are thrown and
+ * fail one read or one datagram, and the next call batches again.
  *
  * <p>{@link #CALLS} counts the system calls by kind, for tests that check which path was taken.
  *
- * <p>Multicast: membership by interface index ({@link #joinGroup}); {@code IP_MULTICAST_IF} is not implemented.
+ * <p>Multicast: membership by interface index ({@link #joinGroup}); the outgoing interface
+ * ({@link ChannelOption#IP_MULTICAST_IF}) with {@code IP_MULTICAST_IF} ({@code struct ip_mreqn}) and, on an
+ * {@code AF_INET6} socket, {@code IPV6_MULTICAST_IF} too (IPv4 groups use the first, IPv6 groups the second).
+ *
+ * <p>Unix-domain: bound to a path, the socket file is removed at {@link #close()} ({@link UnixSocketFile}, as
+ * for a Unix listener); abstract names ({@link io.conduit.channel.UnixAbstractAddress}) have no file.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
@@ -39,18 +57,61 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     static final Call[] CALLS = Call.values();
 
+    /** the address of an unnamed Unix socket */
+    private static final SocketAddress UNNAMED = java.net.UnixDomainSocketAddress.of("");
+
     private boolean connected;                 // loop-confined
+    /** loop-confined: the UDP address bound before {@link #connect} (port != 0), restored by {@link #disconnect} */
+    private java.net.InetSocketAddress boundBeforeConnect;
     private volatile SocketAddress remote;     // the connected peer; read from any thread
     private volatile boolean recvOrigDstAddr;  // IP_RECVORIGDSTADDR is on
     private final byte[] addressOut = Native.newAddressOut(); // loop-confined
+    /** loop-confined: recvmmsg/sendmmsg answered ENOSYS; {@link #receiveBatch}/{@link #sendBatch} then say -1 */
+    private boolean batchUnsupported;
+    /** the socket file bind(2) created (AF_UNIX path only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
 
+    /** A UDP socket. */
     static EpollDatagramSocket open() throws IOException {
-        int[] fdAndDomain = EpollSocket.open(false, NativeAbi.SOCK_DGRAM);
+        return open(false);
+    }
+
+    /** @param unix {@code true} for {@code AF_UNIX}/{@code SOCK_DGRAM}, {@code false} for UDP */
+    static EpollDatagramSocket open(boolean unix) throws IOException {
+        int[] fdAndDomain = EpollSocket.open(unix, NativeAbi.SOCK_DGRAM);
         return new EpollDatagramSocket(fdAndDomain[0], fdAndDomain[1]);
     }
 
     private EpollDatagramSocket(int fd, int domain) {
-        super(fd, domain, UDP);
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX_DGRAM : UDP);
+    }
+
+    private boolean unix() {
+        return domain == NativeAbi.AF_UNIX;
+    }
+
+    /** Binds; a Unix path's socket file is recorded so {@link #close()} removes it. */
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        if (!unix()) {
+            super.bind(localAddress);
+            return;
+        }
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
+            super.bind(localAddress);
+            return localAddress();
+        });
+    }
+
+    /** Removes the Unix socket file this socket bound (if it is still that file), then closes. */
+    @Override
+    public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
+        super.close();
     }
 
     // ------------------------------------------------------------------------------------------ receiving
@@ -86,13 +147,16 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             b.limit(n);
             dst.put(b);
         }
-        return connected ? remote : SOCKADDR.decodeAddressOut(addressOut);
+        return connected ? remote : sender(SOCKADDR.decodeAddressOut(addressOut));
     }
 
     @Override
     public int receiveBatch(int maxDatagrams, DatagramSink sink) throws IOException {
+        if (batchUnsupported) {
+            return -1;
+        }
         if (connected) {
-            return -1; // plain read(2), one datagram per call
+            return receiveConnected(maxDatagrams, sink);
         }
         int fd = liveFd("recvmmsg");
         LoopResources res = resources();
@@ -113,6 +177,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             if (ERRORS.isAgain(r)) {
                 return 0;
             }
+            if (r == -NativeAbi.ENOSYS) {
+                batchUnsupported = true; // no recvmmsg in this kernel: one datagram per call from now on
+                return -1;
+            }
             throw ERRORS.newIoException("recvmmsg", r);
         }
         if (r < n) {
@@ -123,9 +191,56 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             int offset = i * LoopResources.DATAGRAM_SLOT_BYTES;
             ByteBuffer data = slots.buffer().slice(offset, mmsg.messageLength(i));
             boolean truncated = (mmsg.flags(i) & NativeAbi.MSG_TRUNC) != 0;
-            sink.datagram(data, mmsg.sender(i), origDst ? mmsg.recipient(i) : null, truncated);
+            sink.datagram(data, sender(mmsg.sender(i)), origDst ? mmsg.recipient(i) : null, truncated);
         }
         return r;
+    }
+
+    /**
+     * @return {@code decoded}, or for a datagram from an unnamed Unix socket (the kernel gives no address,
+     *         {@code unix(7)}) the empty path, as unnamed Unix sockets are reported everywhere
+     */
+    private SocketAddress sender(SocketAddress decoded) {
+        return decoded == null && unix() ? UNNAMED : decoded;
+    }
+
+    /**
+     * The connected form of {@link #receiveBatch}: up to {@code maxDatagrams} {@code read(2)} calls (Unix:
+     * {@code recvfrom(2)} with {@code MSG_TRUNC}, which returns the datagram's real length) into receive slot 0,
+     * each datagram handed to {@code sink} at once (it copies). An error after some datagrams is thrown; those
+     * already handed over are still delivered by the core.
+     */
+    private int receiveConnected(int maxDatagrams, DatagramSink sink) throws IOException {
+        boolean unix = unix();
+        int fd = liveFd(unix ? "recvfrom" : "read");
+        NativeMemory slots = resources().receiveSlots();
+        int want = LoopResources.DATAGRAM_SLOT_BYTES;
+        SocketAddress peer = remote;
+        int received = 0;
+        int max = Math.max(1, maxDatagrams);
+        while (received < max) {
+            int n;
+            do {
+                if (unix) {
+                    Call.RECVFROM.count.incrementAndGet();
+                    n = Native.recvfrom(fd, slots.address(), want, NativeAbi.MSG_TRUNC, addressOut);
+                } else {
+                    Call.READ.count.incrementAndGet();
+                    n = Native.read(fd, slots.address(), want);
+                }
+            } while (ERRORS.isInterrupted(n));
+            if (n < 0) {
+                inputDrained = true;
+                if (ERRORS.isAgain(n)) {
+                    break;
+                }
+                throw ERRORS.newIoException(unix ? "recvfrom" : "read", n);
+            }
+            boolean truncated = n > want;
+            sink.datagram(slots.buffer().slice(0, Math.min(n, want)), peer, null, truncated);
+            received++;
+        }
+        return received;
     }
 
     // -------------------------------------------------------------------------------------------- sending
@@ -201,8 +316,11 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     @Override
     public int sendBatch(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {
+        if (batchUnsupported) {
+            return -1;
+        }
         if (connected) {
-            return -1; // plain write(2)
+            return sendConnected(srcs, targets, count);
         }
         if (count > 0 && srcs[0].hasRemaining() && !srcs[0].isDirect()) {
             ByteBuffer first = srcs[0].duplicate();
@@ -241,9 +359,36 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             if (ERRORS.isAgain(r) || r == -NativeAbi.ENOBUFS) {
                 return 0;
             }
+            if (r == -NativeAbi.ENOSYS) {
+                batchUnsupported = true; // no sendmmsg in this kernel: one datagram per call from now on
+                return -1;
+            }
             throw ERRORS.newIoException("sendmmsg", r);
         }
         return r;
+    }
+
+    /**
+     * The connected form of {@link #sendBatch}: one {@code write(2)} per datagram ({@link #send}), in order,
+     * until the socket is full. An error on the first datagram is thrown (it was not sent); an error on a later
+     * one ends the batch, and the next call meets it as its first datagram — as {@code sendmmsg(2)} reports it.
+     */
+    private int sendConnected(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {
+        int sent = 0;
+        for (int i = 0; i < count; i++) {
+            try {
+                if (!send(srcs[i].duplicate(), targets[i])) {
+                    break;
+                }
+            } catch (IOException | RuntimeException e) {
+                if (sent == 0) {
+                    throw e;
+                }
+                break;
+            }
+            sent++;
+        }
+        return sent;
     }
 
     // ------------------------------------------------------------------------------------- association
@@ -254,6 +399,8 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         if (connected) {
             throw AddressErrors.alreadyConnected(remote, remoteAddress);
         }
+        SocketAddress bound = localAddress();
+        boundBeforeConnect = bound instanceof java.net.InetSocketAddress i && i.getPort() != 0 ? i : null;
         byte[] sa = SOCKADDR.newSockaddr();
         int len = SOCKADDR.encode(remoteAddress, sa, ipv6());
         int r = Native.connect(liveFd("connect"), sa, len);
@@ -265,7 +412,16 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         remote = peerAddress();
     }
 
-    /** {@code connect(2)} to an {@code AF_UNSPEC} address dissolves the association ({@code udp(7)}). */
+    /**
+     * {@code connect(2)} to an {@code AF_UNSPEC} address dissolves the association ({@code udp(7)},
+     * {@code unix(7)}). Linux also drops the port of a UDP socket that was bound to port 0 (the kernel's
+     * {@code udp_disconnect} unhashes it unless the port was given explicitly); the socket is then bound again to
+     * the address and port it had before {@link #connect}, so datagrams sent to it keep arriving (as java.nio
+     * does).
+     *
+     * @throws IOException when the kernel refuses, or the old port was taken in between (a
+     *         {@link java.net.BindException} naming it)
+     */
     @Override
     public void disconnect() throws IOException {
         byte[] unspec = SOCKADDR.newSockaddr(); // all zero: sa_family = AF_UNSPEC
@@ -276,6 +432,11 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         connected = false;
         remote = null;
         forgetLocalAddress();
+        java.net.InetSocketAddress before = boundBeforeConnect;
+        boundBeforeConnect = null;
+        if (before != null && localAddress() instanceof java.net.InetSocketAddress now && now.getPort() == 0) {
+            super.bind(before);
+        }
     }
 
     @Override
@@ -305,6 +466,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     }
 
     private void membership(InetAddress group, NetworkInterface nif, boolean join) throws IOException {
+        if (unix()) {
+            throw new UnsupportedOperationException("multicast groups are for UDP channels, not Unix-domain datagram"
+                    + " sockets (" + group + ")");
+        }
         if (!group.isMulticastAddress()) {
             throw new IllegalArgumentException(group + " is not a multicast address");
         }
@@ -340,10 +505,103 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.IP_MULTICAST_IF) {
+            if (unix()) {
+                return false;
+            }
+            setMulticastInterface((NetworkInterface) value);
+            return true;
+        }
         boolean applied = super.setOption(option, value);
         if (applied && option == ChannelOption.IP_RECVORIGDSTADDR) {
             recvOrigDstAddr = (Boolean) value;
         }
         return applied;
+    }
+
+    /** {@code IP_MULTICAST_IF} is supported on UDP sockets although it reads {@code null} while not chosen. */
+    @Override
+    public boolean supportsOption(ChannelOption<?> option) throws IOException {
+        return option == ChannelOption.IP_MULTICAST_IF ? !unix() && isOpen() : super.supportsOption(option);
+    }
+
+    /** @return for {@code IP_MULTICAST_IF}: the chosen interface, or {@code null} while the kernel chooses */
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.IP_MULTICAST_IF) {
+            return unix() ? null : (T) multicastInterface();
+        }
+        return super.getOption(option);
+    }
+
+    /**
+     * {@code IP_MULTICAST_IF} with a {@code struct ip_mreqn} naming {@code nif} by index and by its first IPv4
+     * address (so the option reads back as that address), and on an {@code AF_INET6} socket also
+     * {@code IPV6_MULTICAST_IF} with the index. {@code null} restores the kernel's choice (index 0, any address).
+     */
+    private void setMulticastInterface(NetworkInterface nif) throws IOException {
+        int index = nif == null ? 0 : nif.getIndex();
+        if (nif != null && index <= 0) {
+            throw new IllegalArgumentException("IP_MULTICAST_IF: network interface " + nif.getName()
+                    + " has no interface index; pick one from NetworkInterface.getNetworkInterfaces()");
+        }
+        int fd = liveFd("setsockopt(IP_MULTICAST_IF)");
+        byte[] req = new byte[NativeAbi.IP_MREQN_SIZE];
+        ByteBuffer b = SockaddrCodec.wrap(req);
+        Inet4Address v4 = nif == null ? null : firstInet4(nif);
+        if (v4 != null) {
+            b.put(NativeAbi.IP_MREQN_ADDRESS_OFFSET, v4.getAddress()); // network byte order, as in_addr
+        }
+        b.putInt(NativeAbi.IP_MREQN_IFINDEX_OFFSET, index);
+        int r = Native.setsockoptBytes(fd, NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_IF, req, req.length);
+        if (r < 0) {
+            throw ERRORS.newIoException("setsockopt(IP_MULTICAST_IF " + (nif == null ? "default" : nif.getName())
+                    + ")", r);
+        }
+        if (ipv6()) {
+            r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_IF, index);
+            if (r < 0) {
+                throw ERRORS.newIoException("setsockopt(IPV6_MULTICAST_IF " + (nif == null ? "default"
+                        : nif.getName()) + ")", r);
+            }
+        }
+    }
+
+    /**
+     * Reads the outgoing multicast interface back from the kernel: {@code IPV6_MULTICAST_IF} (an index) on an
+     * {@code AF_INET6} socket, else the {@code struct in_addr} {@code IP_MULTICAST_IF} gives.
+     *
+     * @return the interface, or {@code null} when none was chosen (the kernel routes by destination)
+     */
+    private NetworkInterface multicastInterface() throws IOException {
+        int fd = liveFd("getsockopt(IP_MULTICAST_IF)");
+        int[] out = new int[1];
+        if (ipv6()) {
+            int r = Native.getsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_IF, out);
+            if (r < 0) {
+                throw ERRORS.newIoException("getsockopt(IPV6_MULTICAST_IF)", r);
+            }
+            return out[0] == 0 ? null : NetworkInterface.getByIndex(out[0]);
+        }
+        int r = Native.getsockoptInt(fd, NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_IF, out);
+        if (r < 0) {
+            throw ERRORS.newIoException("getsockopt(IP_MULTICAST_IF)", r);
+        }
+        if (out[0] == 0) {
+            return null;
+        }
+        // the int holds the in_addr's bytes in memory order: network byte order once written natively
+        byte[] address = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.nativeOrder()).putInt(out[0]).array();
+        return NetworkInterface.getByInetAddress(InetAddress.getByAddress(address));
+    }
+
+    private static Inet4Address firstInet4(NetworkInterface nif) {
+        for (Enumeration<InetAddress> e = nif.getInetAddresses(); e.hasMoreElements();) {
+            if (e.nextElement() instanceof Inet4Address a) {
+                return a;
+            }
+        }
+        return null;
     }
 }

@@ -35,8 +35,10 @@ abstract class EpollSocket implements IoSocket {
     static final int UDP = 4;
     static final int UNIX = 8;
     static final int UNIX_SERVER = 16;
+    /** a Unix-domain datagram socket ({@code AF_UNIX}, {@code SOCK_DGRAM}) */
+    static final int UNIX_DGRAM = 32;
     static final int INET = TCP | TCP_SERVER | UDP;
-    static final int ALL = INET | UNIX | UNIX_SERVER;
+    static final int ALL = INET | UNIX | UNIX_SERVER | UNIX_DGRAM;
 
     /** How a {@link ChannelOption} maps to {@code setsockopt}: level and name (read from the library), kinds. */
     private record Spec(String level, String name, boolean bool, int kinds) {
@@ -70,7 +72,8 @@ abstract class EpollSocket implements IoSocket {
 
     /** @return {@code true} when some epoll socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG;
+        return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG
+                || option == ChannelOption.IP_MULTICAST_IF; // EpollDatagramSocket maps it (struct, not int)
     }
 
     private static final VarHandle CLOSED;
@@ -87,7 +90,7 @@ abstract class EpollSocket implements IoSocket {
     private final int fd;
     /** {@code AF_INET6}, {@code AF_INET} or {@code AF_UNIX} */
     final int domain;
-    /** one of {@link #TCP}, {@link #TCP_SERVER}, {@link #UDP}, {@link #UNIX}, {@link #UNIX_SERVER} */
+    /** one of {@link #TCP}, {@link #TCP_SERVER}, {@link #UDP}, {@link #UNIX}, {@link #UNIX_SERVER}, {@link #UNIX_DGRAM} */
     final int kind;
     /** set once by {@link #close()} (CAS through {@link #CLOSED}: an AtomicBoolean per socket costs 16 bytes); any thread */
     private volatile boolean closed;

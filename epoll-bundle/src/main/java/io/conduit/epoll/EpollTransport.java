@@ -8,6 +8,7 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import io.conduit.transport.spi.IoDatagramChannel;
+import io.conduit.transport.spi.IoDomainDatagramChannel;
 import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoServerSocketChannel;
@@ -23,7 +24,7 @@ import java.util.concurrent.ThreadFactory;
 /**
  * The {@code epoll} transport: the shared channel core over {@link EpollStreamSocket},
  * {@link EpollServerSocket} and {@link EpollDatagramSocket}, driven by one {@link EpollIoHandler} per loop.
- * Channel kinds: TCP, UDP and Unix-domain stream sockets.
+ * Channel kinds: TCP, UDP, Unix-domain stream and Unix-domain datagram sockets.
  *
  * <p>Busy-wait loops (no blocking {@code epoll_wait}, one core spent per loop) are opted into with the system
  * property {@value #BUSY_WAIT_PROPERTY}{@code =true}, read when a group is made, or with
@@ -36,9 +37,9 @@ final class EpollTransport implements Transport {
     /** System property: {@code true} makes new epoll event loop groups busy-wait. */
     static final String BUSY_WAIT_PROPERTY = "conduit.epoll.busyWait";
 
-    /** The groups it made, its channel types (TCP, UDP, Unix stream) and the shared checks. */
+    /** The groups it made, its channel types (TCP, UDP, Unix stream and datagram) and the shared checks. */
     private final IoTransportSupport support = new IoTransportSupport(Epoll.NAME,
-            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM, ChannelType.UNIX_DATAGRAM));
 
     @Override
     public String name() {
@@ -109,6 +110,8 @@ final class EpollTransport implements Transport {
                     return new IoDomainSocketChannel(name(), EpollStreamSocket.open(true), null, loop);
                 case UDP:
                     return new IoDatagramChannel(name(), EpollDatagramSocket.open(), loop);
+                case UNIX_DATAGRAM:
+                    return new IoDomainDatagramChannel(name(), EpollDatagramSocket.open(true), loop);
                 default:
                     throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels");
             }

@@ -94,6 +94,8 @@ final class NativeAbi {
     static final int EADDRNOTAVAIL = constant("EADDRNOTAVAIL");
     static final int EAFNOSUPPORT = constant("EAFNOSUPPORT");
     static final int EEXIST = constant("EEXIST");
+    static final int ENOSYS = constant("ENOSYS");
+    static final int EMSGSIZE = constant("EMSGSIZE");
 
     /** {@code IOV_MAX}: the most iovecs one readv/writev/sendmsg accepts (1024 on Linux). */
     static final int IOV_MAX = constant("IOV_MAX");
@@ -209,8 +211,16 @@ final class NativeAbi {
     static final int IP_DROP_MEMBERSHIP = constant("IP_DROP_MEMBERSHIP");
     static final int IPV6_ADD_MEMBERSHIP = constant("IPV6_ADD_MEMBERSHIP");
     static final int IPV6_DROP_MEMBERSHIP = constant("IPV6_DROP_MEMBERSHIP");
+    /**
+     * The outgoing multicast interface: {@code IP_MULTICAST_IF} takes a {@code struct ip_mreqn} (interface index
+     * and address) and reads back the {@code struct in_addr} of that address; {@code IPV6_MULTICAST_IF} takes and
+     * gives an {@code int} interface index ({@code ip(7)}, {@code ipv6(7)}).
+     */
+    static final int IP_MULTICAST_IF = constant("IP_MULTICAST_IF");
+    static final int IPV6_MULTICAST_IF = constant("IPV6_MULTICAST_IF");
     static final int IP_MREQN_SIZE = constant("IP_MREQN_SIZE");
     static final int IP_MREQN_MULTIADDR_OFFSET = constant("IP_MREQN_MULTIADDR_OFFSET");
+    static final int IP_MREQN_ADDRESS_OFFSET = constant("IP_MREQN_ADDRESS_OFFSET");
     static final int IP_MREQN_IFINDEX_OFFSET = constant("IP_MREQN_IFINDEX_OFFSET");
     static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
     static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");

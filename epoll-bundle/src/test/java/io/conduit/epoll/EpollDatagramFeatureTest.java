@@ -5,6 +5,8 @@ import static io.conduit.epoll.EpollTestSupport.closeAll;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.Bootstrap;
@@ -16,6 +18,7 @@ import io.conduit.transport.spi.IoEventLoopGroup;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +46,17 @@ class EpollDatagramFeatureTest {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
     }
 
+    /** Writes {@code count} numbered datagrams to {@code to} on the sender's loop, then flushes them at once. */
+    private static void burst(Channel sender, InetSocketAddress to, int count) {
+        await(sender.eventLoop().submit(() -> {
+            for (int i = 0; i < count; i++) {
+                byte[] payload = payload(i);
+                sender.write(new DatagramPacket(sender.alloc().buffer(payload.length).writeBytes(payload), to));
+            }
+            sender.flush();
+        }));
+    }
+
     private static long calls(EpollDatagramSocket.Call c) {
         return c.count.get();
     }
@@ -59,13 +73,7 @@ class EpollDatagramFeatureTest {
             long recvmmsg = calls(EpollDatagramSocket.Call.RECVMMSG);
             long sendto = calls(EpollDatagramSocket.Call.SENDTO);
             long recvfrom = calls(EpollDatagramSocket.Call.RECVFROM);
-            await(group.next().submit(() -> {
-                for (int i = 0; i < 32; i++) {
-                    byte[] payload = payload(i);
-                    sender.write(new DatagramPacket(sender.alloc().buffer(payload.length).writeBytes(payload), to));
-                }
-                sender.flush();
-            }));
+            burst(sender, to, 32);
             for (int i = 0; i < 32; i++) {
                 EpollTestSupport.Datagrams.Received r = rx.poll();
                 assertArrayEquals(payload(i), r.content(), "datagram " + i + " in order and byte-exact");
@@ -147,6 +155,104 @@ class EpollDatagramFeatureTest {
             assertEquals(without.localAddress(), plain.recipient(), "without the option: the local address");
         } finally {
             closeAll(with, without);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
+    void batchingResumesAfterAConnectedPhaseEnds() throws Exception {
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams aRx = new EpollTestSupport.Datagrams();
+        EpollTestSupport.Datagrams bRx = new EpollTestSupport.Datagrams();
+        Channel a = bind(group, aRx, loopback(), false);
+        Channel b = bind(group, bRx, loopback(), false);
+        try {
+            InetSocketAddress aAddress = (InetSocketAddress) a.localAddress();
+            await(b.connect(aAddress));
+            long write = calls(EpollDatagramSocket.Call.WRITE);
+            long read = calls(EpollDatagramSocket.Call.READ);
+            await(b.writeAndFlush(b.alloc().buffer(1).writeByte(7)));
+            assertArrayEquals(new byte[] {7}, aRx.poll().content());
+            await(a.writeAndFlush(new DatagramPacket(a.alloc().buffer(1).writeByte(8), (InetSocketAddress) b.localAddress())));
+            assertArrayEquals(new byte[] {8}, bRx.poll().content());
+            assertEquals(1, calls(EpollDatagramSocket.Call.WRITE) - write, "connected: write(2)");
+            assertTrue(calls(EpollDatagramSocket.Call.READ) - read >= 1, "connected: read(2)");
+
+            await(b.disconnect());
+            long sendmmsg = calls(EpollDatagramSocket.Call.SENDMMSG);
+            long recvmmsg = calls(EpollDatagramSocket.Call.RECVMMSG);
+            long sendto = calls(EpollDatagramSocket.Call.SENDTO);
+            long recvfrom = calls(EpollDatagramSocket.Call.RECVFROM);
+            burst(b, aAddress, 16);
+            for (int i = 0; i < 16; i++) {
+                assertArrayEquals(payload(i), aRx.poll().content(), "datagram " + i);
+            }
+            await(a.writeAndFlush(new DatagramPacket(a.alloc().buffer(1).writeByte(9), (InetSocketAddress) b.localAddress())));
+            assertArrayEquals(new byte[] {9}, bRx.poll().content());
+            assertTrue(calls(EpollDatagramSocket.Call.SENDMMSG) - sendmmsg >= 2, "sendmmsg by b and by a");
+            assertTrue(calls(EpollDatagramSocket.Call.RECVMMSG) - recvmmsg >= 2, "both read with recvmmsg");
+            assertEquals(0, calls(EpollDatagramSocket.Call.SENDTO) - sendto, "no fallback to sendto after connect");
+            assertEquals(0, calls(EpollDatagramSocket.Call.RECVFROM) - recvfrom, "no fallback to recvfrom after connect");
+        } finally {
+            closeAll(a, b);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
+    void theContentOfEverySentPacketIsReleasedWhicheverCallSentIt() throws Exception {
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams aRx = new EpollTestSupport.Datagrams();
+        Channel a = bind(group, aRx, loopback(), false);
+        Channel b = bind(group, new EpollTestSupport.Datagrams(), loopback(), false);
+        try {
+            InetSocketAddress to = (InetSocketAddress) a.localAddress();
+            io.conduit.buffer.Buffer batched = b.alloc().buffer(4).writeInt(1);
+            await(b.writeAndFlush(new DatagramPacket(batched, to)));
+            io.conduit.buffer.Buffer heap = b.alloc().heapBuffer(4).writeInt(2);
+            await(b.writeAndFlush(new DatagramPacket(heap, to)));
+            await(b.connect(to));
+            io.conduit.buffer.Buffer connected = b.alloc().buffer(4).writeInt(3);
+            await(b.writeAndFlush(new DatagramPacket(connected, to)));
+            for (int i = 0; i < 3; i++) {
+                aRx.poll();
+            }
+            assertEquals(0, batched.refCnt(), "sendmmsg: the packet's content is released");
+            assertEquals(0, heap.refCnt(), "heap content through the bounce buffer: released");
+            assertEquals(0, connected.refCnt(), "write(2) on a connected channel: released");
+            io.conduit.buffer.Buffer refused = b.alloc().buffer(4).writeInt(4);
+            EpollTestSupport.awaitFailure(b.writeAndFlush(new DatagramPacket(refused, loopback())));
+            assertEquals(0, refused.refCnt(), "a datagram refused (another recipient than the peer): released");
+        } finally {
+            closeAll(a, b);
+            EpollTestSupport.close(group);
+        }
+    }
+
+    @Test
+    void ipMulticastIfChoosesLoopbackAndAMulticastDatagramGoesOutThere() throws Exception {
+        NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1"));
+        assertNotNull(lo, "the loopback interface");
+        InetAddress groupAddress = InetAddress.getByName("239.255.67.89");
+        IoEventLoopGroup group = EpollTestSupport.group(1);
+        EpollTestSupport.Datagrams rx = new EpollTestSupport.Datagrams();
+        Channel receiver = bind(group, rx, new InetSocketAddress(0), false);
+        Channel sender = await(new Bootstrap().transport(transport).group(group).channelType(ChannelType.UDP)
+                .handler(new EpollTestSupport.Datagrams()).option(ChannelOption.IP_MULTICAST_IF, lo)
+                .bind(new InetSocketAddress(0)));
+        try {
+            assertEquals(lo, sender.config().getOption(ChannelOption.IP_MULTICAST_IF), "read back from the kernel");
+            assertNull(receiver.config().getOption(ChannelOption.IP_MULTICAST_IF), "not set: the kernel chooses");
+            await(((io.conduit.channel.DatagramChannel) receiver).joinGroup(groupAddress, lo));
+            int port = ((InetSocketAddress) receiver.localAddress()).getPort();
+            // lo needs no MULTICAST flag for this: the route is forced by IP_MULTICAST_IF, the membership is on lo
+            await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3}),
+                    new InetSocketAddress(groupAddress, port))));
+            EpollTestSupport.Datagrams.Received r = rx.poll();
+            assertArrayEquals(new byte[] {1, 2, 3}, r.content());
+            assertTrue(r.sender().getAddress().isLoopbackAddress(), "sent from loopback: " + r.sender());
+        } finally {
+            closeAll(receiver, sender);
             EpollTestSupport.close(group);
         }
     }

@@ -41,7 +41,7 @@ public final class IoChannelConfig extends DefaultChannelConfig {
             return true;
         }
         try {
-            return socket.getOption(option) != null;
+            return socket.supportsOption(option);
         } catch (IOException | RuntimeException e) {
             return false; // closed: nothing can be applied any more
         }

@@ -3,6 +3,7 @@ package io.conduit.internal.channel;
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
 import io.conduit.channel.DatagramPacket;
+import io.conduit.channel.DomainDatagramPacket;
 import io.conduit.channel.FileRegion;
 import io.conduit.concurrent.Promise;
 
@@ -99,6 +100,9 @@ public final class OutboundBuffer {
             return r.count() - r.transferred();
         }
         if (msg instanceof DatagramPacket p) {
+            return p.content().readableBytes();
+        }
+        if (msg instanceof DomainDatagramPacket p) {
             return p.content().readableBytes();
         }
         return 0;

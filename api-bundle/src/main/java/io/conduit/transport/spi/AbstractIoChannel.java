@@ -11,6 +11,7 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ChannelPipeline;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.DatagramPacket;
+import io.conduit.channel.DomainDatagramPacket;
 import io.conduit.channel.FileRegion;
 import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.InputShutdownReadCompleteEvent;
@@ -1055,8 +1056,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 Buffer content = alloc.buffer(scratch.remaining());
                 content.writeBytes(scratch);
                 messages++;
-                InetSocketAddress local = (InetSocketAddress) localAddress();
-                pipeline.fireChannelRead(new DatagramPacket(content, local, (InetSocketAddress) sender, false));
+                pipeline.fireChannelRead(inboundDatagram(content, null, sender, false));
                 if (!config.isAutoRead()) {
                     break;
                 }
@@ -1082,16 +1082,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * @return {@code false} when the socket does not batch (the caller then reads one datagram at a time)
      */
     private boolean datagramBatchRead(IoDatagramSocket s, BufferAllocator alloc, int max) {
-        ArrayDeque<DatagramPacket> packets = new ArrayDeque<>(Math.min(max, 64));
-        InetSocketAddress local = (InetSocketAddress) localAddress();
+        ArrayDeque<Object> packets = new ArrayDeque<>(Math.min(max, 64));
         Throwable failure = null;
         int n;
         try {
             n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
                 Buffer content = alloc.buffer(data.remaining());
                 content.writeBytes(data);
-                packets.add(new DatagramPacket(content, recipient instanceof InetSocketAddress r ? r : local,
-                        (InetSocketAddress) sender, truncated));
+                packets.add(inboundDatagram(content, recipient, sender, truncated));
             });
         } catch (Throwable t) {
             n = 0;
@@ -1104,7 +1102,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             }
             return false;
         }
-        DatagramPacket p;
+        Object p;
         boolean any = !packets.isEmpty();
         while ((p = packets.poll()) != null) {
             pipeline.fireChannelRead(p);
@@ -1119,6 +1117,21 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             setInterest(IoSocket.OP_READ, false);
         }
         return true;
+    }
+
+    /**
+     * A received datagram as the pipeline sees it: a {@link DomainDatagramPacket} on a Unix-domain datagram
+     * channel, a {@link DatagramPacket} on UDP.
+     *
+     * @param recipient the real destination ({@code IP_RECVORIGDSTADDR}), or {@code null} for the local address
+     * @param sender the source; the empty path from an unnamed Unix socket
+     */
+    private Object inboundDatagram(Buffer content, SocketAddress recipient, SocketAddress sender, boolean truncated) {
+        if (type == ChannelType.UNIX_DATAGRAM) {
+            return new DomainDatagramPacket(content, recipient != null ? recipient : localAddress(), sender, truncated);
+        }
+        return new DatagramPacket(content, recipient instanceof InetSocketAddress r ? r
+                : (InetSocketAddress) localAddress(), (InetSocketAddress) sender, truncated);
     }
 
     // ------------------------------------------------------------------------------------------- connect
@@ -1326,14 +1339,18 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (kind == Kind.STREAM && msg instanceof FileRegion) {
             return null;
         }
-        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p) {
+        if (kind == Kind.DATAGRAM && msg instanceof DomainDatagramPacket && type == ChannelType.UNIX_DATAGRAM) {
+            return null; // a released one was refused above: the packet is counted by its content
+        }
+        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p && type != ChannelType.UNIX_DATAGRAM) {
             if (p.content().refCnt() == 0) {
                 return "write of a datagram whose content was released (refCnt 0) to channel " + id();
             }
             return null;
         }
         return "channel " + this + " cannot write a " + (msg == null ? "null" : msg.getClass().getName())
-                + "; write " + (kind == Kind.DATAGRAM ? "a Buffer (connected) or a DatagramPacket"
+                + "; write " + (kind == Kind.DATAGRAM ? "a Buffer (connected) or a "
+                        + (type == ChannelType.UNIX_DATAGRAM ? "DomainDatagramPacket" : "DatagramPacket")
                         : kind == Kind.STREAM ? "a Buffer or a FileRegion" : "nothing to a server channel");
     }
 
@@ -1505,6 +1522,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 if (msg instanceof DatagramPacket p) {
                     content = p.content();
                     target = p.recipient();
+                } else if (msg instanceof DomainDatagramPacket p) {
+                    content = p.content();
+                    target = p.recipient();
                 } else {
                     content = (Buffer) msg;
                     target = null;
@@ -1560,8 +1580,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         SocketAddress[] targets = new SocketAddress[count];
         for (int i = 0; i < count; i++) {
             Object m = datagramBatch[i];
-            Buffer content = m instanceof DatagramPacket p ? p.content() : (Buffer) m;
-            targets[i] = m instanceof DatagramPacket p ? p.recipient() : null;
+            Buffer content = m instanceof DatagramPacket p ? p.content()
+                    : m instanceof DomainDatagramPacket d ? d.content() : (Buffer) m;
+            targets[i] = m instanceof DatagramPacket p ? p.recipient()
+                    : m instanceof DomainDatagramPacket d ? d.recipient() : null;
             srcs[i] = content.readableBytes() == 0 ? ByteBuffer.allocate(0)
                     : content.nioBuffer(content.readerIndex(), content.readableBytes());
         }

@@ -8,7 +8,10 @@ import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
-/** A UDP socket. Non-blocking semantics; loop thread only (see {@link IoSocket}). */
+/**
+ * A datagram socket: UDP, or Unix-domain ({@code AF_UNIX}, {@code SOCK_DGRAM}) under an
+ * {@link IoDomainDatagramChannel}. Non-blocking semantics; loop thread only (see {@link IoSocket}).
+ */
 @ConsumerType
 public interface IoDatagramSocket extends IoSocket {
 
@@ -46,7 +49,9 @@ public interface IoDatagramSocket extends IoSocket {
      * The sink only copies; the core fires pipeline events after this call returns.
      *
      * @return datagrams handed to {@code sink} ({@code 0} when none was waiting), or {@code -1} when this socket
-     *         does not batch (now): the core then calls {@link #receive(ByteBuffer)} instead
+     *         does not batch: the core then calls {@link #receive(ByteBuffer)} instead, for the rest of the
+     *         channel's life — so answer {@code -1} only for a lasting reason, never for a mode (connected) or a
+     *         transient error
      */
     default int receiveBatch(int maxDatagrams, DatagramSink sink) throws IOException {
         return -1;
@@ -58,7 +63,8 @@ public interface IoDatagramSocket extends IoSocket {
      * positions are not changed.
      *
      * @return how many leading datagrams were sent ({@code 0} when the send buffer is full), or {@code -1} when
-     *         this socket does not batch (now): the core then calls {@link #send(ByteBuffer, SocketAddress)}
+     *         this socket does not batch: the core then calls {@link #send(ByteBuffer, SocketAddress)} for the
+     *         rest of the channel's life (as for {@link #receiveBatch})
      * @throws IOException when the first datagram cannot be sent (it was not sent; the others are untouched)
      */
     default int sendBatch(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {

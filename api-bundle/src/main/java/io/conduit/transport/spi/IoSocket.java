@@ -84,4 +84,16 @@ public interface IoSocket {
      * @throws IOException when the kernel query fails
      */
     <T> T getOption(ChannelOption<T> option) throws IOException;
+
+    /**
+     * Whether this socket honours {@code option}; the core asks before {@link #setOption} and warns when not.
+     * The default asks {@link #getOption} for a non-{@code null} value; a socket overrides it for an option
+     * whose value may be {@code null} while supported (e.g. {@code IP_MULTICAST_IF} before an interface is
+     * chosen). Any thread.
+     *
+     * @throws IOException when the kernel query fails
+     */
+    default boolean supportsOption(ChannelOption<?> option) throws IOException {
+        return getOption(option) != null;
+    }
 }

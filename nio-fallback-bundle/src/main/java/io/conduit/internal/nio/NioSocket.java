@@ -116,6 +116,13 @@ abstract class NioSocket implements IoSocket {
         return getOption((NetworkChannel) channel, option);
     }
 
+    /** Supported when java.nio has the option on this channel, even if its value is {@code null} (IP_MULTICAST_IF). */
+    @Override
+    public boolean supportsOption(ChannelOption<?> option) {
+        SocketOption<?> so = OPTIONS.get(option);
+        return so != null && ((NetworkChannel) channel).supportedOptions().contains(so);
+    }
+
     /** Sets {@code option} on {@code nc}; {@code false} when the channel does not support it. */
     @SuppressWarnings("unchecked")
     static <T> boolean setOption(NetworkChannel nc, ChannelOption<T> option, T value) throws IOException {

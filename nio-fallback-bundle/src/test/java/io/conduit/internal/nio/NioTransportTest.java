@@ -79,6 +79,44 @@ class NioTransportTest {
     }
 
     @Test
+    void unixDatagramChannelsAreRejectedWithAMessageNamingTheTypeAndTheTransport() throws Exception {
+        Transport nio = new NioTransportProvider().transport();
+        assertFalse(nio.channelTypes().contains(ChannelType.UNIX_DATAGRAM));
+        try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
+            UnsupportedOperationException client = assertThrows(UnsupportedOperationException.class,
+                    () -> nio.newChannel(ChannelType.UNIX_DATAGRAM, group.next()));
+            assertTrue(client.getMessage().contains("'nio'") && client.getMessage().contains("UNIX_DATAGRAM"),
+                    client.getMessage());
+            UnsupportedOperationException server = assertThrows(UnsupportedOperationException.class,
+                    () -> nio.newServerChannel(ChannelType.UNIX_DATAGRAM, group.next()));
+            assertTrue(server.getMessage().contains("UNIX_DATAGRAM"), server.getMessage());
+            UnsupportedOperationException viaBootstrap = assertThrows(UnsupportedOperationException.class,
+                    () -> new io.conduit.channel.Bootstrap().transport(nio).group(group)
+                            .channelType(ChannelType.UNIX_DATAGRAM).handler(new io.conduit.channel.ChannelHandler() { })
+                            .bind(java.net.UnixDomainSocketAddress.of("unused.sock")).sync());
+            assertTrue(viaBootstrap.getMessage().contains("UNIX_DATAGRAM"), viaBootstrap.getMessage());
+        }
+    }
+
+    @Test
+    void ipMulticastIfIsAcceptedOnUdpAndReadsBackTheInterface() throws Exception {
+        Transport nio = new NioTransportProvider().transport();
+        java.net.NetworkInterface lo = java.net.NetworkInterface.getByInetAddress(
+                java.net.InetAddress.getLoopbackAddress());
+        try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
+            io.conduit.channel.Channel udp = new io.conduit.channel.Bootstrap().transport(nio).group(group)
+                    .channelType(ChannelType.UDP).handler(new io.conduit.channel.ChannelHandler() { })
+                    .option(ChannelOption.IP_MULTICAST_IF, lo).bind(new java.net.InetSocketAddress(0)).sync().getNow();
+            try {
+                assertEquals(lo, udp.config().getOption(ChannelOption.IP_MULTICAST_IF),
+                        "applied although the option reads null before it is set");
+            } finally {
+                udp.close().sync();
+            }
+        }
+    }
+
+    @Test
     void channelsNeedALoopOfTheSameTransport() throws Exception {
         Transport nio = new NioTransportProvider().transport();
         try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
