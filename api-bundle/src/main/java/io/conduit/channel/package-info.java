@@ -2,7 +2,7 @@
  * Channels, their pipelines, handlers, options and bootstraps: the API applications write against.
  */
 @Export
-@Version("0.2.0")
+@Version("0.3.0")
 package io.conduit.channel;
 
 import org.osgi.annotation.bundle.Export;

@@ -1052,11 +1052,12 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 scratch.flip();
                 bytesRead += scratch.remaining();
-                Buffer content = alloc.buffer(scratch.remaining());
-                content.writeBytes(scratch);
-                messages++;
+                // addresses first: nothing that may throw runs between the allocation and the packet taking it
                 InetSocketAddress local = (InetSocketAddress) localAddress();
-                pipeline.fireChannelRead(new DatagramPacket(content, local, (InetSocketAddress) sender, false));
+                InetSocketAddress from = (InetSocketAddress) sender;
+                DatagramPacket packet = new DatagramPacket(copyOf(scratch, alloc), local, from, false);
+                messages++;
+                pipeline.fireChannelRead(packet);
                 if (!config.isAutoRead()) {
                     break;
                 }
@@ -1088,10 +1089,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         int n;
         try {
             n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
-                Buffer content = alloc.buffer(data.remaining());
-                content.writeBytes(data);
-                packets.add(new DatagramPacket(content, recipient instanceof InetSocketAddress r ? r : local,
-                        (InetSocketAddress) sender, truncated));
+                InetSocketAddress to = recipient instanceof InetSocketAddress r ? r : local;
+                InetSocketAddress from = (InetSocketAddress) sender; // before the allocation, as in datagramRead
+                packets.add(new DatagramPacket(copyOf(data, alloc), to, from, truncated));
             });
         } catch (Throwable t) {
             n = 0;
@@ -1106,8 +1106,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         DatagramPacket p;
         boolean any = !packets.isEmpty();
-        while ((p = packets.poll()) != null) {
-            pipeline.fireChannelRead(p);
+        try {
+            while ((p = packets.poll()) != null) {
+                pipeline.fireChannelRead(p);
+            }
+        } finally {
+            while ((p = packets.poll()) != null) {
+                p.close(); // only when firing threw: the copies not yet fired are ours to free
+            }
         }
         if (any) {
             pipeline.fireChannelReadComplete();
@@ -1119,6 +1125,20 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             setInterest(IoSocket.OP_READ, false);
         }
         return true;
+    }
+
+    /**
+     * Copies the remaining bytes of {@code data} into a new buffer of {@code alloc}; the new buffer is released
+     * again when the copy fails, so the caller owns it only on return.
+     */
+    private static Buffer copyOf(ByteBuffer data, BufferAllocator alloc) {
+        Buffer content = alloc.buffer(data.remaining());
+        try {
+            return content.writeBytes(data);
+        } catch (RuntimeException | Error e) {
+            content.release();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------------------------------- connect
@@ -1326,11 +1346,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (kind == Kind.STREAM && msg instanceof FileRegion) {
             return null;
         }
-        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p) {
-            if (p.content().refCnt() == 0) {
-                return "write of a datagram whose content was released (refCnt 0) to channel " + id();
-            }
-            return null;
+        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket) {
+            return null; // a released content was refused above: the packet's count is its content's
         }
         return "channel " + this + " cannot write a " + (msg == null ? "null" : msg.getClass().getName())
                 + "; write " + (kind == Kind.DATAGRAM ? "a Buffer (connected) or a DatagramPacket"
