@@ -39,7 +39,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 public abstract class DatagramTest extends AbstractTransportTest {
 
-    private Channel bindUdp(Transport t, Combo combo, Recorder r) {
+    private Channel bindUdp(Transport t, Combo combo, ChannelHandler r) {
         return await(new Bootstrap().transport(t).group(group(t)).channelType(ChannelType.UDP).handler(r)
                 .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).bind(loopback()));
     }
@@ -251,12 +251,8 @@ public abstract class DatagramTest extends AbstractTransportTest {
                 countsAfterTail.add(content.refCnt());
             }
         };
-        Channel unconnected = await(new Bootstrap().transport(combo.serverTransport()).group(group(combo.serverTransport()))
-                .channelType(ChannelType.UDP).handler(passOn.get())
-                .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).bind(loopback()));
-        Channel connected = await(new Bootstrap().transport(combo.serverTransport()).group(group(combo.serverTransport()))
-                .channelType(ChannelType.UDP).handler(passOn.get())
-                .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).bind(loopback()));
+        Channel unconnected = bindUdp(combo.serverTransport(), combo, passOn.get());
+        Channel connected = bindUdp(combo.serverTransport(), combo, passOn.get());
         Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
         try {
             await(connected.connect(sender.localAddress()));
