@@ -6,8 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conduit.buffer.Buffer;
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DatagramPacket;
@@ -20,6 +23,8 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,11 +34,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * UDP on loopback: byte-exact unicast of several sizes, empty datagrams (sent unconnected, received by
  * unconnected and connected channels), connected channels writing plain buffers, the address rule of
  * {@link DatagramChannel} (a connected channel sends to its peer only; bad addresses fail with messages),
- * multicast membership.
+ * multicast membership, and that the core frees every packet's content it owns (sent, failed, refused,
+ * pending at close, or reaching the pipeline tail unhandled).
  */
 public abstract class DatagramTest extends AbstractTransportTest {
 
-    private Channel bindUdp(Transport t, Combo combo, Recorder r) {
+    private Channel bindUdp(Transport t, Combo combo, ChannelHandler r) {
         return await(new Bootstrap().transport(t).group(group(t)).channelType(ChannelType.UDP).handler(r)
                 .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).bind(loopback()));
     }
@@ -183,6 +189,84 @@ public abstract class DatagramTest extends AbstractTransportTest {
             assertTrue(ch.isOpen(), "bad addresses do not close the channel");
         } finally {
             closeAll(ch);
+        }
+    }
+
+    /**
+     * The core owns a written packet: it frees the content once the datagram was sent, when the send failed, when
+     * the channel was closed before the write, and when the channel closed with the write still queued.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void writtenPacketsHaveTheirContentReleasedWhateverTheOutcome(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder receiverEvents = new Recorder();
+        Channel receiver = bindUdp(combo.serverTransport(), combo, receiverEvents);
+        Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress to = (InetSocketAddress) receiver.localAddress();
+            Buffer sent = sender.alloc().buffer(16).writeBytes(randomBytes(16, 6));
+            await(sender.writeAndFlush(new DatagramPacket(sent, to)));
+            assertEquals(0, sent.refCnt(), "a sent packet's content is released");
+            assertNotNull(receiverEvents.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS), "the datagram arrived");
+
+            Buffer failed = sender.alloc().buffer(1).writeByte(1);
+            assertNotNull(awaitDone(sender.writeAndFlush(new DatagramPacket(failed,
+                    InetSocketAddress.createUnresolved("no-such-host.invalid", 5000)))));
+            assertEquals(0, failed.refCnt(), "a failed packet's content is released");
+
+            Buffer queued = sender.alloc().buffer(1).writeByte(2);
+            var pending = sender.write(new DatagramPacket(queued, to)); // not flushed: still queued at close
+            await(sender.close());
+            assertNotNull(awaitDone(pending), "a write pending at close fails");
+            assertEquals(0, queued.refCnt(), "the content of a packet pending at close is released");
+
+            Buffer late = sender.alloc().buffer(1).writeByte(3);
+            assertNotNull(awaitDone(sender.writeAndFlush(new DatagramPacket(late, to))));
+            assertEquals(0, late.refCnt(), "a packet written to a closed channel has its content released");
+        } finally {
+            closeAll(sender, receiver);
+        }
+    }
+
+    /**
+     * A received packet that no handler consumes is freed by the pipeline tail, on the batch (unconnected) and the
+     * single-read (connected) receive path alike: the handler passes it on and records the content's count after
+     * the tail ran.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void receivedPacketsNobodyConsumesAreReleasedByThePipelineTail(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        BlockingQueue<Integer> countsAfterTail = new LinkedBlockingQueue<>();
+        java.util.function.Supplier<ChannelHandler> passOn = () -> new ChannelHandler() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                Buffer content = ((DatagramPacket) msg).content();
+                ctx.fireChannelRead(msg);
+                countsAfterTail.add(content.refCnt());
+            }
+        };
+        Channel unconnected = bindUdp(combo.serverTransport(), combo, passOn.get());
+        Channel connected = bindUdp(combo.serverTransport(), combo, passOn.get());
+        Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            await(connected.connect(sender.localAddress()));
+            for (Channel receiver : new Channel[] {unconnected, connected}) {
+                for (int i = 0; i < 3; i++) {
+                    await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(8).writeBytes(
+                            randomBytes(8, i)), (InetSocketAddress) receiver.localAddress())));
+                    Integer count = countsAfterTail.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+                    assertNotNull(count, "datagram " + i + " reached " + receiver);
+                    assertEquals(0, count, "the tail released datagram " + i + " of " + receiver);
+                }
+            }
+        } finally {
+            closeAll(sender, connected, unconnected);
         }
     }
 

@@ -1053,10 +1053,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 scratch.flip();
                 bytesRead += scratch.remaining();
-                Buffer content = alloc.buffer(scratch.remaining());
-                content.writeBytes(scratch);
                 messages++;
-                pipeline.fireChannelRead(inboundDatagram(content, null, sender, false));
+                pipeline.fireChannelRead(inboundDatagram(scratch, alloc, null, sender, false));
                 if (!config.isAutoRead()) {
                     break;
                 }
@@ -1087,9 +1085,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         int n;
         try {
             n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
-                Buffer content = alloc.buffer(data.remaining());
-                content.writeBytes(data);
-                packets.add(inboundDatagram(content, recipient, sender, truncated));
+                packets.add(inboundDatagram(data, alloc, recipient, sender, truncated));
             });
         } catch (Throwable t) {
             n = 0;
@@ -1104,8 +1100,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         Object p;
         boolean any = !packets.isEmpty();
-        while ((p = packets.poll()) != null) {
-            pipeline.fireChannelRead(p);
+        try {
+            while ((p = packets.poll()) != null) {
+                pipeline.fireChannelRead(p);
+            }
+        } finally {
+            while ((p = packets.poll()) != null) {
+                ReferenceCounted.safeRelease(p); // only when firing threw: the copies not yet fired are ours to free
+            }
         }
         if (any) {
             pipeline.fireChannelReadComplete();
@@ -1120,18 +1122,36 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     /**
-     * A received datagram as the pipeline sees it: a {@link DomainDatagramPacket} on a Unix-domain datagram
-     * channel, a {@link DatagramPacket} on UDP.
+     * A received datagram as the pipeline sees it, its content a copy of {@code data}'s remaining bytes: a
+     * {@link DomainDatagramPacket} on a Unix-domain datagram channel, a {@link DatagramPacket} on UDP. The
+     * addresses are resolved first, so nothing that may throw runs between the allocation and the packet taking it.
      *
      * @param recipient the real destination ({@code IP_RECVORIGDSTADDR}), or {@code null} for the local address
      * @param sender the source; the empty path from an unnamed Unix socket
      */
-    private Object inboundDatagram(Buffer content, SocketAddress recipient, SocketAddress sender, boolean truncated) {
+    private Object inboundDatagram(ByteBuffer data, BufferAllocator alloc, SocketAddress recipient,
+            SocketAddress sender, boolean truncated) {
         if (type == ChannelType.UNIX_DATAGRAM) {
-            return new DomainDatagramPacket(content, recipient != null ? recipient : localAddress(), sender, truncated);
+            SocketAddress to = recipient != null ? recipient : localAddress();
+            return new DomainDatagramPacket(copyOf(data, alloc), to, sender, truncated);
         }
-        return new DatagramPacket(content, recipient instanceof InetSocketAddress r ? r
-                : (InetSocketAddress) localAddress(), (InetSocketAddress) sender, truncated);
+        InetSocketAddress to = recipient instanceof InetSocketAddress r ? r : (InetSocketAddress) localAddress();
+        InetSocketAddress from = (InetSocketAddress) sender;
+        return new DatagramPacket(copyOf(data, alloc), to, from, truncated);
+    }
+
+    /**
+     * Copies the remaining bytes of {@code data} into a new buffer of {@code alloc}; the new buffer is released
+     * again when the copy fails, so the caller owns it only on return.
+     */
+    private static Buffer copyOf(ByteBuffer data, BufferAllocator alloc) {
+        Buffer content = alloc.buffer(data.remaining());
+        try {
+            return content.writeBytes(data);
+        } catch (RuntimeException | Error e) {
+            content.release();
+            throw e;
+        }
     }
 
     // ------------------------------------------------------------------------------------------- connect
@@ -1339,14 +1359,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (kind == Kind.STREAM && msg instanceof FileRegion) {
             return null;
         }
-        if (kind == Kind.DATAGRAM && msg instanceof DomainDatagramPacket && type == ChannelType.UNIX_DATAGRAM) {
-            return null; // a released one was refused above: the packet is counted by its content
-        }
-        if (kind == Kind.DATAGRAM && msg instanceof DatagramPacket p && type != ChannelType.UNIX_DATAGRAM) {
-            if (p.content().refCnt() == 0) {
-                return "write of a datagram whose content was released (refCnt 0) to channel " + id();
-            }
-            return null;
+        if (kind == Kind.DATAGRAM && (type == ChannelType.UNIX_DATAGRAM ? msg instanceof DomainDatagramPacket
+                : msg instanceof DatagramPacket)) {
+            return null; // a released content was refused above: the packet's count is its content's
         }
         return "channel " + this + " cannot write a " + (msg == null ? "null" : msg.getClass().getName())
                 + "; write " + (kind == Kind.DATAGRAM ? "a Buffer (connected) or a "
