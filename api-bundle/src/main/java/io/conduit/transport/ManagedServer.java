@@ -82,8 +82,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       refused ({@code ECONNREFUSED}/{@code ENOENT}). TCP listeners set {@code SO_REUSEADDR} unless an
  *       {@linkplain #option option} says otherwise, so the port can be bound again while the old transport's
  *       connections are still open (kept or draining).
- *       <br>Because every listener sets {@code SO_REUSEPORT}, another socket of the same user that sets it too can
- *       bind the same port and share its connections instead of failing with "Address already in use".</li>
+ *       <br><b>Address already in use.</b> {@code SO_REUSEPORT} alone would let a second listener of the same user
+ *       (another {@code ManagedServer}, a second process) bind the same address silently, and the kernel would then
+ *       spread connections over both. So every bind that is not the swap overlap (the first bind in {@link #start()},
+ *       a bind after closing the old listener, a bind when nothing was listening) first probe-binds a plain socket
+ *       without {@code SO_REUSEPORT} on the address: when that fails, the bind fails with a
+ *       {@link java.net.BindException} naming the address. Only the overlap bind, which joins this server's own
+ *       old listener, skips the probe. Left open: a socket that binds between the probe and the listener's bind,
+ *       and, for a port-0 address, a socket of the same user that sets {@code SO_REUSEPORT} itself and binds the
+ *       port picked for this server (it cannot know it before) — both need a deliberate, racing peer.</li>
  *   <li><b>Keep</b> (selection change): connections accepted on the old transport stay on it, untouched, including
  *       connections the old listener accepted while it was closing.</li>
  *   <li><b>Drain</b> (transport going away, {@link #close()}, or {@code keepConnectionsOnSelectionChange(false)}).
@@ -485,7 +492,7 @@ public final class ManagedServer {
         }
         Generation next;
         try {
-            next = overlap ? bind(target) : bindAfterClose(target);
+            next = overlap ? bind(target, false) : bindAfterClose(target);
         } catch (Exception e) {
             if (overlap) {
                 LOG.log(System.Logger.Level.WARNING, why + ": binding next to the old listener (SO_REUSEPORT) failed;"
@@ -612,10 +619,23 @@ public final class ManagedServer {
         }
     }
 
-    /** On the swap thread: a group and a bound listener on {@code t}. */
+    /** On the swap thread: a group and a listener on {@code t}, bound after {@linkplain #probeFree probing}. */
     private Generation bind(Transport t) throws Exception {
+        return bind(t, true);
+    }
+
+    /**
+     * On the swap thread: a group and a bound listener on {@code t}.
+     *
+     * @param probe whether to check first that no other socket listens on the address; {@code false} only for the
+     *        swap overlap, whose bind joins this server's own old listener (the probe would fail against it)
+     */
+    private Generation bind(Transport t, boolean probe) throws Exception {
         boolean reuse = canReusePort(t);
         SocketAddress address = boundAddress != null ? boundAddress : requestedAddress;
+        if (reuse && probe) {
+            probeFree(address, t);
+        }
         EventLoopGroup group = t.newEventLoopGroup(threads);
         Generation g = new Generation(t, group);
         ServerBootstrap b = new ServerBootstrap().transport(t).group(group).channelType(channelType)
@@ -655,6 +675,36 @@ public final class ManagedServer {
             boundAddress = g.listener.localAddress();
         }
         return g;
+    }
+
+    /**
+     * Fails when another socket listens on {@code address}: binds an unconnected, non-listening TCP socket there
+     * with {@code SO_REUSEADDR} and without {@code SO_REUSEPORT}, then closes it. On Linux (socket(7),
+     * {@code inet_csk_bind_conflict}) such a bind conflicts with any socket in {@code LISTEN} on the address (also a
+     * wildcard one), whether or not it set {@code SO_REUSEPORT}, but not with connections (accepted sockets share
+     * the listener's port) nor {@code TIME_WAIT}, so connections kept on an old transport do not trip it. Not
+     * listening, the probe never takes a connection. A port-0 address needs no probe: the kernel picks a free port.
+     * There is a small race window between closing the probe and binding the listener, in which another socket
+     * can still take the address.
+     *
+     * @throws java.net.BindException naming the address when another socket listens there
+     */
+    private static void probeFree(SocketAddress address, Transport t) throws IOException {
+        if (!(address instanceof InetSocketAddress inet) || inet.getPort() == 0) {
+            return;
+        }
+        try (java.net.Socket probe = new java.net.Socket()) {
+            probe.setReuseAddress(true);
+            probe.bind(inet);
+        } catch (java.net.BindException e) {
+            java.net.BindException clear = new java.net.BindException("ManagedServer cannot listen on " + address
+                    + " (transport '" + t.name() + "'): address already in use, another socket already listens there ("
+                    + e.getMessage() + "). ManagedServer listens with SO_REUSEPORT so that a transport swap can bind "
+                    + "the new listener before closing the old one, and checks first that no other socket listens on "
+                    + "the address so it never shares it; stop the other listener or configure another port");
+            clear.initCause(e);
+            throw clear;
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -340,6 +340,60 @@ class ManagedServerSwapTest {
         assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
     }
 
+    private static Throwable startFailure(ManagedServer server) throws Exception {
+        Future<SocketAddress> f = server.start();
+        assertTrue(f.await(15, TimeUnit.SECONDS), "start finished");
+        assertFalse(f.isSuccess(), "start must fail, the address is taken");
+        return f.cause();
+    }
+
+    private static void assertAlreadyInUse(Throwable cause, InetSocketAddress address) {
+        assertTrue(cause instanceof java.net.BindException, "a BindException, got " + cause);
+        String m = cause.getMessage();
+        assertTrue(m.contains(address.toString()) && m.contains("already in use") && m.contains("SO_REUSEPORT"),
+                "the message names the address, 'already in use' and SO_REUSEPORT: " + m);
+    }
+
+    @Test
+    void aSecondServerOnTheSameAddressFailsAndTheFirstKeepsEveryConnection() throws Exception {
+        register("nio-a", true);
+        Transports.setPreference("nio-a");
+        ManagedServer first = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) first.start().sync().getNow();
+        ManagedServer second = track(new ManagedServer(address).childHandler(new EchoHandler()));
+        assertAlreadyInUse(startFailure(second), address);
+        assertEquals(null, second.transportName(), "the failed server listens nowhere");
+
+        List<Socket> clients = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                Socket c = new Socket();
+                clients.add(c);
+                c.connect(address, 2000);
+                c.setSoTimeout(5000);
+                exchange(c, 64, i);
+            }
+            await(() -> first.openConnections() == 20, "all 20 connections on the first server");
+            assertEquals(0, second.openConnections());
+        } finally {
+            for (Socket c : clients) {
+                c.close();
+            }
+        }
+    }
+
+    @Test
+    void aPlainListenerOnTheAddressMakesStartFail() throws Exception {
+        register("nio-a", true);
+        Transports.setPreference("nio-a");
+        try (java.net.ServerSocket plain = new java.net.ServerSocket()) {
+            plain.bind(new InetSocketAddress("127.0.0.1", 0));
+            InetSocketAddress address = (InetSocketAddress) plain.getLocalSocketAddress();
+            ManagedServer server = track(new ManagedServer(address).childHandler(new EchoHandler()));
+            assertAlreadyInUse(startFailure(server), address);
+        }
+    }
+
     @Test
     void withoutReusePortTheOldListenerClosesBeforeTheNewOneBinds() throws Exception {
         SwapTransports.Provider a = register("nio-a", false); // hides SO_REUSEPORT
