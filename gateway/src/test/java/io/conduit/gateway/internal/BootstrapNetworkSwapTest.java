@@ -158,4 +158,33 @@ class BootstrapNetworkSwapTest {
             assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "the listener's group stopped on close");
         }
     }
+
+    @Test
+    void aSecondListenerOnAPortAnEchoAlreadyUsesFailsWithAlreadyInUse() throws Exception {
+        Transport nio = Transports.get("nio");
+        EventLoopGroup group = nio.newEventLoopGroup(1);
+        Network.Bound echo = null;
+        try {
+            BootstrapNetwork network = new BootstrapNetwork(nio, group);
+            echo = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            InetSocketAddress address = (InetSocketAddress) echo.localAddress();
+            // e.g. a relay configured on the echo's port: it must not share the port (SO_REUSEPORT) silently
+            java.util.concurrent.CompletableFuture<Network.Bound> second = network.listen(
+                    GatewayUri.parse("tcp://127.0.0.1:" + address.getPort()), Map.of(), new EchoHandler())
+                    .toCompletableFuture();
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> second.get(10, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof java.net.BindException
+                    && e.getCause().getMessage().contains("already in use"), "already in use: " + e.getCause());
+            for (int i = 0; i < 5; i++) {
+                echo(address); // every connection still reaches the echo
+            }
+        } finally {
+            if (echo != null) {
+                echo.close();
+            }
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+    }
 }
