@@ -79,7 +79,8 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
         if (s.indexOf(',') >= 0) {
             String[] parts = s.split("\\s*,\\s*", -1);
             throw new IllegalArgumentException("takes one endpoint URI; got " + parts.length + ": " + s
-                    + " (a relay listens on one endpoint and connects to one: use one relay configuration per endpoint)");
+                    + " (a relay listens on one endpoint and connects to one: use one relay configuration per "
+                    + "endpoint)");
         }
         int colon = s.indexOf(':');
         if (colon <= 0) {
