@@ -99,6 +99,7 @@ public final class BootstrapNetwork implements Network {
         return transport;
     }
 
+    /** Binds on this network's (start-up) transport: datagram channels do not follow a transport swap. */
     @Override
     public Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler) {
         return new Bootstrap().transport(transport).group(group).channelType(endpoint.channelType()).handler(handler)

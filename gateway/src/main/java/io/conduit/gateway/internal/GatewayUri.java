@@ -67,7 +67,8 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
      * @param text the URI, surrounding blanks ignored
      * @return the endpoint
      * @throws IllegalArgumentException naming the text and what is wrong with it, e.g.
-     *         {@code "tcp://127.0.0.1:70000": port 70000 is out of range 0..65535}
+     *         {@code "tcp://127.0.0.1:70000": port 70000 is out of range 0..65535}, or saying how many URIs it got
+     *         when the text holds several separated by commas
      */
     public static GatewayUri parse(String text) {
         if (text == null || text.isBlank()) {
@@ -75,6 +76,12 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
                     + "unix:/path or unix:@name");
         }
         String s = text.strip();
+        if (s.indexOf(',') >= 0) {
+            String[] parts = s.split("\\s*,\\s*", -1);
+            throw new IllegalArgumentException("takes one endpoint URI; got " + parts.length + ": " + s
+                    + " (a relay listens on one endpoint and connects to one: use one relay configuration per "
+                    + "endpoint)");
+        }
         int colon = s.indexOf(':');
         if (colon <= 0) {
             throw bad(s, "no scheme; expected tcp://host:port, udp://host:port, unix:/path or unix:@name");

@@ -130,7 +130,8 @@ final class Listeners implements AutoCloseable {
 
     /**
      * @return each bound endpoint as in {@link #listening()}, followed by the transport it is bound on now, e.g.
-     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener has closed meanwhile)
+     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener has closed meanwhile); a UDP
+     *         endpoint adds {@code (stays on epoll: UDP listeners do not follow swaps)}
      */
     List<String> bindings() {
         List<String> descriptions;
@@ -142,7 +143,11 @@ final class Listeners implements AutoCloseable {
         List<String> out = new ArrayList<>(descriptions.size());
         for (int i = 0; i < descriptions.size(); i++) {
             String t = bound.get(i).transportName(); // outside the lock: ManagedServer takes its own
-            out.add(descriptions.get(i) + " [" + (t != null ? t : "closed") + "]");
+            String line = descriptions.get(i) + " [" + (t != null ? t : "closed") + "]";
+            if (t != null && !bound.get(i).followsSwaps()) {
+                line += " (stays on " + t + ": UDP listeners do not follow swaps)";
+            }
+            out.add(line);
         }
         return Collections.unmodifiableList(out);
     }

@@ -53,6 +53,15 @@ public interface Network {
             return null;
         }
 
+        /**
+         * @return whether it moves to the newly selected transport on a swap: {@code true} for stream listeners
+         *         ({@code ManagedServer}), {@code false} for datagram channels, which stay on the transport selected
+         *         at start-up until the gateway restarts
+         */
+        default boolean followsSwaps() {
+            return true;
+        }
+
         /** @return {@code channel} as a {@link Bound} */
         static Bound of(Channel channel) {
             return new Bound() {
@@ -70,12 +79,18 @@ public interface Network {
                 public String transportName() {
                     return channel.isOpen() ? channel.transportName() : null;
                 }
+
+                @Override
+                public boolean followsSwaps() {
+                    return false;
+                }
             };
         }
     }
 
     /**
-     * Binds a datagram endpoint (UDP).
+     * Binds a datagram endpoint (UDP) on the transport selected at start-up; unlike {@link #listen} it does not
+     * move on a transport swap (see {@link Bound#followsSwaps()}).
      *
      * @param endpoint where to bind
      * @param handler  the channel's handler

@@ -36,27 +36,51 @@ public final class NetworkComponent {
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
     private static final String SERVICES_FILE = "META-INF/services/" + TransportProvider.class.getName();
 
+    /** {@code null} when no transport could be selected. */
     private final EventLoopGroup group;
-    private final ServiceRegistration<Network> registration;
+    /** The {@link Network}, or the {@link NoNetwork} when no transport could be selected. */
+    private final ServiceRegistration<?> registration;
 
-    /** @param context this bundle's context */
+    /**
+     * Selects the transport and registers the network; when no transport can be selected, logs one ERROR line (the
+     * selection error: what is wrong and what to do), registers a {@link NoNetwork} instead and does not throw
+     * (a throw here would only add a framework stack trace to the same message).
+     *
+     * @param context this bundle's context
+     */
     @Activate
     public NetworkComponent(BundleContext context) {
         registerServiceLoaderProviders(context);
         TransportSelection selection = Transports.selection();
         Transport transport;
+        EventLoopGroup g;
         try {
             transport = Transports.selected();
-            group = transport.newEventLoopGroup(0);
+            g = transport.newEventLoopGroup(0);
         } catch (RuntimeException | LinkageError e) {
-            // SCR only logs to a LogService, which the gateway does not run: say it here, in one line.
-            LOG.log(System.Logger.Level.ERROR, "no network: " + e + "; transport selection:\n" + selection.explain());
-            throw e;
+            String problem = problem(e);
+            LOG.log(System.Logger.Level.ERROR, "no network: " + problem);
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put(NoNetwork.PROP_PROBLEM, problem);
+            props.put("conduit.transport.selection", selection.explain());
+            group = null;
+            registration = context.registerService(NoNetwork.class, () -> problem, props);
+            return;
         }
+        group = g;
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("conduit.transport.name", transport.name());
         props.put("conduit.transport.selection", selection.explain());
-        registration = context.registerService(Network.class, new BootstrapNetwork(transport, group), props);
+        registration = context.registerService(Network.class, new BootstrapNetwork(transport, g), props);
+    }
+
+    /** @return the selection error on one line, e.g. the message of an {@code UnavailableTransportException} */
+    static String problem(Throwable e) {
+        String m = e.getMessage();
+        String text = m == null || m.isBlank() ? e.toString() : m;
+        return text.strip().replaceAll("\\s*\\R\\s*", "; ")
+                + " (fix conduit.transport / conduit.transport.strict / conduit.noNative, e.g. in JAVA_OPTS, and "
+                + "restart)";
     }
 
     /** Withdraws the network and shuts its event loops down (bounded: a few seconds). */
@@ -66,6 +90,9 @@ public final class NetworkComponent {
             registration.unregister();
         } catch (IllegalStateException alreadyGone) {
             // the framework unregistered it
+        }
+        if (group == null) {
+            return;
         }
         try {
             group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);

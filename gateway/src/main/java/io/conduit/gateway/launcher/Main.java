@@ -29,7 +29,8 @@ import org.osgi.framework.launch.FrameworkFactory;
  * {@link ServiceLoader} as the OSGi core specification's {@link FrameworkFactory}), installs and starts every bundle
  * of {@code <home>/bundles}, lets Felix FileInstall feed {@code <home>/conf} to Configuration Admin, prints one banner
  * (the selected transport and why, then every listening endpoint and every configuration problem), and runs until
- * the framework stops (Ctrl-C, {@code stop 0} in the shell, or SIGTERM).
+ * the framework stops (Ctrl-C or SIGTERM; {@code exit 0} or Ctrl-D in the shell). With {@code --no-shell} it exits
+ * with status {@value #EXIT_NO_TRANSPORT} right after the banner when no transport can be selected at start-up.
  *
  * <p>Options: {@code --no-shell} (no interactive Gogo shell; also implied when standard input is not a terminal),
  * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
@@ -44,6 +45,10 @@ public final class Main {
     static final String STATUS_SERVICE = "io.conduit.gateway.internal.GatewayStatus";
     /** Service interface name of the gateway's network (carries the transport selection as properties). */
     static final String NETWORK_SERVICE = "io.conduit.gateway.internal.Network";
+    /** Service interface name registered instead of the network when no transport can be selected at start-up. */
+    static final String NO_NETWORK_SERVICE = "io.conduit.gateway.internal.NoNetwork";
+    /** Exit status of {@code --no-shell} when no transport can be selected at start-up: nothing can ever listen. */
+    static final int EXIT_NO_TRANSPORT = 2;
     /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
     static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)-.+\\.(cfg|config)");
 
@@ -172,7 +177,15 @@ public final class Main {
                         + e.getMessage());
             }
         }
-        printBanner(context);
+        boolean noTransport = printBanner(context);
+        if (noTransport && !shell) {
+            // Nothing can ever listen: the network is only made at start-up. In the shell the user may still look
+            // around (conduit:transports, conduit:diag) before leaving.
+            System.err.println("conduit-gateway: no transport can be selected, so nothing can listen: exiting with "
+                    + "status " + EXIT_NO_TRANSPORT + " (fix the transport selection and start again)");
+            stop(framework);
+            return EXIT_NO_TRANSPORT;
+        }
         framework.waitForStop(0);
         return 0;
     }
@@ -194,20 +207,28 @@ public final class Main {
         return bundles;
     }
 
-    /** Waits until every component configuration in the conf directory has published its status, then prints. */
-    private void printBanner(BundleContext context) throws InterruptedException, InvalidSyntaxException {
+    /**
+     * Waits until every component configuration in the conf directory has published its status (or the network
+     * reported that no transport can be selected), then prints.
+     *
+     * @return whether no transport could be selected
+     */
+    private boolean printBanner(BundleContext context) throws InterruptedException, InvalidSyntaxException {
         int expected = countComponentConfigs();
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bannerTimeoutMillis);
         ServiceReference<?>[] statuses;
         ServiceReference<?> network;
+        ServiceReference<?> noNetwork;
         while (true) {
             // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
             // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
             statuses = context.getAllServiceReferences(STATUS_SERVICE, null);
             ServiceReference<?>[] networks = context.getAllServiceReferences(NETWORK_SERVICE, null);
             network = networks == null ? null : networks[0];
+            ServiceReference<?>[] noNetworks = context.getAllServiceReferences(NO_NETWORK_SERVICE, null);
+            noNetwork = noNetworks == null ? null : noNetworks[0];
             int have = statuses == null ? 0 : statuses.length;
-            if ((network != null && have >= expected) || System.nanoTime() - deadline > 0) {
+            if ((network != null && have >= expected) || noNetwork != null || System.nanoTime() - deadline > 0) {
                 break;
             }
             Thread.sleep(50);
@@ -229,12 +250,21 @@ public final class Main {
                     b.append("  ").append(line).append('\n');
                 }
             }
+        } else if (noNetwork != null) {
+            b.append("transport: none \u2014 ").append(noNetwork.getProperty("conduit.transport.problem"))
+                    .append('\n');
+            Object explain = noNetwork.getProperty("conduit.transport.selection");
+            if (explain != null) {
+                for (String line : explain.toString().split("\n")) {
+                    b.append("  ").append(line).append('\n');
+                }
+            }
         } else {
             b.append("transport: none - the gateway's network did not start (is a transport bundle in bundles/? "
                     + "see the log above)\n");
         }
         int listening = 0;
-        int problems = 0;
+        int problems = noNetwork != null ? 1 : 0;
         List<String> lines = new ArrayList<>();
         if (statuses != null) {
             for (ServiceReference<?> r : statuses) {
@@ -253,7 +283,7 @@ public final class Main {
         lines.sort(null);
         lines.forEach(l -> b.append(l).append('\n'));
         int have = statuses == null ? 0 : statuses.length;
-        if (have < expected || network == null) {
+        if ((have < expected || network == null) && noNetwork == null) {
             for (Bundle x : context.getBundles()) {
                 if (x.getState() != Bundle.ACTIVE && x.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
                     b.append("  bundle ").append(x.getSymbolicName()).append(" is not active (state ")
@@ -261,15 +291,22 @@ public final class Main {
                 }
             }
         }
-        if (have < expected) {
+        if (have < expected && noNetwork == null) {
             b.append("  ").append(expected - have).append(" of ").append(expected)
                     .append(" component configurations did not report within ").append(bannerTimeoutMillis)
                     .append(" ms (see the log)\n");
         }
         b.append("Ready: ").append(listening).append(" endpoint(s) listening, ").append(problems)
-                .append(" problem(s); configuration in ").append(conf).append(shell ? "" : "; stop with Ctrl-C");
+                .append(" problem(s); configuration in ").append(conf);
+        if (noNetwork != null) {
+            b.append(shell ? "; no transport, so nothing will listen: leave with 'exit 0' or Ctrl-D and start again"
+                    : "; no transport, so nothing can listen: exiting");
+        } else {
+            b.append(shell ? "; stop with 'exit 0' or Ctrl-D" : "; stop with Ctrl-C");
+        }
         out.println(b);
         out.flush();
+        return noNetwork != null;
     }
 
     private static String stateName(int state) {

@@ -74,6 +74,16 @@ class GatewayUriTest {
     }
 
     @Test
+    void severalCommaSeparatedUrisAreReportedAsSuch() {
+        assertMessage("tcp://127.0.0.1:7007, tcp://[::1]:7007", "takes one endpoint URI; got 2");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> GatewayConfig.uri(
+                java.util.Map.of("listen", "tcp://127.0.0.1:1,tcp://127.0.0.1:2"), "listen", "tcp://127.0.0.1:1"));
+        assertTrue(e.getMessage().startsWith("'listen' takes one endpoint URI; got 2: tcp://127.0.0.1:1,"),
+                e.getMessage());
+        assertFalse(e.getMessage().contains("brackets"), e.getMessage());
+    }
+
+    @Test
     void unresolvableHostIsReported() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> GatewayUri.parse("tcp://no-such-host.invalid:1").toSocketAddress("nio"));

@@ -82,6 +82,32 @@ final class GatewayProcess implements AutoCloseable {
         return g;
     }
 
+    /**
+     * Runs the gateway with {@code JAVA_OPTS} until it exits by itself (at most 60 s, then it is killed).
+     *
+     * @param javaOpts the value of {@code JAVA_OPTS}, e.g. {@code -Dconduit.transport=bogus}
+     * @return the exit status and everything it printed (standard output and error)
+     */
+    static Exit runToExit(String javaOpts) throws IOException, InterruptedException {
+        Path dist = distribution();
+        ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/conduit-gateway").toString(), "--no-shell")
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("JAVA_OPTS", javaOpts);
+        GatewayProcess g = new GatewayProcess(pb.start());
+        if (!g.process.waitFor(60, TimeUnit.SECONDS)) {
+            g.close();
+            throw new IllegalStateException("gateway with JAVA_OPTS=" + javaOpts + " did not exit within 60 s; "
+                    + "output:\n" + g.output());
+        }
+        g.ready.await(10, TimeUnit.SECONDS); // the output reader has seen the end of the stream
+        return new Exit(g.process.exitValue(), g.output());
+    }
+
+    /** How a gateway run ended: its exit status and output. */
+    record Exit(int status, String output) {
+    }
+
     String output() {
         return output.toString();
     }
