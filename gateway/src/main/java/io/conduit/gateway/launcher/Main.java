@@ -19,6 +19,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
@@ -157,7 +158,16 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(framework), "conduit-gateway-shutdown"));
         BundleContext context = framework.getBundleContext();
         List<Bundle> installed = installBundles(context, home.resolve("bundles"));
-        framework.start();
+        // Bundles are marked for start before the framework starts, so they start while it is STARTING and
+        // FrameworkEvent.STARTED follows them all (the API bundle defers "unknown transport" warnings until then).
+        context.addFrameworkListener(event -> {
+            if (event.getType() == FrameworkEvent.ERROR && event.getBundle() != null
+                    && event.getBundle().getBundleId() != Constants.SYSTEM_BUNDLE_ID) {
+                System.err.println("conduit-gateway: bundle " + event.getBundle().getSymbolicName()
+                        + " did not start: " + (event.getThrowable() == null ? "error"
+                                : event.getThrowable().getMessage()));
+            }
+        });
         for (Bundle b : installed) {
             if (b.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
                 continue;
@@ -172,6 +182,7 @@ public final class Main {
                         + e.getMessage());
             }
         }
+        framework.start();
         printBanner(context);
         framework.waitForStop(0);
         return 0;
