@@ -111,6 +111,9 @@ class DiagnosticsTest {
                 cases.put(List.of("--sun-misc-unsafe-memory-access=deny", "--enable-native-access=ALL-UNNAMED"),
                         "sun.misc.Unsafe: denied by the JVM");
             }
+            if (feature >= 24) {
+                cases.put(List.of("--illegal-native-access=deny"), "(ALL-UNNAMED): denied (--illegal-native-access=deny)");
+            }
             for (Map.Entry<List<String>, String> c : cases.entrySet()) {
                 String[] result = run(jdk.getKey(), c.getKey());
                 String context = "JDK " + jdk.getKey() + " " + c.getKey() + "\nstdout:\n" + result[0]
@@ -120,9 +123,13 @@ class DiagnosticsTest {
                 assertTrue(result[0].contains("No transport is registered."), context);
                 assertFalse(result[1].lines().anyMatch(l -> l.contains("WARNING")), context);
                 if (c.getKey().contains("--enable-native-access=ALL-UNNAMED")) {
-                    assertTrue(result[0].contains("(ALL-UNNAMED): enabled"), context);
+                    assertTrue(result[0].contains("(ALL-UNNAMED): enabled (--enable-native-access=ALL-UNNAMED)"),
+                            context);
+                } else if (c.getKey().contains("--illegal-native-access=deny")) {
+                    assertTrue(result[0].contains("(ALL-UNNAMED): denied"), context);
                 } else if (feature >= 22) {
-                    assertTrue(result[0].contains("(ALL-UNNAMED): NOT enabled"), context);
+                    assertTrue(result[0].contains("(ALL-UNNAMED): allowed with a warning (JDK default; add"
+                            + " --enable-native-access=ALL-UNNAMED)"), context);
                 } else {
                     assertTrue(result[0].contains("not needed: JDK " + feature), context);
                 }

@@ -6,9 +6,12 @@ import java.util.Hashtable;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.TransportChangeListener;
 import io.conduit.transport.spi.TransportProvider;
+import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleActivator;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.FrameworkListener;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.util.tracker.ServiceTracker;
@@ -22,6 +25,9 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
  *
  * <p>On start, in this order:
  * <ol>
+ * <li>when the framework is still starting (the system bundle is not yet ACTIVE), unknown-name warnings are
+ *     {@linkplain TransportRegistry#deferUnknownNameWarnings() deferred} until {@code FrameworkEvent.STARTED}:
+ *     a transport bundle that starts after this one is not "unknown";</li>
  * <li>{@link java.util.ServiceLoader} discovery runs now, with the thread context class loader set to the
  *     bundle's own loader, so it sees nothing of the launcher's class path (inside OSGi, providers come as
  *     services; discovery through the bundle loader finds a provider only with a Service Loader Mediator);</li>
@@ -52,10 +58,12 @@ public final class ConduitActivator implements BundleActivator {
     private ServiceTracker<TransportProvider, TransportProvider> providers;
     private Runnable configuration;
     private ServiceRegistration<?> commands;
+    private FrameworkListener started;
 
     @Override
     public void start(BundleContext context) {
         registry = TransportRegistry.global();
+        deferUnknownNamesWhileStarting(context, registry);
         discoverWithBundleLoader(registry);
 
         listeners = new ServiceTracker<>(context, TransportChangeListener.class, null);
@@ -92,6 +100,31 @@ public final class ConduitActivator implements BundleActivator {
         publisher.close();
         listeners.close();
         registry.setOverrides(null, null);
+        context.removeFrameworkListener(started);
+        registry.frameworkStarted(); // a stop during start-up must not leave warnings held back
+    }
+
+    /**
+     * Defers unknown-name warnings until the framework reached STARTED. The listener is added before the state is
+     * read, so a STARTED event between the two is not missed ({@link TransportRegistry#frameworkStarted()} is
+     * idempotent).
+     */
+    private void deferUnknownNamesWhileStarting(BundleContext context, TransportRegistry registry) {
+        Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_ID);
+        if (system == null || system.getState() == Bundle.ACTIVE) {
+            started = event -> { };
+            return;
+        }
+        registry.deferUnknownNameWarnings();
+        started = event -> {
+            if (event.getType() == FrameworkEvent.STARTED) {
+                registry.frameworkStarted();
+            }
+        };
+        context.addFrameworkListener(started);
+        if (system.getState() == Bundle.ACTIVE) {
+            registry.frameworkStarted();
+        }
     }
 
     /** @return whether the optional import of {@code org.osgi.service.cm} is wired */

@@ -59,12 +59,14 @@ public final class DiagnosticsReport {
             out.append("  not needed: JDK ").append(Runtime.version().feature())
                     .append(" loads native libraries without it (Module.isNativeAccessEnabled is JDK 22+)\n");
         } else {
-            out.append("  classpath and OSGi bundles (ALL-UNNAMED): ").append(access(unnamed.get(), "ALL-UNNAMED"))
-                    .append('\n');
+            List<String> jvmArgs = jvmInputArguments();
+            out.append("  classpath and OSGi bundles (ALL-UNNAMED): ")
+                    .append(nativeAccess(unnamed.get(), jvmArgs, "ALL-UNNAMED")).append('\n');
             Module api = DiagnosticsReport.class.getModule();
             if (api.isNamed()) {
                 out.append("  module ").append(api.getName()).append(": ")
-                        .append(access(PlatformInfo.nativeAccessEnabled(api).orElse(false), api.getName()))
+                        .append(nativeAccess(PlatformInfo.nativeAccessEnabled(api).orElse(false), jvmArgs,
+                                api.getName()))
                         .append('\n');
             }
             Set<Module> seen = new HashSet<>();
@@ -73,7 +75,7 @@ public final class DiagnosticsReport {
                 if (p.isNative() && seen.add(m)) {
                     String who = m.isNamed() ? "module " + m.getName() : "unnamed module of " + p.getClass().getName();
                     out.append("  transport ").append(p.name()).append(" (").append(who).append("): ")
-                            .append(access(PlatformInfo.nativeAccessEnabled(m).orElse(false),
+                            .append(nativeAccess(PlatformInfo.nativeAccessEnabled(m).orElse(false), jvmArgs,
                                     m.isNamed() ? m.getName() : "ALL-UNNAMED"))
                             .append('\n');
                 }
@@ -145,10 +147,60 @@ public final class DiagnosticsReport {
         }
     }
 
-    private static String access(boolean enabled, String name) {
-        return enabled ? "enabled"
-                : "NOT enabled - JDK 24+ warns when a native library is loaded; start the JVM with"
-                        + " --enable-native-access=" + name;
+    /**
+     * Classifies the native access of module {@code name} (a module name or {@code ALL-UNNAMED}) from
+     * {@code Module.isNativeAccessEnabled()} and the JVM options (JEP 472): {@code --enable-native-access} naming
+     * it enables it, {@code --illegal-native-access=deny} denies it, otherwise the JDK allows it with a warning.
+     * {@code isNativeAccessEnabled} alone cannot tell the JDK default from an explicit grant on every JDK.
+     *
+     * @param enabled what {@code Module.isNativeAccessEnabled()} answered
+     * @param jvmArgs the JVM input arguments, or {@code null} when unknown (java.management absent): then
+     *        {@code enabled} is trusted
+     * @return one of "enabled (...)", "allowed with a warning (...)", "denied (...)"
+     */
+    static String nativeAccess(boolean enabled, List<String> jvmArgs, String name) {
+        String fix = "--enable-native-access=" + name;
+        if (jvmArgs == null) {
+            return enabled ? "enabled" : "NOT enabled - the JDK warns or refuses when a native library is loaded;"
+                    + " start the JVM with " + fix;
+        }
+        String grant = null;
+        String illegal = null;
+        for (int i = 0; i < jvmArgs.size(); i++) {
+            String a = jvmArgs.get(i);
+            String value = null;
+            if (a.startsWith("--enable-native-access=")) {
+                value = a.substring("--enable-native-access=".length());
+            } else if (a.equals("--enable-native-access") && i + 1 < jvmArgs.size()) {
+                value = jvmArgs.get(++i);
+            } else if (a.startsWith("--illegal-native-access=")) {
+                illegal = a.substring("--illegal-native-access=".length());
+            }
+            if (value != null && List.of(value.split(",")).contains(name)) {
+                grant = "--enable-native-access=" + value;
+            }
+        }
+        if (grant != null && enabled) {
+            return "enabled (" + grant + ")";
+        }
+        if ("deny".equals(illegal)) {
+            return "denied (--illegal-native-access=deny); start the JVM with " + fix;
+        }
+        return "allowed with a warning (JDK default; add " + fix + ")";
+    }
+
+    /** @return the JVM input arguments, or {@code null} when java.management is not available */
+    static List<String> jvmInputArguments() {
+        try {
+            Class<?> factory = Class.forName("java.lang.management.ManagementFactory");
+            Object runtime = factory.getMethod("getRuntimeMXBean").invoke(null);
+            Class<?> bean = Class.forName("java.lang.management.RuntimeMXBean");
+            @SuppressWarnings("unchecked")
+            List<String> args = (List<String>) bean.getMethod("getInputArguments").invoke(runtime);
+            return List.copyOf(args);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return null;
+        }
     }
 
     private static String describe(TransportSelection.PreferenceSource source) {

@@ -45,6 +45,11 @@ import io.conduit.transport.spi.TransportProvider;
  */
 public final class SelectionRules {
 
+    /** How an unknown-name warning starts (the registry defers and deduplicates these). */
+    static final String UNKNOWN_PREFIX = "unknown transport";
+    /** Where an unknown-name warning's list of the registered transports starts. */
+    static final String REGISTERED_MARK = "; registered transports: ";
+
     private SelectionRules() {
     }
 
@@ -147,8 +152,8 @@ public final class SelectionRules {
             }
         }
         if (configError == null && !unknown.isEmpty()) {
-            String msg = "unknown transport" + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
-                    + " in " + origin + "='" + preferenceText + "'; registered transports: "
+            String msg = UNKNOWN_PREFIX + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
+                    + " in " + origin + "='" + preferenceText + "'" + REGISTERED_MARK
                     + (known.isEmpty() ? "none" : String.join(", ", known));
             if (strict) {
                 configError = new IllegalArgumentException(msg + " (conduit.transport.strict=true)");

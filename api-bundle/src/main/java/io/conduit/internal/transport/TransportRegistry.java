@@ -32,8 +32,12 @@ import io.conduit.transport.spi.TransportProvider;
  * selection was made from. Provider availability is probed by the providers themselves once; the registry
  * calls {@link TransportProvider#availability()} once per recomputation.
  *
- * <p><b>Warnings</b> of a selection (fallbacks, unknown names) are logged once per distinct text, at WARNING, on
- * the logger {@code io.conduit.transport}.
+ * <p><b>Warnings</b> of a selection are logged at WARNING on the logger {@code io.conduit.transport}: fallbacks
+ * once per distinct text, unknown names once per distinct (property, unknown names), whatever the registered
+ * transports were at the time. While {@linkplain #deferUnknownNameWarnings() deferred} (an OSGi framework is still
+ * starting and provider bundles may not have registered yet) unknown-name warnings are held back;
+ * {@link #frameworkStarted()} logs them if the names are still unknown then. Without a framework (all providers
+ * found at once by {@link ServiceLoader}) they are logged at once.
  *
  * <p><b>Listeners</b> are told about every change of the selected transport, in order: events are queued under
  * the lock and delivered outside it by one thread at a time (normally the thread that made the change; when
@@ -72,8 +76,10 @@ public final class TransportRegistry {
      * use {@code conduit.transport.strict}.
      */
     private Boolean strictOverride;
-    /** Guarded by lock: warning texts already logged. */
+    /** Guarded by lock: warning keys already logged (see {@link #warningKey}). */
     private final Set<String> warned = new HashSet<>();
+    /** Guarded by lock: unknown-name warnings are held back until {@link #frameworkStarted()}. */
+    private boolean deferUnknownNames;
     /** Guarded by lock: the transport last announced to listeners (initially none). */
     private Transport announced;
     /** Guarded by lock: change events not yet delivered. */
@@ -343,6 +349,38 @@ public final class TransportRegistry {
         }
     }
 
+    /**
+     * Holds back unknown-name warnings until {@link #frameworkStarted()}: the OSGi activator calls this when the
+     * framework is still starting, so a transport whose bundle has not registered its provider yet is not
+     * reported as unknown. Idempotent.
+     */
+    public void deferUnknownNameWarnings() {
+        lock.lock();
+        try {
+            deferUnknownNames = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a {@linkplain #deferUnknownNameWarnings() deferral}: recomputes the selection and logs the unknown-name
+     * warnings that still apply (once each). Idempotent; a no-op when nothing is deferred.
+     */
+    public void frameworkStarted() {
+        lock.lock();
+        try {
+            if (!deferUnknownNames) {
+                return;
+            }
+            deferUnknownNames = false;
+            recomputeLocked(properties.get());
+        } finally {
+            lock.unlock();
+        }
+        deliverEvents();
+    }
+
     public void addListener(TransportChangeListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
@@ -413,7 +451,11 @@ public final class TransportRegistry {
         for (List<TransportProvider> source : List.of(registered, discovered)) {
             for (TransportProvider p : source) {
                 TransportProvider first = byName.putIfAbsent(p.name(), p);
-                if (first != null && first != p) {
+                // The same class (hence the same loader/bundle) as an OSGi service and through META-INF/services
+                // is one provider seen twice, not a conflict: the registered service wins silently.
+                boolean sameSeenTwice = first != null && source == discovered && first.getClass() == p.getClass()
+                        && registered.contains(first);
+                if (first != null && first != p && !sameSeenTwice) {
                     notes.add("provider " + p.getClass().getName() + " of transport '" + p.name()
                             + "' is ignored: " + first.getClass().getName() + " already provides that name");
                 }
@@ -424,7 +466,8 @@ public final class TransportRegistry {
                 : props.with(ConduitProperties.STRICT, strictOverride.toString());
         TransportSelection selection = SelectionRules.select(effective, applied, override);
         for (String w : selection.warnings()) {
-            if (warned.add(w)) {
+            boolean unknownName = w.startsWith(SelectionRules.UNKNOWN_PREFIX);
+            if (!(unknownName && deferUnknownNames) && warned.add(warningKey(w, unknownName))) {
                 log.log(System.Logger.Level.WARNING, w);
             }
         }
@@ -447,6 +490,16 @@ public final class TransportRegistry {
             announced = transport;
         }
         return s;
+    }
+
+    /**
+     * @return the text an unknown-name warning is deduplicated by: the part naming the unknown names and the
+     *         property ("unknown transport x in conduit.transport='x'"), without the registered list, which
+     *         changes as providers come and go; other warnings by their whole text
+     */
+    static String warningKey(String warning, boolean unknownName) {
+        int registeredList = unknownName ? warning.indexOf(SelectionRules.REGISTERED_MARK) : -1;
+        return registeredList < 0 ? warning : warning.substring(0, registeredList);
     }
 
     private void deliverEvents() {

@@ -1,5 +1,6 @@
 package io.conduit.internal.transport;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -54,5 +55,21 @@ class DiagnosticsReportTest {
             assertTrue(report.contains("  not needed: JDK " + Runtime.version().feature()), report);
         }
         assertFalse(report.contains("No transport is registered"), report);
+    }
+
+    @Test
+    void nativeAccessIsClassifiedFromTheJvmOptionsNotOnlyTheModuleFlag() {
+        assertEquals("enabled (--enable-native-access=ALL-UNNAMED)", DiagnosticsReport.nativeAccess(true,
+                List.of("-Xmx1g", "--enable-native-access=ALL-UNNAMED"), "ALL-UNNAMED"));
+        assertEquals("enabled (--enable-native-access=a,io.conduit.epoll)", DiagnosticsReport.nativeAccess(true,
+                List.of("--enable-native-access=a,io.conduit.epoll"), "io.conduit.epoll"));
+        String warned = "allowed with a warning (JDK default; add --enable-native-access=ALL-UNNAMED)";
+        assertEquals(warned, DiagnosticsReport.nativeAccess(true, List.of(), "ALL-UNNAMED")); // flag true in warn mode
+        assertEquals(warned, DiagnosticsReport.nativeAccess(false, List.of("--enable-native-access=m"),
+                "ALL-UNNAMED"));
+        assertEquals("denied (--illegal-native-access=deny); start the JVM with --enable-native-access=ALL-UNNAMED",
+                DiagnosticsReport.nativeAccess(false, List.of("--illegal-native-access=deny"), "ALL-UNNAMED"));
+        assertTrue(DiagnosticsReport.nativeAccess(false, null, "m").startsWith("NOT enabled"));
+        assertEquals("enabled", DiagnosticsReport.nativeAccess(true, null, "m"));
     }
 }

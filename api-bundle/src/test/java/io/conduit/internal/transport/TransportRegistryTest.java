@@ -199,6 +199,63 @@ class TransportRegistryTest {
     }
 
     @Test
+    void theSameProviderClassRegisteredAndDiscoveredIsOneProviderNotAProblem() {
+        FakeProvider discovered = FakeProvider.available("nio", false, 10);
+        TransportRegistry r = new TransportRegistry(problems -> List.of(discovered),
+                () -> ConduitProperties.of(Map.of()));
+        FakeProvider service = FakeProvider.available("nio", false, 10); // same class, same loader
+        r.register(service);
+        assertSame(service.transport, r.selected());
+        assertEquals(List.of(), r.problems());
+        // A different class claiming the name is still a conflict.
+        FakeProvider other = new FakeProvider("nio", false, 10, io.conduit.transport.Availability::available) { };
+        TransportRegistry r2 = new TransportRegistry(problems -> List.of(other),
+                () -> ConduitProperties.of(Map.of()));
+        r2.register(FakeProvider.available("nio", false, 10));
+        assertEquals(1, r2.problems().size(), r2.problems().toString());
+        assertTrue(r2.problems().get(0).contains("is ignored"), r2.problems().toString());
+    }
+
+    @Test
+    void anUnknownNameIsWarnedOncePerPropertyAndNameWhateverIsRegistered() {
+        props.put(ConduitProperties.TRANSPORT, "bogus");
+        registry.selection();
+        registry.register(FakeProvider.available("epoll", true, 100));
+        registry.register(FakeProvider.available("nio", false, 10));
+        registry.selection();
+        assertEquals(1, log.warnings().size(), log.warnings().toString());
+        assertTrue(log.warnings().get(0).startsWith("unknown transport bogus in conduit.transport='bogus'"),
+                log.warnings().toString());
+        props.put(ConduitProperties.TRANSPORT, "other");
+        registry.selection();
+        assertEquals(2, log.warnings().size(), log.warnings().toString());
+    }
+
+    @Test
+    void unknownNameWarningsWaitUntilTheFrameworkStartedAndOnlyIfStillUnknown() {
+        props.put(ConduitProperties.TRANSPORT, "nio");
+        registry.deferUnknownNameWarnings();
+        registry.selection();
+        registry.register(FakeProvider.available("epoll", true, 100));
+        registry.register(FakeProvider.available("nio", false, 10));
+        assertEquals("nio", registry.selected().name());
+        registry.frameworkStarted();
+        assertEquals(List.of(), log.warnings());
+
+        TransportRegistry r = new TransportRegistry(problems -> List.of(),
+                () -> ConduitProperties.of(Map.of(ConduitProperties.TRANSPORT, "bogus")), log);
+        r.deferUnknownNameWarnings();
+        r.register(FakeProvider.available("epoll", true, 100));
+        r.register(FakeProvider.available("nio", false, 10));
+        assertEquals(List.of(), log.warnings());
+        r.frameworkStarted();
+        r.frameworkStarted();
+        r.selection();
+        assertEquals(1, log.warnings().size(), log.warnings().toString());
+        assertTrue(log.warnings().get(0).contains("unknown transport bogus"), log.warnings().toString());
+    }
+
+    @Test
     void registeredProvidersTakePrecedenceOverDiscoveredOnes() {
         FakeProvider discovered = FakeProvider.available("nio", false, 10);
         TransportRegistry r = new TransportRegistry(problems -> List.of(discovered),

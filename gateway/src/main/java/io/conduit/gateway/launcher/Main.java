@@ -19,6 +19,7 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
@@ -162,7 +163,16 @@ public final class Main {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(framework), "conduit-gateway-shutdown"));
         BundleContext context = framework.getBundleContext();
         List<Bundle> installed = installBundles(context, home.resolve("bundles"));
-        framework.start();
+        // Bundles are marked for start before the framework starts, so they start while it is STARTING and
+        // FrameworkEvent.STARTED follows them all (the API bundle defers "unknown transport" warnings until then).
+        context.addFrameworkListener(event -> {
+            if (event.getType() == FrameworkEvent.ERROR && event.getBundle() != null
+                    && event.getBundle().getBundleId() != Constants.SYSTEM_BUNDLE_ID) {
+                System.err.println("conduit-gateway: bundle " + event.getBundle().getSymbolicName()
+                        + " did not start: " + (event.getThrowable() == null ? "error"
+                                : event.getThrowable().getMessage()));
+            }
+        });
         for (Bundle b : installed) {
             if (b.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
                 continue;
@@ -177,6 +187,7 @@ public final class Main {
                         + e.getMessage());
             }
         }
+        framework.start();
         boolean noTransport = printBanner(context);
         if (noTransport && !shell) {
             // Nothing can ever listen: the network is only made at start-up. In the shell the user may still look
