@@ -78,6 +78,7 @@ public abstract class StreamEchoTest extends AbstractTransportTest {
         int size = combo.allocator() == AllocatorKind.ONE_BYTE_READS ? 512 : 32 * 1024;
         Channel server = bindServer(combo, ChannelType.TCP, loopback(), new EchoHandler(),
                 b -> b.option(ChannelOption.SO_BACKLOG, 256));
+        assertEquals(256, server.config().getOption(ChannelOption.SO_BACKLOG), "SO_BACKLOG is honoured, not ignored");
         List<Channel> channels = new ArrayList<>();
         List<Recorder> recorders = new ArrayList<>();
         try {

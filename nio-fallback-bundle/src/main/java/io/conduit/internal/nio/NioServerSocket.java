@@ -71,6 +71,12 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
         return null;
     }
 
+    /** {@code SO_BACKLOG} is kept here and applied at bind; java.nio has no socket option for it. */
+    @Override
+    public boolean supportsOption(ChannelOption<?> option) {
+        return option == ChannelOption.SO_BACKLOG || super.supportsOption(option);
+    }
+
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
         if (option == ChannelOption.SO_BACKLOG) {
