@@ -6,6 +6,7 @@ import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventExecutors;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
@@ -103,7 +104,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
     @Override
     public int start(int threads) throws Exception {
         transport = Transports.get(transportName);
-        group = transport.newEventLoopGroup(threads);
+        group = transport.newEventLoopGroup(threads, EventExecutors.newThreadFactory(EchoServer.IO_THREAD_PREFIX));
         listener = new ServerBootstrap().transport(transport).group(group)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -21,9 +21,13 @@ import java.util.Locale;
  *   <li>end of standard input stops the server and the JVM.</li>
  * </ul>
  * The number of I/O threads is {@code -Dbench.serverThreads} (default 1: on a 2-core machine the load generator
- * gets the other core).
+ * gets the other core). Every implementation names its I/O threads {@value #IO_THREAD_PREFIX}{@code -…}, so the
+ * driver can read their CPU time apart from the JVM's own threads (JIT compilers, GC).
  */
 public final class EchoServer {
+
+    /** Name prefix of every implementation's I/O (event loop) threads; Linux shows the first 15 characters. */
+    static final String IO_THREAD_PREFIX = "bench-io";
 
     /** One echo server implementation. Implementations have a public no-argument constructor. */
     public interface Implementation extends AutoCloseable {

@@ -42,7 +42,9 @@ import java.util.stream.Stream;
  * spaces, e.g. {@code -Dbench.conduit.backPressure=false}), {@code bench.jdk} (Java home for the servers, default the newest JDK under
  * {@code /usr/lib/jvm}), {@code bench.classpath} (the servers' class path, default this JVM's),
  * {@code bench.loadgen} (the load generator binary, default {@code benchmarks/target/loadgen}),
- * {@code bench.out} (where results and server logs go, default {@code benchmarks/target/bench-results}).
+ * {@code bench.out} (where results and server logs go, default {@code benchmarks/target/bench-results}),
+ * {@code bench.placements} (comma list of {@code free}, {@code shared}, {@code split}: where server and load
+ * generator run during the measured steps, see {@link Placement}; default {@code free,shared}).
  *
  * <p>Every child process is bounded by a deadline and destroyed on exit (shutdown hook).
  */
@@ -55,6 +57,36 @@ public final class LoadBenchmark {
     record Contender(String name, String kind, List<String> jvmFlags, String note) {
     }
 
+    /**
+     * Where the server and the load generator may run during the measured steps ({@code bench.placements}).
+     * {@code serverCpus}/{@code clientCpus} are {@code taskset -c} CPU lists, {@code null} for every CPU.
+     *
+     * @param prefix metric-key prefix ({@code ""} for {@code free}, so keys stay those of earlier runs)
+     * @param label  row-label prefix in the table
+     */
+    record Placement(String name, String serverCpus, String clientCpus, String prefix, String label) {
+
+        /** {@code free}: the scheduler places both processes (what a deployment sees). */
+        static Placement free() {
+            return new Placement("free", null, null, "", "");
+        }
+
+        /**
+         * {@code shared}: server (every thread) and load generator pinned to the same CPU. Throughput then
+         * measures the CPU work per operation of server plus client (the client's part is the same for every
+         * contender) and no round trip waits for a wake-up on another CPU.
+         */
+        static Placement shared(int cpu) {
+            return new Placement("shared", Integer.toString(cpu), Integer.toString(cpu), "shared.", "[shared CPU] ");
+        }
+
+        /** {@code split}: server on one CPU, load generator on another: every round trip crosses CPUs. */
+        static Placement split(int serverCpu, int clientCpu) {
+            return new Placement("split", Integer.toString(serverCpu), Integer.toString(clientCpu), "split.",
+                    "[split CPUs] ");
+        }
+    }
+
     private final int rounds = Integer.getInteger("bench.rounds", 3);
     private final int durationMillis = Integer.getInteger("bench.durationMillis", 4000);
     private final int warmupMillis = Integer.getInteger("bench.warmupMillis", 2000);
@@ -64,6 +96,7 @@ public final class LoadBenchmark {
     private final int chunkBytes = Integer.getInteger("bench.chunkBytes", 65536);
     private final int idleConnections = Integer.getInteger("bench.idleConnections", 10000);
     private final int serverThreads = Integer.getInteger("bench.serverThreads", 1);
+    private final List<Placement> placements = placements(System.getProperty("bench.placements", "free,shared"));
     private final Path javaHome;
     private final int javaFeature;
     private final String classpath = System.getProperty("bench.classpath", System.getProperty("java.class.path"));
@@ -203,33 +236,28 @@ public final class LoadBenchmark {
             runLoad("pingpong", port, 16, warmupMillis, messageBytes);
             runLoad("stream", port, 16, Math.max(warmupMillis / 2, 1), chunkBytes);
 
-            for (int n : connections) {
-                long[] before = cpuTicks(pid);
-                Map<String, String> r = runLoad("pingpong", port, n, durationMillis, messageBytes);
-                long[] after = cpuTicks(pid);
-                double ops = Double.parseDouble(r.get("ops"));
-                double seconds = Double.parseDouble(r.get("elapsed_ns")) / 1e9;
-                String k = "pp" + n + ".";
-                metrics.put(k + "rtps", ops / seconds);
-                metrics.put(k + "p50us", Double.parseDouble(r.get("p50_ns")) / 1e3);
-                metrics.put(k + "p99us", Double.parseDouble(r.get("p99_ns")) / 1e3);
-                metrics.put(k + "p999us", Double.parseDouble(r.get("p999_ns")) / 1e3);
-                metrics.put(k + "userUsPerRt", micros(after[0] - before[0]) / ops);
-                metrics.put(k + "sysUsPerRt", micros(after[1] - before[1]) / ops);
-                metrics.put(k + "clientCpuPct", Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
+            for (Placement placement : placements) {
+                pin(pid, placement.serverCpus());
+                String p = placement.prefix();
+                for (int n : connections) {
+                    Step step = measure(pid, "pingpong", port, n, messageBytes, placement.clientCpus());
+                    double ops = Double.parseDouble(step.result().get("ops"));
+                    String k = p + "pp" + n + ".";
+                    metrics.put(k + "rtps", ops / step.seconds());
+                    metrics.put(k + "p50us", Double.parseDouble(step.result().get("p50_ns")) / 1e3);
+                    metrics.put(k + "p99us", Double.parseDouble(step.result().get("p99_ns")) / 1e3);
+                    metrics.put(k + "p999us", Double.parseDouble(step.result().get("p999_ns")) / 1e3);
+                    step.putCpu(metrics, k, "Rt", ops);
+                }
+                for (int n : streamConnections) {
+                    Step step = measure(pid, "stream", port, n, chunkBytes, placement.clientCpus());
+                    double megabytes = Double.parseDouble(step.result().get("bytes")) / 1e6;
+                    String k = p + "st" + n + ".";
+                    metrics.put(k + "mbps", megabytes / step.seconds());
+                    step.putCpu(metrics, k, "MB", megabytes);
+                }
             }
-            for (int n : streamConnections) {
-                long[] before = cpuTicks(pid);
-                Map<String, String> r = runLoad("stream", port, n, durationMillis, chunkBytes);
-                long[] after = cpuTicks(pid);
-                double megabytes = Double.parseDouble(r.get("bytes")) / 1e6;
-                double seconds = Double.parseDouble(r.get("elapsed_ns")) / 1e9;
-                String k = "st" + n + ".";
-                metrics.put(k + "mbps", megabytes / seconds);
-                metrics.put(k + "userUsPerMB", micros(after[0] - before[0]) / megabytes);
-                metrics.put(k + "sysUsPerMB", micros(after[1] - before[1]) / megabytes);
-                metrics.put(k + "clientCpuPct", Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
-            }
+            pin(pid, null);
             if (idleConnections > 0) {
                 measureIdle(server, lines, port, metrics);
             }
@@ -237,6 +265,35 @@ public final class LoadBenchmark {
         } finally {
             stop(server);
         }
+    }
+
+    /**
+     * One measured load step: the load generator's result and the server's CPU time during it, in µs.
+     *
+     * @param ioUserMicros user CPU of the server's I/O threads alone
+     */
+    record Step(Map<String, String> result, double seconds, double userMicros, double sysMicros, double ioUserMicros,
+            double clientCpuPct) {
+
+        /** Puts {@code <k>userUsPer<unit>}, {@code sysUsPer…}, {@code ioUserUsPer…} and {@code clientCpuPct}. */
+        void putCpu(Map<String, Double> metrics, String k, String unit, double per) {
+            metrics.put(k + "userUsPer" + unit, userMicros / per);
+            metrics.put(k + "ioUserUsPer" + unit, ioUserMicros / per);
+            metrics.put(k + "sysUsPer" + unit, sysMicros / per);
+            metrics.put(k + "clientCpuPct", clientCpuPct);
+        }
+    }
+
+    /** Runs one load step of {@code durationMillis} and reads the server's CPU time around it. */
+    private Step measure(long pid, String mode, int port, int n, int bytes, String clientCpus) throws Exception {
+        long[] before = cpuTicks(pid);
+        long[] ioBefore = ioThreadTicks(pid);
+        Map<String, String> r = runLoad(mode, port, n, durationMillis, bytes, clientCpus);
+        long[] after = cpuTicks(pid);
+        long[] ioAfter = ioThreadTicks(pid);
+        double seconds = Double.parseDouble(r.get("elapsed_ns")) / 1e9;
+        return new Step(r, seconds, micros(after[0] - before[0]), micros(after[1] - before[1]),
+                micros(ioAfter[0] - ioBefore[0]), Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
     }
 
     /** Server memory with idle connections open: (heap after GC + direct memory) delta, and RSS delta, per connection. */
@@ -298,8 +355,19 @@ public final class LoadBenchmark {
 
     /** Runs the load generator to completion (bounded) and returns its RESULT key/values. */
     private Map<String, String> runLoad(String mode, int port, int n, int millis, int bytes) throws Exception {
-        ProcessBuilder builder = new ProcessBuilder(loadgen.toString(), mode, "127.0.0.1", Integer.toString(port),
-                Integer.toString(n), Integer.toString(millis), Integer.toString(bytes))
+        return runLoad(mode, port, n, millis, bytes, null);
+    }
+
+    /** Like {@link #runLoad(String, int, int, int, int)}, the load generator pinned to {@code cpus} unless null. */
+    private Map<String, String> runLoad(String mode, int port, int n, int millis, int bytes, String cpus)
+            throws Exception {
+        List<String> command = new ArrayList<>();
+        if (cpus != null) {
+            command.addAll(List.of("taskset", "-c", cpus));
+        }
+        command.addAll(List.of(loadgen.toString(), mode, "127.0.0.1", Integer.toString(port), Integer.toString(n),
+                Integer.toString(millis), Integer.toString(bytes)));
+        ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("loadgen.log").toFile()));
         Process client = start(builder);
         try {
@@ -323,20 +391,30 @@ public final class LoadBenchmark {
     /** Rows of the table: {metric key, label} or {metric key, label, ""} for a row shown without ratios. */
     private List<String[]> rows() {
         List<String[]> rows = new ArrayList<>();
-        for (int n : connections) {
-            rows.add(new String[] {"pp" + n + ".rtps", "ping-pong " + n + " conn: round trips/s"});
-            rows.add(new String[] {"pp" + n + ".p50us", "ping-pong " + n + " conn: p50 µs"});
-            rows.add(new String[] {"pp" + n + ".p99us", "ping-pong " + n + " conn: p99 µs"});
-            rows.add(new String[] {"pp" + n + ".p999us", "ping-pong " + n + " conn: p99.9 µs"});
-            rows.add(new String[] {"pp" + n + ".userUsPerRt", "ping-pong " + n + " conn: server user CPU µs/round trip"});
-            rows.add(new String[] {"pp" + n + ".sysUsPerRt", "ping-pong " + n + " conn: server kernel CPU µs/round trip"});
-            rows.add(new String[] {"pp" + n + ".clientCpuPct", "ping-pong " + n + " conn: load generator CPU % of a core", ""});
-        }
-        for (int n : streamConnections) {
-            rows.add(new String[] {"st" + n + ".mbps", "streaming " + n + " conn: MB/s echoed"});
-            rows.add(new String[] {"st" + n + ".userUsPerMB", "streaming " + n + " conn: server user CPU µs/MB"});
-            rows.add(new String[] {"st" + n + ".sysUsPerMB", "streaming " + n + " conn: server kernel CPU µs/MB"});
-            rows.add(new String[] {"st" + n + ".clientCpuPct", "streaming " + n + " conn: load generator CPU % of a core", ""});
+        for (Placement placement : placements) {
+            String p = placement.prefix();
+            String l = placement.label();
+            for (int n : connections) {
+                String k = p + "pp" + n + ".";
+                String label = l + "ping-pong " + n + " conn: ";
+                rows.add(new String[] {k + "rtps", label + "round trips/s"});
+                rows.add(new String[] {k + "p50us", label + "p50 µs"});
+                rows.add(new String[] {k + "p99us", label + "p99 µs"});
+                rows.add(new String[] {k + "p999us", label + "p99.9 µs"});
+                rows.add(new String[] {k + "userUsPerRt", label + "server user CPU µs/round trip"});
+                rows.add(new String[] {k + "ioUserUsPerRt", label + "of which I/O thread(s)", ""});
+                rows.add(new String[] {k + "sysUsPerRt", label + "server kernel CPU µs/round trip"});
+                rows.add(new String[] {k + "clientCpuPct", label + "load generator CPU % of a core", ""});
+            }
+            for (int n : streamConnections) {
+                String k = p + "st" + n + ".";
+                String label = l + "streaming " + n + " conn: ";
+                rows.add(new String[] {k + "mbps", label + "MB/s echoed"});
+                rows.add(new String[] {k + "userUsPerMB", label + "server user CPU µs/MB"});
+                rows.add(new String[] {k + "ioUserUsPerMB", label + "of which I/O thread(s)", ""});
+                rows.add(new String[] {k + "sysUsPerMB", label + "server kernel CPU µs/MB"});
+                rows.add(new String[] {k + "clientCpuPct", label + "load generator CPU % of a core", ""});
+            }
         }
         if (idleConnections > 0) {
             rows.add(new String[] {"idle.bytesPerConn", idleConnections + " idle conns: heap+direct bytes/conn"});
@@ -358,7 +436,12 @@ public final class LoadBenchmark {
                 javaHome.getFileName(), javaFeature, serverThreads, rounds, durationMillis, warmupMillis, messageBytes,
                 chunkBytes, elapsedSeconds);
         w.printf(Locale.ROOT, "Load average (1/5/15 min) at start: %s; at end: %s.%n%n", loadBefore, loadAverage());
-        w.println("Cells: median over rounds (median of same-round ratios against " + BASELINE + ").");
+        w.println("Placements: " + placements.stream().map(LoadBenchmark::describe).collect(Collectors.joining("; "))
+                + ".");
+        w.println();
+        w.println("Cells: median over rounds (median of same-round ratios against " + BASELINE + "). \"of which I/O "
+                + "thread(s)\": the user CPU of the server's threads named " + EchoServer.IO_THREAD_PREFIX
+                + "-… alone (the rest is the JVM's JIT compiler, GC and other threads).");
         w.println();
         StringBuilder header = new StringBuilder("| metric |");
         StringBuilder rule = new StringBuilder("|---|");
@@ -391,29 +474,59 @@ public final class LoadBenchmark {
     }
 
     private void targets(PrintWriter w, String name) {
-        if (unavailable.getOrDefault(name, false) || median(name, "pp1.rtps").isEmpty()) {
+        if (unavailable.getOrDefault(name, false) || results.getOrDefault(name, List.of()).stream()
+                .allMatch(Map::isEmpty)) {
             w.println("- " + name + ": not measured (" + notes.getOrDefault(name, "no result") + ")");
             return;
         }
-        List<String> checks = new ArrayList<>();
-        for (int n : connections) {
-            checks.add(check("round trips/s " + n + " conn ≥ 1.0× " + BASELINE, ratio(name, "pp" + n + ".rtps"), 1.0,
-                    true, "×"));
+        for (Placement placement : placements) {
+            String p = placement.prefix();
+            List<String> checks = new ArrayList<>();
+            for (int n : connections) {
+                checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + BASELINE, name, p + "pp" + n + ".rtps",
+                        1.0));
+            }
+            for (int n : streamConnections) {
+                checks.add(ratioCheck("streaming " + n + " conn ≥ 1.1× " + BASELINE, name, p + "st" + n + ".mbps",
+                        1.1));
+            }
+            if (Arrays.stream(connections).anyMatch(n -> n == 1)) {
+                checks.add(check("p99.9 at 1 conn ≤ 150 µs", median(name, p + "pp1.p999us"), 150, false, " µs"));
+            }
+            for (int n : streamConnections) {
+                checks.add(check("user CPU ≤ 40 µs/MB streamed (" + n + " conn)",
+                        median(name, p + "st" + n + ".userUsPerMB"), 40, false, " µs/MB"));
+            }
+            if (idleConnections > 0 && placement == placements.get(0)) {
+                checks.add(check("≤ 600 heap+direct bytes per idle conn", median(name, "idle.bytesPerConn"), 600,
+                        false, " B"));
+            }
+            w.println("- " + name + " (placement " + placement.name() + "): " + String.join("; ", checks));
         }
-        for (int n : streamConnections) {
-            checks.add(check("streaming " + n + " conn ≥ 1.1× " + BASELINE, ratio(name, "st" + n + ".mbps"), 1.1, true,
-                    "×"));
+    }
+
+    private static String describe(Placement placement) {
+        switch (placement.name()) {
+            case "shared":
+                return "shared = server and load generator pinned to CPU " + placement.serverCpus()
+                        + " (throughput shows the CPU work per operation; no cross-CPU wake-ups)";
+            case "split":
+                return "split = server on CPU " + placement.serverCpus() + ", load generator on CPU "
+                        + placement.clientCpus();
+            default:
+                return "free = not pinned (the scheduler places both)";
         }
-        checks.add(check("p99.9 at 1 conn ≤ 150 µs", median(name, "pp1.p999us"), 150, false, " µs"));
-        for (int n : streamConnections) {
-            checks.add(check("user CPU ≤ 40 µs/MB streamed (" + n + " conn)", median(name, "st" + n + ".userUsPerMB"),
-                    40, false, " µs/MB"));
+    }
+
+    /** A ratio target, with the range of the same-round ratios so that a tie within the noise shows as one. */
+    private String ratioCheck(String what, String name, String metric, double limit) {
+        String verdict = check(what, ratio(name, metric), limit, true, "×");
+        List<Double> all = ratios(name, metric);
+        if (all.size() < 2) {
+            return verdict;
         }
-        if (idleConnections > 0) {
-            checks.add(check("≤ 600 heap+direct bytes per idle conn", median(name, "idle.bytesPerConn"), 600, false,
-                    " B"));
-        }
-        w.println("- " + name + ": " + String.join("; ", checks));
+        return verdict + String.format(Locale.ROOT, " (rounds %.2f–%.2f×)", Collections.min(all),
+                Collections.max(all));
     }
 
     private static String check(String what, Optional<Double> value, double limit, boolean atLeast, String unit) {
@@ -455,6 +568,11 @@ public final class LoadBenchmark {
 
     /** Median over rounds of value(name, round) / value(baseline, same round). */
     private Optional<Double> ratio(String name, String metric) {
+        return median(ratios(name, metric));
+    }
+
+    /** value(name, round) / value(baseline, same round) for every round where both were measured. */
+    private List<Double> ratios(String name, String metric) {
         List<Map<String, Double>> mine = results.getOrDefault(name, List.of());
         List<Map<String, Double>> base = results.getOrDefault(BASELINE, List.of());
         List<Double> ratios = new ArrayList<>();
@@ -465,7 +583,7 @@ public final class LoadBenchmark {
                 ratios.add(a / b);
             }
         }
-        return median(ratios);
+        return ratios;
     }
 
     private static Optional<Double> median(List<Double> values) {
@@ -579,6 +697,86 @@ public final class LoadBenchmark {
         String stat = Files.readString(Paths.get("/proc/" + pid + "/stat"));
         String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
         return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
+    }
+
+    /**
+     * {utime, stime} in clock ticks summed over the process's threads named {@link EchoServer#IO_THREAD_PREFIX}
+     * (proc(5): {@code /proc/PID/task/TID/comm} and {@code stat}); threads that ended meanwhile are not counted.
+     */
+    static long[] ioThreadTicks(long pid) throws IOException {
+        long[] sum = new long[2];
+        try (Stream<Path> tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
+            for (Path task : tasks.collect(Collectors.toList())) {
+                try {
+                    if (!Files.readString(task.resolve("comm")).startsWith(EchoServer.IO_THREAD_PREFIX)) {
+                        continue;
+                    }
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
+                    sum[0] += Long.parseLong(fields[11]);
+                    sum[1] += Long.parseLong(fields[12]);
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * Sets the CPU affinity of every thread of process {@code pid} ({@code taskset -a -p -c}); {@code null} allows
+     * every CPU again. Threads the process starts later inherit it.
+     *
+     * @throws IOException when {@code taskset} (util-linux) is missing or refuses
+     */
+    private static void pin(long pid, String cpus) throws IOException, InterruptedException {
+        String list = cpus != null ? cpus : "0-" + (Runtime.getRuntime().availableProcessors() - 1);
+        Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", list, Long.toString(pid)).redirectErrorStream(true)
+                .start();
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("taskset -a -p -c " + list + " " + pid + " failed: " + output);
+        }
+    }
+
+    /**
+     * Parses {@code bench.placements}: a comma list of {@code free}, {@code shared}, {@code split} (see
+     * {@link Placement}); {@code shared} uses the last CPU, {@code split} the last for the server and CPU 0 for the
+     * load generator.
+     *
+     * @throws IllegalArgumentException for an unknown or repeated name, or {@code split} on a single CPU
+     */
+    static List<Placement> placements(String list) {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        List<Placement> result = new ArrayList<>();
+        for (String raw : list.split(",")) {
+            String name = raw.trim().toLowerCase(Locale.ROOT);
+            if (name.isEmpty()) {
+                continue;
+            }
+            Placement placement;
+            switch (name) {
+                case "free": placement = Placement.free(); break;
+                case "shared": placement = Placement.shared(cpus - 1); break;
+                case "split":
+                    if (cpus < 2) {
+                        throw new IllegalArgumentException("bench.placements: 'split' needs two CPUs, this machine has 1");
+                    }
+                    placement = Placement.split(cpus - 1, 0);
+                    break;
+                default:
+                    throw new IllegalArgumentException("bench.placements: unknown placement '" + raw.trim()
+                            + "'; use free, shared or split");
+            }
+            if (result.stream().anyMatch(q -> q.name().equals(placement.name()))) {
+                throw new IllegalArgumentException("bench.placements: '" + name + "' is listed twice");
+            }
+            result.add(placement);
+        }
+        if (result.isEmpty()) {
+            throw new IllegalArgumentException("bench.placements is empty; use free, shared and/or split");
+        }
+        return result;
     }
 
     /** VmRSS of the process in bytes (proc(5), /proc/PID/status). */

@@ -15,6 +15,7 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.PlatformDependent;
 
 import java.net.InetAddress;
@@ -88,7 +89,7 @@ public final class NettyEchoServer implements EchoServer.Implementation {
             factory = NioIoHandler.newFactory();
             channelType = NioServerSocketChannel.class;
         }
-        group = new MultiThreadIoEventLoopGroup(threads, factory);
+        group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(EchoServer.IO_THREAD_PREFIX), factory);
         listener = new ServerBootstrap().group(group).channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -110,5 +111,36 @@ class LoadGeneratorSmokeTest {
         assertEquals("123", kv.get("port"));
         assertEquals("netty nio a=b", kv.get("detail"));
         assertTrue(LoadBenchmark.jdkFeature(Paths.get(System.getProperty("java.home"))) >= 17);
+    }
+
+    @Test
+    void ioThreadCpuTimeCountsTheServersNamedThreads() throws Exception {
+        long pid = ProcessHandle.current().pid();
+        long[] before = LoadBenchmark.ioThreadTicks(pid);
+        long[] processBefore = LoadBenchmark.cpuTicks(pid);
+        run("pingpong", "16", "1000", "64");
+        long[] after = LoadBenchmark.ioThreadTicks(pid);
+        long[] processAfter = LoadBenchmark.cpuTicks(pid);
+        long io = (after[0] - before[0]) + (after[1] - before[1]);
+        long process = (processAfter[0] - processBefore[0]) + (processAfter[1] - processBefore[1]);
+        // a second of echoing costs the I/O thread far more than one 10 ms tick, and it is part of the process
+        assertTrue(io > 0, "I/O thread ticks: " + io);
+        assertTrue(io <= process + 2, "I/O thread ticks " + io + " > process ticks " + process);
+    }
+
+    @Test
+    void placementsAreParsedAndBadOnesNamed() {
+        var placements = LoadBenchmark.placements(" free, shared ");
+        assertEquals(2, placements.size());
+        assertEquals("free", placements.get(0).name());
+        assertEquals(null, placements.get(0).serverCpus());
+        assertEquals("shared", placements.get(1).name());
+        assertEquals(placements.get(1).serverCpus(), placements.get(1).clientCpus());
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                () -> LoadBenchmark.placements("free,pinned"));
+        assertTrue(unknown.getMessage().contains("'pinned'") && unknown.getMessage().contains("free, shared or split"),
+                unknown.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> LoadBenchmark.placements("shared,shared"));
+        assertThrows(IllegalArgumentException.class, () -> LoadBenchmark.placements(" , "));
     }
 }
