@@ -22,6 +22,12 @@
  * The few differences between the three systems are #ifdef'd at the call they concern: socket creation
  * (macOS has no SOCK_NONBLOCK/SOCK_CLOEXEC, so fcntl follows socket()), accept (no accept4 on macOS), SIGPIPE
  * (SO_NOSIGPIPE where it exists, MSG_NOSIGNAL elsewhere); peer credentials differ in conduit_unix.c.
+ * Datagrams (UDP and AF_UNIX/SOCK_DGRAM alike) use only POSIX calls: sendto/send and recvmsg, whose msg_flags
+ * report MSG_TRUNC on all three systems. The BSDs have no abstract Unix names (sun_path[0] == '\0' is no name
+ * there); the Java side rejects them before any call, also in the Linux test build.
+ *
+ * Compiled here (Linux CI) only as the emulation test build; the macOS and FreeBSD builds (profiles
+ * kqueue-fragments-macos / kqueue-fragments-freebsd) have not been compiled on those systems from this tree.
  */
 #if defined(__linux__)
 #define _GNU_SOURCE
@@ -99,6 +105,8 @@ static const struct conduit_constant CONSTANTS[] = {
     K(EV_ADD), K(EV_DELETE), K(EV_ENABLE), K(EV_DISABLE), K(EV_ONESHOT), K(EV_CLEAR), K(EV_RECEIPT),
     K(EV_ERROR), K(EV_EOF),
     K(NOTE_TRIGGER), K(NOTE_FFNOP), K(NOTE_NSECONDS),
+    /* recvmsg(2) msg_flags */
+    K(MSG_TRUNC),
     /* socket options */
     K(SO_SNDLOWAT), K(SO_ACCEPTFILTER), K(HAS_SO_ACCEPTFILTER), K(TCP_NOPUSH), K(HAS_TCP_NOPUSH),
     K(IPV6_MULTICAST_HOPS), K(IPV6_MULTICAST_LOOP),
@@ -224,15 +232,34 @@ static jint c_sendto(JNIEnv *env, jclass clazz, jint fd, jlong address, jint len
     return n < 0 ? -errno : (jint) n;
 }
 
-static jint c_recvfrom(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length, jbyteArray addressOut) {
+/*
+ * recvmsg(2) of one datagram (UDP or AF_UNIX/SOCK_DGRAM) into the length bytes at address: the sender goes to
+ * addressOut (an unnamed Unix sender may come back with length 0, or as a sockaddr_un with an empty sun_path on the
+ * BSDs), msg_flags to flagsOut[0] (MSG_TRUNC: the datagram was longer than length and was cut). recvmsg rather
+ * than recvfrom because msg_flags reports truncation on Linux, macOS and FreeBSD alike, whereas MSG_TRUNC as an
+ * input flag of recv(2) (return the real length) is not portable. Returns the bytes stored (0 = an empty datagram)
+ * or -errno.
+ */
+static jint c_recvmsg(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length, jbyteArray addressOut,
+                      jintArray flagsOut) {
     struct sockaddr_storage sa;
-    socklen_t saLength = sizeof sa;
+    struct iovec iov;
+    struct msghdr msg;
     memset(&sa, 0, sizeof sa);
-    ssize_t n = recvfrom(fd, PTR(address), (size_t) length, 0, (struct sockaddr *) &sa, &saLength);
+    memset(&msg, 0, sizeof msg);
+    iov.iov_base = PTR(address);
+    iov.iov_len = (size_t) length;
+    msg.msg_name = &sa;
+    msg.msg_namelen = sizeof sa;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    ssize_t n = recvmsg(fd, &msg, 0);
     if (n < 0) {
         return -errno;
     }
-    conduit_address_out(env, addressOut, &sa, saLength);
+    conduit_address_out(env, addressOut, &sa, msg.msg_namelen);
+    jint flags = (jint) msg.msg_flags;
+    (*env)->SetIntArrayRegion(env, flagsOut, 0, 1, &flags);
     return (jint) n;
 }
 
@@ -300,7 +327,7 @@ static const JNINativeMethod METHODS[] = {
     N("close", "(I)I", c_close),
     N("send", "(IJI)I", c_send),
     N("sendto", "(IJI[BI)I", c_sendto),
-    N("recvfrom", "(IJI[B)I", c_recvfrom),
+    N("recvmsg", "(IJI[B[I)I", c_recvmsg),
     N("setAcceptFilter", "(I[B)I", c_setAcceptFilter),
     N("multicastMembership", "(IZ[B[BI)I", c_multicastMembership),
 };

@@ -292,7 +292,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             if (ERRORS.isAgain(n) || n == -NativeAbi.ENOBUFS) {
                 return false;
             }
-            throw ERRORS.newIoException(target == null ? "write" : "sendto", n);
+            throw failedSend(target == null ? "write" : "sendto", n, length);
         }
         src.position(src.position() + n);
         return true;
@@ -363,9 +363,23 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 batchUnsupported = true; // no sendmmsg in this kernel: one datagram per call from now on
                 return -1;
             }
-            throw ERRORS.newIoException("sendmmsg", r);
+            throw failedSend("sendmmsg", r, count > 0 ? srcs[0].remaining() : 0); // the first datagram failed
         }
         return r;
+    }
+
+    /**
+     * @param length the failed datagram's length
+     * @return the exception for a failed send: for a Unix datagram refused as too long ({@code EMSGSIZE}) one naming
+     *         its length and {@code SO_SNDBUF} (unix(7): at most {@code SO_SNDBUF} less a small overhead)
+     */
+    private IOException failedSend(String call, int result, int length) {
+        if (!unix() || !ERRORS.isMessageTooLong(result)) {
+            return ERRORS.newIoException(call, result);
+        }
+        int[] sndbuf = {-1};
+        Native.getsockoptInt(fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF, sndbuf);
+        return ERRORS.newDatagramTooLongException(call, length, sndbuf[0], null);
     }
 
     /**

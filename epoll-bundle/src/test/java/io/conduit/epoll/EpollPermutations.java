@@ -55,6 +55,18 @@ final class EpollPermutations {
     }
 
     /**
+     * Unix datagrams: epoll with every allocator — the one-byte-reads allocator too, since received datagrams are
+     * copied out of the receive slots into buffers that grow, so it cuts nothing. No cross pairs: nio has no Unix
+     * datagram channels (its own module asserts that).
+     */
+    static List<Combo> unixDatagrams() {
+        return List.of(
+                new Combo(EPOLL, EPOLL, POOLED),
+                new Combo(EPOLL, EPOLL, UNPOOLED),
+                new Combo(EPOLL, EPOLL, ONE_BYTE_READS));
+    }
+
+    /**
      * Heavier stream scenarios (relay back-pressure, late auto-read): epoll on both sides with the pooled and
      * the unpooled allocator, and both cross pairs with nio, pooled.
      */

@@ -16,55 +16,153 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 
 /**
- * A UDP socket (dual-stack {@code AF_INET6}, or {@code AF_INET}): {@code recvfrom(2)}, {@code sendto(2)}, and
- * {@code send(2)} to the connected peer (also for empty datagrams). Loop thread only, except options.
+ * A datagram socket: UDP (dual-stack {@code AF_INET6}, or {@code AF_INET}) or Unix-domain ({@code AF_UNIX},
+ * {@code SOCK_DGRAM}, {@code unix(4)} on the BSDs). Receives with {@code recvmsg(2)} — one call per datagram, into a
+ * {@value #RECEIVE_SLOT_BYTES}-byte slot of the loop's scratch memory, its {@code MSG_TRUNC} flag reported as
+ * {@code truncated} — through {@link #receiveBatch}; sends with {@code sendto(2)}, and {@code send(2)} to the
+ * connected peer (also for empty datagrams). Loop thread only, except options.
  *
  * <p>Connected, it sends to its peer only: a datagram with no target or with the peer as target goes out with
  * {@code send(2)}, one to another address fails (Linux would send it, BSD fails with {@code EISCONN}: one rule
  * for every transport, see {@link io.conduit.channel.DatagramChannel}), and a second {@code connect} fails until
  * {@code disconnect}. Address errors carry messages ({@link AddressErrors}).
+ *
+ * <p>Unix-domain: bound to a socket file path, whose file is removed at close ({@link KQueueSocket#bind}). Linux
+ * abstract names ({@link io.conduit.channel.UnixAbstractAddress}) are rejected at once with an
+ * {@link java.nio.channels.UnsupportedAddressTypeException} saying they are Linux-only — also in the Linux test build
+ * over the emulation, whose kernel would take them: the BSDs have no abstract namespace. An unnamed sender is
+ * reported as the empty path. Sizes ({@link io.conduit.channel.DomainDatagramChannel}): a datagram longer than the
+ * socket may send fails its write ({@code EMSGSIZE}, the message naming the length and {@code SO_SNDBUF}); on macOS
+ * the default limit is the sysctl {@code net.local.dgram.maxdgram}, only 2,048 bytes, and the receiver needs room
+ * in its {@code SO_RCVBUF} ({@code net.local.dgram.recvspace}) — raise both options for larger datagrams.
+ *
+ * <p>Flow control: {@code EAGAIN} waits for the next {@code EVFILT_WRITE} edge; {@code ENOBUFS} — how macOS and
+ * FreeBSD report a Unix datagram receiver whose buffer is full, after which no write edge follows — makes the
+ * loop call again on its next turn (polling) until the datagram goes out.
  */
 final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocket {
+
+    /**
+     * Bytes of the receive slot, the longest datagram delivered whole (longer ones arrive cut, marked truncated):
+     * 65,536 as on epoll — more than any UDP payload, and what {@link io.conduit.channel.DomainDatagramChannel}
+     * documents.
+     */
+    static final int RECEIVE_SLOT_BYTES = 65_536;
+
+    /** What the system adds to an {@code EMSGSIZE} message of a Unix datagram ({@code null}: nothing). */
+    private static final String SYSTEM_LIMIT_NOTE = NativeAbi.EMULATION ? null
+            : System.getProperty("os.name", "").startsWith("Mac")
+            ? "the default SO_SNDBUF is the sysctl net.local.dgram.maxdgram, 2048 bytes on macOS, and the receiver"
+                    + " needs room for the datagram in its SO_RCVBUF (net.local.dgram.recvspace)"
+            : "the default SO_SNDBUF is the sysctl net.local.dgram.maxdgram";
+
+    /** the address of an unnamed Unix socket */
+    private static final SocketAddress UNNAMED = java.net.UnixDomainSocketAddress.of("");
 
     /** connected to a peer; loop-confined */
     private boolean connected;
     /** the connected peer; written on the loop, read anywhere */
     private volatile SocketAddress remote;
+    /** receives recvmsg's sender; loop-confined */
+    private final byte[] addressOut = new byte[NativeAbi.ADDRESS_OUT_SIZE];
+    /** receives recvmsg's msg_flags; loop-confined */
+    private final int[] flagsOut = new int[1];
 
     KQueueDatagramSocket(int fd, int family) {
         super(fd, family);
     }
 
+    private boolean unix() {
+        return family == NativeAbi.AF_UNIX;
+    }
+
+    /** Receives one datagram into {@code dst} (cut to its room). Not called by the core, which batches. */
     @Override
     public SocketAddress receive(ByteBuffer dst) throws IOException {
         int want = dst.remaining();
         long address = addressAtPosition(dst);
         NativeMemory scratch = null;
         if (address == 0 || want == 0) {
-            KQueueIoHandler h = handler();
-            scratch = h != null ? h.scratch() : NativeMemory.allocate(64 * 1024, Native::addressOf);
+            scratch = scratchOf();
             want = Math.min(want, scratch.size());
             address = scratch.address();
         }
-        byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
-        int n = Native.recvfrom(fd(), address, want, out);
+        int n = recvmsg(address, want);
         Reference.reachabilityFence(dst);
         if (n < 0) {
-            inputMaybeMore = false;
-            if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n)) {
-                return null;
-            }
-            throw ERRORS.newIoException("recvfrom", n);
+            return null;
         }
-        inputMaybeMore = true;
-        int taken = Math.min(n, want); // a longer datagram was cut to the buffer
+        int taken = Math.min(n, want);
         if (scratch != null) {
             dst.put(scratch.buffer().slice(0, taken));
         } else {
             dst.position(dst.position() + taken);
         }
-        SocketAddress sender = SOCKADDR.decodeAddressOut(out);
-        return sender != null ? sender : remote;
+        return sender();
+    }
+
+    /**
+     * Up to {@code maxDatagrams} {@code recvmsg(2)} calls into the receive slot, each datagram handed to
+     * {@code sink} at once (it copies), with {@code MSG_TRUNC} as {@code truncated}. Never {@code -1}: both modes
+     * and families are served, so the core keeps calling it.
+     *
+     * @return datagrams handed over; 0 when none was waiting
+     * @throws IOException when the first call fails (a later failure ends the batch; the next call meets it)
+     */
+    @Override
+    public int receiveBatch(int maxDatagrams, DatagramSink sink) throws IOException {
+        NativeMemory scratch = scratchOf();
+        int want = Math.min(RECEIVE_SLOT_BYTES, scratch.size());
+        int received = 0;
+        int max = Math.max(1, maxDatagrams);
+        while (received < max) {
+            int n;
+            try {
+                n = recvmsg(scratch.address(), want);
+            } catch (IOException e) {
+                if (received == 0) {
+                    throw e;
+                }
+                break;
+            }
+            if (n < 0) {
+                break;
+            }
+            boolean truncated = (flagsOut[0] & NativeAbi.MSG_TRUNC) != 0;
+            sink.datagram(scratch.buffer().slice(0, Math.min(n, want)), sender(), null, truncated);
+            received++;
+        }
+        return received;
+    }
+
+    /**
+     * One {@code recvmsg(2)}; sets the "maybe more" input flag.
+     *
+     * @return bytes received, or -1 when no datagram is waiting
+     */
+    private int recvmsg(long address, int length) throws IOException {
+        int n;
+        do {
+            n = Native.recvmsg(fd(), address, length, addressOut, flagsOut);
+        } while (ERRORS.isInterrupted(n));
+        if (n < 0) {
+            inputMaybeMore = false;
+            if (ERRORS.isAgain(n)) {
+                return -1;
+            }
+            throw ERRORS.newIoException("recvmsg", n);
+        }
+        inputMaybeMore = true;
+        return n;
+    }
+
+    /** @return the sender of the last datagram received: the connected peer when none was given, "" when unnamed */
+    private SocketAddress sender() {
+        SocketAddress sender = SOCKADDR.decodeAddressOut(addressOut);
+        if (sender != null) {
+            return sender;
+        }
+        return unix() && !connected ? UNNAMED : remote;
     }
 
     @Override
@@ -84,8 +182,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         int length = src.remaining();
         long address = addressAtPosition(src);
         if (address == 0) {
-            KQueueIoHandler h = handler();
-            NativeMemory scratch = h != null ? h.scratch() : NativeMemory.allocate(Math.max(1, length), Native::addressOf);
+            NativeMemory scratch = scratchOf();
             if (length > scratch.size()) {
                 throw new IOException("sendto(..) failed: a datagram of " + length + " bytes from a heap buffer"
                         + " exceeds the " + scratch.size() + " bytes of scratch memory; send it from a direct buffer");
@@ -93,21 +190,31 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
             scratch.buffer().put(0, src, src.position(), length);
             address = scratch.address();
         }
+        String call = target == null ? "send" : "sendto";
+        int[] saLength = new int[1];
+        byte[] sa = target == null ? null : encode(target, saLength);
         int n;
-        if (target == null) {
-            n = Native.send(fd(), address, length);
-        } else {
-            int[] saLength = new int[1];
-            byte[] sa = encode(target, saLength);
-            n = Native.sendto(fd(), address, length, sa, saLength[0]);
-        }
+        do {
+            n = sa == null ? Native.send(fd(), address, length) : Native.sendto(fd(), address, length, sa, saLength[0]);
+        } while (ERRORS.isInterrupted(n));
         Reference.reachabilityFence(src);
         if (n < 0) {
-            if (ERRORS.isAgain(n) || ERRORS.isInterrupted(n) || n == -NativeAbi.ENOBUFS) {
+            if (ERRORS.isAgain(n)) {
+                outputMaybeMore = false; // the next EVFILT_WRITE edge says when to try again
                 return false;
             }
-            throw ERRORS.newIoException(target == null ? "send" : "sendto", n);
+            if (n == -NativeAbi.ENOBUFS) {
+                outputMaybeMore = true; // no edge follows ENOBUFS on the BSDs: try again on the next loop turn
+                return false;
+            }
+            if (ERRORS.isMessageTooLong(n) && unix()) {
+                int[] sndbuf = {-1};
+                Native.getsockoptInt(fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF, sndbuf);
+                throw ERRORS.newDatagramTooLongException(call, length, sndbuf[0], SYSTEM_LIMIT_NOTE);
+            }
+            throw ERRORS.newIoException(call, n);
         }
+        outputMaybeMore = true;
         src.position(src.position() + n);
         return true;
     }
@@ -126,16 +233,24 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
         remote = Native.getpeername(fd(), out) == 0 ? SOCKADDR.decodeAddressOut(out) : remoteAddress;
     }
 
+    /**
+     * {@code connect(2)} to {@code AF_UNSPEC} dissolves the association. The BSDs dissolve it before they look at
+     * the address and may then fail for the address itself (connect(2): "datagram sockets may dissolve the
+     * association by connecting to an invalid address"), so a failure counts only while a peer is still there.
+     */
     @Override
     public void disconnect() throws IOException {
-        ERRORS.check("connect(AF_UNSPEC)", Native.disconnect(fd()));
+        int rc = Native.disconnect(fd());
+        if (rc < 0 && Native.getpeername(fd(), new byte[NativeAbi.ADDRESS_OUT_SIZE]) == 0) {
+            throw ERRORS.newIoException("connect(AF_UNSPEC)", rc);
+        }
         connected = false;
         remote = null;
     }
 
     @Override
     String kind() {
-        return "UDP";
+        return unix() ? "Unix-domain" : "UDP";
     }
 
     @Override
@@ -156,6 +271,10 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
     }
 
     private void membership(boolean join, InetAddress group, NetworkInterface networkInterface) throws IOException {
+        if (unix()) {
+            throw new UnsupportedOperationException("multicast groups are for UDP channels, not Unix-domain datagram"
+                    + " sockets (" + group + ")");
+        }
         if (!group.isMulticastAddress()) {
             throw new IOException(group.getHostAddress() + " is not a multicast address");
         }
@@ -185,6 +304,9 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
 
     @Override
     int[] optionCode(ChannelOption<?> option) {
+        if (unix()) {
+            return super.optionCode(option); // the socket-level ones: SO_SNDBUF, SO_RCVBUF, ...
+        }
         if (option == ChannelOption.SO_BROADCAST) {
             return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_BROADCAST};
         }

@@ -5,7 +5,6 @@ import static io.conduit.kqueue.NativeAbi.ERRORS;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
-import io.conduit.transport.spi.UnixSocketFile;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -23,8 +22,6 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     private volatile int backlog;
     /** the SO_ACCEPTFILTER name last set, "" = none. Any thread. */
     private volatile String acceptFilter = "";
-    /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
-    private volatile UnixSocketFile socketFile;
 
     KQueueServerSocket(int fd, int family) throws IOException {
         super(fd, family);
@@ -35,25 +32,12 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
         }
     }
 
+    /** {@code bind(2)} (a Unix path's file is removed at close: {@link KQueueSocket#bind}), then {@code listen(2)}. */
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        socketFile = UnixSocketFile.bind(localAddress, () -> {
-            super.bind(localAddress);
-            return localAddress();
-        });
+        super.bind(localAddress);
         int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
         ERRORS.check("listen", Native.listen(fd(), b));
-    }
-
-    /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
-    @Override
-    public void close() throws IOException {
-        UnixSocketFile f = socketFile;
-        socketFile = null;
-        if (f != null && isOpen()) {
-            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
-        }
-        super.close();
     }
 
     @Override

@@ -8,6 +8,8 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.UnixSocketFile;
+import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -33,6 +35,11 @@ abstract class KQueueSocket implements IoSocket {
     final int family;
     /** false once close() ran; written by close() (any thread), read anywhere */
     private volatile boolean open = true;
+    /**
+     * The socket file bind(2) created (AF_UNIX path only: listeners, datagram sockets, bound clients), removed at
+     * close; written at bind (loop), read at close (any thread).
+     */
+    private volatile UnixSocketFile socketFile;
 
     /** the loop's handler, set by register; loop-confined */
     private KQueueIoHandler handler;
@@ -232,6 +239,11 @@ abstract class KQueueSocket implements IoSocket {
             return;
         }
         open = false;
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null) {
+            f.deleteIfStillOurs(); // before close(2): the path still holds our file, no other bind can take it
+        }
         if (registrationId != 0 && handler != null && Thread.currentThread() == handler.thread()) {
             deregister(null); // every filter is deleted before the descriptor is closed
         }
@@ -266,14 +278,34 @@ abstract class KQueueSocket implements IoSocket {
         return sa;
     }
 
+    /**
+     * {@code bind(2)}; a Unix-domain path's socket file is recorded so {@link #close()} removes it
+     * ({@link UnixSocketFile}), and a bind over an existing file fails with a message naming it.
+     */
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
         int[] length = new int[1];
         byte[] sa = encode(localAddress, length);
-        ERRORS.check("bind", Native.bind(fd, sa, length[0]));
+        if (family != NativeAbi.AF_UNIX) {
+            ERRORS.check("bind", Native.bind(fd, sa, length[0]));
+            return;
+        }
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
+            ERRORS.check("bind", Native.bind(fd, sa, length[0]));
+            return localAddress();
+        });
     }
 
     // ------------------------------------------------------------------ memory helpers (loop thread)
+
+    /**
+     * @return the loop's direct scratch memory (for heap buffers and datagram slots; valid for one I/O call), or
+     *         64 KiB of fresh memory when this socket is not registered
+     */
+    final NativeMemory scratchOf() {
+        KQueueIoHandler h = handler;
+        return h != null ? h.scratch() : NativeMemory.allocate(64 * 1024, Native::addressOf);
+    }
 
     /** @return the address of {@code b}'s position, or 0 when {@code b} is a heap buffer */
     static long addressAtPosition(ByteBuffer b) {

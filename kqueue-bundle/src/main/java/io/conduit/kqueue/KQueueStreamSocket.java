@@ -133,11 +133,6 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
         return n;
     }
 
-    private NativeMemory scratchOf() {
-        KQueueIoHandler h = handler();
-        return h != null ? h.scratch() : NativeMemory.allocate(64 * 1024, Native::addressOf);
-    }
-
     /**
      * No {@code sendfile(2)} here (its signature differs on macOS, FreeBSD and Linux, and a {@link FileChannel}
      * does not expose its descriptor): the region is copied through the loop's scratch memory with

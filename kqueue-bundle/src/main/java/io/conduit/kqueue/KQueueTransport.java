@@ -10,6 +10,7 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import io.conduit.transport.spi.IoDatagramChannel;
+import io.conduit.transport.spi.IoDomainDatagramChannel;
 import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoServerSocketChannel;
@@ -23,7 +24,12 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * The {@code kqueue} transport: the shared channel core over kqueue-driven sockets (TCP, UDP, Unix-domain
- * stream). Made only when {@link KQueue#isAvailable()}. Thread-safe.
+ * stream and Unix-domain datagram). Made only when {@link KQueue#isAvailable()}. Thread-safe.
+ *
+ * <p>Addresses: IP addresses and Unix socket file paths; a Linux abstract Unix name
+ * ({@link io.conduit.channel.UnixAbstractAddress}) is refused ({@link #supportsAddress} says so, binds and
+ * connects fail naming it) — the BSDs have no abstract namespace, and the Linux test build over the emulation
+ * refuses them the same way so that it behaves as on macOS and FreeBSD.
  *
  * <p>Options: the standard ones, {@code SO_REUSEPORT}, and the BSD ones where the system has them —
  * {@code SO_ACCEPTFILTER} (FreeBSD), {@code TCP_NOPUSH} and {@code SO_SNDLOWAT} (macOS, FreeBSD).
@@ -35,9 +41,9 @@ final class KQueueTransport implements Transport {
 
     static final KQueueTransport INSTANCE = new KQueueTransport();
 
-    /** The groups it made, its channel types (TCP, UDP, Unix stream) and the shared checks. */
+    /** The groups it made, its channel types (TCP, UDP, Unix stream and datagram) and the shared checks. */
     private final IoTransportSupport support = new IoTransportSupport(KQueue.NAME,
-            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM));
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM, ChannelType.UNIX_DATAGRAM));
 
     private KQueueTransport() {
     }
@@ -111,6 +117,11 @@ final class KQueueTransport implements Transport {
                     int fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
                     return new IoDomainSocketChannel(name(), new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false),
                             null, loop);
+                }
+                case UNIX_DATAGRAM: {
+                    int fd = ERRORS.check("socket(AF_UNIX, SOCK_DGRAM)",
+                            Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_DGRAM, 0));
+                    return new IoDomainDatagramChannel(name(), new KQueueDatagramSocket(fd, NativeAbi.AF_UNIX), loop);
                 }
                 case UDP: {
                     int[] fam = new int[1];

@@ -84,7 +84,13 @@ final class Native {
     /** {@code connect(2)}. @return 0, or -errno ({@code -EINPROGRESS} for a pending non-blocking connect) */
     static native int connect(int fd, byte[] address, int length);
 
-    /** {@code connect(2)} to {@code AF_UNSPEC}: dissolves a datagram association. @return 0 or -errno */
+    /**
+     * {@code connect(2)} to {@code AF_UNSPEC}: dissolves a datagram association. The BSDs may report an error for
+     * the unusable address after dissolving it ({@code EAFNOSUPPORT} is already taken as success); the caller
+     * checks with {@link #getpeername}.
+     *
+     * @return 0 or -errno
+     */
     static native int disconnect(int fd);
 
     /** {@code getsockopt(SO_ERROR)}. @return -(pending error), 0 when none, or -errno of the call */
@@ -108,8 +114,14 @@ final class Native {
     /** {@code sendto(2)} (no {@code SIGPIPE}). @return bytes or -errno */
     static native int sendto(int fd, long address, int length, byte[] sockaddr, int sockaddrLength);
 
-    /** {@code recvfrom(2)}; the sender goes to {@code addressOut}. @return bytes (0 = empty datagram) or -errno */
-    static native int recvfrom(int fd, long address, int length, byte[] addressOut);
+    /**
+     * {@code recvmsg(2)} of one datagram into {@code length} bytes at {@code address}: the sender goes to
+     * {@code addressOut}, {@code msg_flags} to {@code flagsOut[0]} ({@link NativeAbi#MSG_TRUNC} when the datagram was
+     * longer and was cut).
+     *
+     * @return bytes stored (0 = an empty datagram) or -errno
+     */
+    static native int recvmsg(int fd, long address, int length, byte[] addressOut, int[] flagsOut);
 
     /** {@code getsockname(2)} into an address-out array. @return 0 or -errno */
     static native int getsockname(int fd, byte[] addressOut);

@@ -104,6 +104,9 @@ final class NativeAbi {
     static final int ENOPROTOOPT = constant("ENOPROTOOPT");
     static final int EAFNOSUPPORT = constant("EAFNOSUPPORT");
 
+    /** {@code recvmsg(2)} {@code msg_flags}: the datagram was longer than the buffer and was cut */
+    static final int MSG_TRUNC = constant("MSG_TRUNC");
+
     // struct iovec { void *iov_base; size_t iov_len; }
     static final int IOV_MAX = constant("IOV_MAX");
     static final int IOVEC_SIZE = constant("IOVEC_SIZE");

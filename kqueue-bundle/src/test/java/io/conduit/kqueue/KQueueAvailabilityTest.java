@@ -33,22 +33,6 @@ class KQueueAvailabilityTest {
     }
 
     @Test
-    void unixDatagramChannelsAreRejectedWithAMessageNamingTheTypeAndTheTransport() throws Exception {
-        io.conduit.transport.Transport kqueue = new KQueueTransportProvider().transport();
-        assertFalse(kqueue.channelTypes().contains(io.conduit.transport.ChannelType.UNIX_DATAGRAM));
-        io.conduit.concurrent.EventLoopGroup group = kqueue.newEventLoopGroup(1);
-        try {
-            UnsupportedOperationException e = org.junit.jupiter.api.Assertions.assertThrows(
-                    UnsupportedOperationException.class,
-                    () -> kqueue.newChannel(io.conduit.transport.ChannelType.UNIX_DATAGRAM, group.next()));
-            assertTrue(e.getMessage().contains("'kqueue'") && e.getMessage().contains("UNIX_DATAGRAM"), e.getMessage());
-        } finally {
-            group.shutdownGracefully(0, 5, java.util.concurrent.TimeUnit.SECONDS).await(15,
-                    java.util.concurrent.TimeUnit.SECONDS);
-        }
-    }
-
-    @Test
     void withoutTheEmulationPropertyLinuxReportsKqueueUnavailableWithTheCause() {
         Availability a = KQueue.probe(Map.of("os.name", "Linux")::get, NO_LOAD, NO_LOAD);
         assertFalse(a.isAvailable());

@@ -62,6 +62,20 @@ final class KQueuePermutations {
                 new Combo(EPOLL, KQUEUE, POOLED));
     }
 
+    /**
+     * Unix datagrams: kqueue with every allocator (the one-byte-reads one cuts nothing: received datagrams are
+     * copied into buffers that grow), and both kqueue/epoll cross pairs, pooled. No nio pairs: nio has no Unix
+     * datagram channels.
+     */
+    static List<Combo> unixDatagrams() {
+        return List.of(
+                new Combo(KQUEUE, KQUEUE, POOLED),
+                new Combo(KQUEUE, KQUEUE, UNPOOLED),
+                new Combo(KQUEUE, KQUEUE, ONE_BYTE_READS),
+                new Combo(KQUEUE, EPOLL, POOLED),
+                new Combo(EPOLL, KQUEUE, POOLED));
+    }
+
     /** No permutation may be unavailable: the build passes -Dconduit.kqueue.emulation=true. */
     static void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
         fail("transport '" + provider.name() + "' must be available in the kqueue module's tests (they run with"

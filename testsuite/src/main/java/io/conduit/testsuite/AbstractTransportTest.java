@@ -1,13 +1,20 @@
 package io.conduit.testsuite;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.BufferHolder;
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerBootstrap;
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.Availability;
@@ -21,11 +28,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
+import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -141,6 +150,47 @@ public abstract class AbstractTransportTest {
     /** @return a loopback or Unix address for a server of {@code type} */
     protected static SocketAddress serverAddress(ChannelType type) {
         return type == ChannelType.UNIX_STREAM ? unixAddress() : loopback();
+    }
+
+    /** @return whether {@code t}'s sockets take Linux abstract Unix names (unix(7)): epoll only */
+    protected static boolean hasAbstractNames(Transport t) {
+        return t.supportsAddress(UnixAbstractAddress.of("probe"));
+    }
+
+    /**
+     * Asserts the refusal of an abstract name by a transport without them: an
+     * {@link UnsupportedAddressTypeException} naming the address, saying it is Linux-only (epoll) and to use a
+     * socket file path instead.
+     */
+    protected static void assertAbstractRejected(Throwable cause, UnixAbstractAddress address) {
+        assertInstanceOf(UnsupportedAddressTypeException.class, cause, String.valueOf(cause));
+        String message = String.valueOf(cause.getMessage());
+        assertTrue(message.contains(address.toString()) && message.contains("Linux-only")
+                && message.contains("epoll") && message.contains("socket file path"), message);
+    }
+
+    /**
+     * A handler (not sharable: one per channel) that passes every message on to the pipeline tail and then records
+     * the reference count of its content — a {@link BufferHolder}, i.e. a datagram packet — in {@code countsAfterTail}:
+     * 0 when the tail released it. Loop thread; the queue is read by the test thread ({@link #assertTailReleased}).
+     */
+    protected static ChannelHandler passToTailRecordingCount(BlockingQueue<Integer> countsAfterTail) {
+        return new ChannelHandler() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                Buffer content = ((BufferHolder) msg).content();
+                ctx.fireChannelRead(msg);
+                countsAfterTail.add(content.refCnt());
+            }
+        };
+    }
+
+    /** Waits for the next count {@link #passToTailRecordingCount} recorded and asserts the tail released it. */
+    protected static void assertTailReleased(BlockingQueue<Integer> countsAfterTail, String what)
+            throws InterruptedException {
+        Integer count = countsAfterTail.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+        assertNotNull(count, what + " did not arrive within " + WAIT_SECONDS + " s");
+        assertEquals(0, count, "the pipeline tail released " + what);
     }
 
     /** @return {@code n} pseudo-random bytes, the same for the same seed */

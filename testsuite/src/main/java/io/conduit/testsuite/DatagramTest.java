@@ -10,7 +10,6 @@ import io.conduit.buffer.Buffer;
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
-import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DatagramPacket;
@@ -243,16 +242,8 @@ public abstract class DatagramTest extends AbstractTransportTest {
             return;
         }
         BlockingQueue<Integer> countsAfterTail = new LinkedBlockingQueue<>();
-        java.util.function.Supplier<ChannelHandler> passOn = () -> new ChannelHandler() {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                Buffer content = ((DatagramPacket) msg).content();
-                ctx.fireChannelRead(msg);
-                countsAfterTail.add(content.refCnt());
-            }
-        };
-        Channel unconnected = bindUdp(combo.serverTransport(), combo, passOn.get());
-        Channel connected = bindUdp(combo.serverTransport(), combo, passOn.get());
+        Channel unconnected = bindUdp(combo.serverTransport(), combo, passToTailRecordingCount(countsAfterTail));
+        Channel connected = bindUdp(combo.serverTransport(), combo, passToTailRecordingCount(countsAfterTail));
         Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
         try {
             await(connected.connect(sender.localAddress()));
@@ -260,9 +251,7 @@ public abstract class DatagramTest extends AbstractTransportTest {
                 for (int i = 0; i < 3; i++) {
                     await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(8).writeBytes(
                             randomBytes(8, i)), (InetSocketAddress) receiver.localAddress())));
-                    Integer count = countsAfterTail.poll(WAIT_SECONDS, TimeUnit.SECONDS);
-                    assertNotNull(count, "datagram " + i + " reached " + receiver);
-                    assertEquals(0, count, "the tail released datagram " + i + " of " + receiver);
+                    assertTailReleased(countsAfterTail, "datagram " + i + " of " + receiver);
                 }
             }
         } finally {

@@ -1,12 +1,15 @@
 package io.conduit.testsuite;
 
 import io.conduit.buffer.Buffer;
+import io.conduit.buffer.BufferHolder;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.DatagramPacket;
+import io.conduit.channel.DomainDatagramPacket;
 
 import java.io.ByteArrayOutputStream;
+import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -30,8 +33,16 @@ public class Recorder implements ChannelHandler {
     public final CompletableFuture<Throwable> firstException = new CompletableFuture<>();
     private volatile Channel channel;
 
+    /** Unix-domain datagrams read, content copied. */
+    public final LinkedBlockingQueue<ReceivedDomainDatagram> domainDatagrams = new LinkedBlockingQueue<>();
+
     /** A datagram as read: its bytes and sender. */
     public record ReceivedDatagram(byte[] content, java.net.InetSocketAddress sender) {
+    }
+
+    /** A Unix-domain datagram as read: its bytes, addresses and whether it was cut to the receive buffer. */
+    public record ReceivedDomainDatagram(byte[] content, SocketAddress sender, SocketAddress recipient,
+            boolean truncated) {
     }
 
     public Channel channel() {
@@ -97,15 +108,25 @@ public class Recorder implements ChannelHandler {
             onRead(ctx);
         } else if (msg instanceof DatagramPacket p) {
             record("datagram");
-            Buffer c = p.content();
-            byte[] a = new byte[c.readableBytes()];
-            c.getBytes(c.readerIndex(), a, 0, a.length);
-            p.close();
+            byte[] a = copyAndClose(p);
             datagrams.add(new ReceivedDatagram(a, p.sender()));
+        } else if (msg instanceof DomainDatagramPacket p) {
+            record("datagram");
+            byte[] a = copyAndClose(p);
+            domainDatagrams.add(new ReceivedDomainDatagram(a, p.sender(), p.recipient(), p.truncated()));
         } else {
             record("message:" + msg.getClass().getSimpleName());
             ctx.fireChannelRead(msg);
         }
+    }
+
+    /** @return a copy of the packet's content, after releasing the packet */
+    private static byte[] copyAndClose(BufferHolder p) {
+        Buffer c = p.content();
+        byte[] a = new byte[c.readableBytes()];
+        c.getBytes(c.readerIndex(), a, 0, a.length);
+        p.close();
+        return a;
     }
 
     /** Called after bytes were recorded; default nothing. */

@@ -169,18 +169,6 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
         Files.delete(address.getPath());
     }
 
-    /** The one transport whose sockets take Linux abstract Unix names (unix(7)). */
-    private static boolean hasAbstractNames(Transport t) {
-        return t.supportsAddress(UnixAbstractAddress.of("probe"));
-    }
-
-    private static void assertAbstractRejected(Throwable cause, UnixAbstractAddress address) {
-        assertInstanceOf(UnsupportedAddressTypeException.class, cause, String.valueOf(cause));
-        String message = String.valueOf(cause.getMessage());
-        assertTrue(message.contains(address.toString()) && message.contains("epoll") && message.contains("Linux"),
-                message);
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void abstractUnixNamesWorkOnEpollAndFailAtOnceNamingTheAddressElsewhere(Combo combo) {

@@ -173,7 +173,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private boolean acceptPaused;              // loop-confined: backing off after an accept error
     private boolean acceptErrorReported;       // loop-confined: the current burst was reported
     private ByteBuffer datagramScratch;        // loop-confined, allocated on the first unbatched datagram read
-    private boolean datagramBatchUnsupported;  // loop-confined: the socket answered -1 to a batch call
+    /** loop-confined: the socket answered -1 to receiveBatch (each direction batches, or not, on its own) */
+    private boolean datagramReceiveBatchUnsupported;
+    /** loop-confined: the socket answered -1 to sendBatch */
+    private boolean datagramSendBatchUnsupported;
     private Object[] datagramBatch;            // loop-confined: scratch of flushed datagrams for sendBatch
     private SpliceForwarder spliceOut;         // loop-confined: forwards this channel's input (ZeroCopyForwarding), or null
     private SpliceForwarder spliceIn;          // loop-confined: splices into this channel's output, or null
@@ -1033,12 +1036,12 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         readPending = false;
         IoDatagramSocket s = (IoDatagramSocket) socket;
-        if (datagramScratch == null && datagramBatchUnsupported) {
+        if (datagramScratch == null && datagramReceiveBatchUnsupported) {
             datagramScratch = ByteBuffer.allocateDirect(DATAGRAM_MAX_BYTES);
         }
         BufferAllocator alloc = config.getAllocator();
         int maxMessages = config.maxMessagesPerRead();
-        if (!datagramBatchUnsupported && datagramBatchRead(s, alloc, config.isAutoRead() ? maxMessages : 1)) {
+        if (!datagramReceiveBatchUnsupported && datagramBatchRead(s, alloc, config.isAutoRead() ? maxMessages : 1)) {
             return;
         }
         int messages = 0;
@@ -1092,7 +1095,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             failure = t;
         }
         if (n < 0) {
-            datagramBatchUnsupported = true;
+            datagramReceiveBatchUnsupported = true;
             if (datagramScratch == null) {
                 datagramScratch = ByteBuffer.allocateDirect(DATAGRAM_MAX_BYTES);
             }
@@ -1515,7 +1518,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 spins--;
             } else {
-                if (!datagramBatchUnsupported) {
+                if (!datagramSendBatchUnsupported) {
                     int sent = datagramBatchWrite();
                     if (sent > 0) {
                         spins--;
@@ -1614,7 +1617,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             return -2;
         }
         if (sent < 0) {
-            datagramBatchUnsupported = true;
+            datagramSendBatchUnsupported = true;
             return -1;
         }
         boolean changed = false;

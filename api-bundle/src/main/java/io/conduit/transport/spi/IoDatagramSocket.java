@@ -51,7 +51,9 @@ public interface IoDatagramSocket extends IoSocket {
      * @return datagrams handed to {@code sink} ({@code 0} when none was waiting), or {@code -1} when this socket
      *         does not batch: the core then calls {@link #receive(ByteBuffer)} instead, for the rest of the
      *         channel's life — so answer {@code -1} only for a lasting reason, never for a mode (connected) or a
-     *         transient error
+     *         transient error. Receiving and sending batch independently: {@code -1} here does not stop
+     *         {@link #sendBatch}, nor the other way round. A socket that reports truncation must batch receives,
+     *         since {@link #receive(ByteBuffer)} has no way to say a datagram was cut
      */
     default int receiveBatch(int maxDatagrams, DatagramSink sink) throws IOException {
         return -1;

@@ -11,11 +11,11 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Objects;
 
 /**
- * SPI for transport implementers: the socket file a Unix-domain listener created at {@code bind(2)}. {@code close(2)} of the socket leaves the
- * file behind (see {@code unix(7)}), and a later bind to the path then fails with {@code EADDRINUSE}; so the
- * listener removes its file when it closes — only while the path still holds the very file it bound (same
- * {@link BasicFileAttributes#fileKey()}, i.e. device and inode), never a file another process put there since.
- * Every transport's Unix listener uses it the same way: {@link #bind} around its {@code bind(2)} (or {@link #bound}
+ * SPI for transport implementers: the socket file a Unix-domain listener or datagram socket created at
+ * {@code bind(2)}. {@code close(2)} of the socket leaves the file behind (see {@code unix(7)}), and a later bind to
+ * the path then fails with {@code EADDRINUSE}; so the socket removes its file when it closes — only while the path
+ * still holds the very file it bound (same {@link BasicFileAttributes#fileKey()}, i.e. device and inode), never a
+ * file another process put there since. Every transport's Unix listeners and datagram sockets use it the same way: {@link #bind} around its {@code bind(2)} (or {@link #bound}
  * after a successful bind and {@link #bindFailed} on a failed one), {@link #deleteIfStillOurs} before
  * {@code close(2)}. A Linux abstract name ({@link io.conduit.channel.UnixAbstractAddress}) has no file: nothing
  * is recorded or removed for it. Immutable and thread-safe.
@@ -33,7 +33,7 @@ public final class UnixSocketFile {
         this.identity = identity;
     }
 
-    /** A listener's own {@code bind(2)}. */
+    /** A socket's own {@code bind(2)}. */
     @FunctionalInterface
     public interface Bind {
         /**
@@ -44,7 +44,7 @@ public final class UnixSocketFile {
     }
 
     /**
-     * Binds a listener with {@code bind} and records the socket file the bind created.
+     * Binds a socket with {@code bind} and records the socket file the bind created.
      *
      * @param requested the address asked for, named in the error
      * @return the record ({@code null} for a TCP listener, an abstract name or an unnamed socket)
@@ -61,9 +61,9 @@ public final class UnixSocketFile {
     }
 
     /**
-     * Records the file a listener just bound.
+     * Records the file a socket just bound.
      *
-     * @param localAddress the listener's bound address
+     * @param localAddress the socket's bound address
      * @return the record, or {@code null} when {@code localAddress} is no Unix path (TCP, unnamed) or the file
      *         cannot be read
      */
@@ -101,7 +101,7 @@ public final class UnixSocketFile {
     }
 
     /**
-     * Rewrites a failed bind of a Unix-domain listener whose path exists: {@code EADDRINUSE} does not say that
+     * Rewrites a failed bind of a Unix-domain socket whose path exists: {@code EADDRINUSE} does not say that
      * a (possibly stale) socket file is in the way.
      *
      * @return a {@link BindException} naming the path and what to do, or {@code e} itself otherwise
@@ -114,10 +114,10 @@ public final class UnixSocketFile {
         if (p.toString().isEmpty() || !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return e;
         }
-        BindException b = new BindException("cannot bind a Unix-domain listener to " + p + ": a "
+        BindException b = new BindException("cannot bind a Unix-domain socket to " + p + ": a "
                 + (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isDirectory(p) ? "file" : "socket file")
-                + " already exists at " + p + " (" + e.getMessage() + "); remove it if no process listens there"
-                + " (a server that exited without removing it leaves a stale socket file), or bind another path");
+                + " already exists at " + p + " (" + e.getMessage() + "); remove it if no process uses it"
+                + " (a process that exited without removing it leaves a stale socket file), or bind another path");
         b.initCause(e);
         return b;
     }

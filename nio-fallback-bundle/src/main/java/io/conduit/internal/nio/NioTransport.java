@@ -89,8 +89,15 @@ final class NioTransport implements Transport {
         return support.owns(loop);
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws UnsupportedOperationException for {@link ChannelType#UNIX_DATAGRAM} (java.nio has none), saying to use
+     *         the epoll or kqueue transport; for UDP on {@code nio-vthread}
+     */
     @Override
     public Channel newChannel(ChannelType type, EventLoop loop) {
+        checkNotUnixDatagram(type);
         support.checkType(type);
         support.checkLoop(loop);
         try {
@@ -111,6 +118,7 @@ final class NioTransport implements Transport {
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+        checkNotUnixDatagram(type);
         support.checkServerType(type);
         support.checkLoop(loop);
         try {
@@ -118,6 +126,19 @@ final class NioTransport implements Transport {
             return new IoServerSocketChannel(name, type, sockets.server(family), loop);
         } catch (IOException e) {
             throw support.openFailed(type, "listener", e);
+        }
+    }
+
+    /**
+     * @throws UnsupportedOperationException for {@link ChannelType#UNIX_DATAGRAM}: the JDK (17 through 25) has no
+     *         Unix-domain {@link java.nio.channels.DatagramChannel}; the message names the transports that have them
+     */
+    private void checkNotUnixDatagram(ChannelType type) {
+        if (type == ChannelType.UNIX_DATAGRAM) {
+            throw new UnsupportedOperationException("the '" + name + "' transport has no UNIX_DATAGRAM channels"
+                    + " (Unix-domain datagram sockets, AF_UNIX/SOCK_DGRAM): java.nio has no Unix-domain"
+                    + " DatagramChannel (JDK 17 through 25); use the epoll transport (Linux) or the kqueue transport"
+                    + " (macOS, FreeBSD), or a UNIX_STREAM channel");
         }
     }
 

@@ -20,7 +20,9 @@ import java.util.EnumSet;
 
 /**
  * Provides the {@code nio} transport: {@link java.nio.channels.Selector}-driven event loops and non-blocking
- * TCP, UDP and Unix-domain stream sockets. Always available (ranking 10). Found through
+ * TCP, UDP and Unix-domain stream sockets — no Unix-domain datagram sockets, which java.nio lacks (JDK 17 through
+ * 25): {@link io.conduit.transport.ChannelType#UNIX_DATAGRAM} is not among its channel types and asking for one fails
+ * naming epoll and kqueue. Always available (ranking 10). Found through
  * {@link java.util.ServiceLoader}; inside OSGi a Declarative Services component registers it as a
  * {@code TransportProvider} service with the properties below (the annotation is build-time only). Thread-safe.
  */

@@ -19,7 +19,8 @@ import java.util.EnumSet;
 /**
  * Provides the {@code nio-vthread} transport: blocking {@code java.nio} stream sockets driven by virtual threads
  * (per connection one reader and one writer), events delivered on the channel's event loop so handlers see the
- * same semantics as with {@code nio}. TCP and Unix-domain stream sockets; no UDP (a blocking
+ * same semantics as with {@code nio}. TCP and Unix-domain stream sockets; no Unix-domain datagram sockets (as
+ * {@code nio}) and no UDP (a blocking
  * {@link java.nio.channels.DatagramChannel#connect} waits for a pending blocking {@code receive}, so a reader
  * virtual thread would stall the loop; UDP stays with {@code nio}). Available only on a 21+ JVM
  * (ranking 5); on 17 {@link #availability()} says a 21+ JVM is needed. Thread-safe.

@@ -50,6 +50,14 @@ final class NioPermutations {
         return List.of(new Combo(NIO, NIO, POOLED), new Combo(NIO, NIO, UNPOOLED));
     }
 
+    /**
+     * Unix datagrams: each transport once. Neither has them (java.nio has no Unix-domain DatagramChannel); the
+     * conformance test asserts that each says so and refuses the channel type.
+     */
+    static List<Combo> unixDatagrams() {
+        return List.of(new Combo(NIO, NIO, POOLED), new Combo(VTHREAD, VTHREAD, POOLED));
+    }
+
     /** The only expected unavailability: nio-vthread on a JVM older than 21, saying so. */
     static void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
         assertEquals(NioVirtualThreadTransportProvider.NAME, provider.name(), "only nio-vthread may be unavailable");

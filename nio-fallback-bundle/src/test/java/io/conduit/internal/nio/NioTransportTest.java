@@ -79,26 +79,6 @@ class NioTransportTest {
     }
 
     @Test
-    void unixDatagramChannelsAreRejectedWithAMessageNamingTheTypeAndTheTransport() throws Exception {
-        Transport nio = new NioTransportProvider().transport();
-        assertFalse(nio.channelTypes().contains(ChannelType.UNIX_DATAGRAM));
-        try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
-            UnsupportedOperationException client = assertThrows(UnsupportedOperationException.class,
-                    () -> nio.newChannel(ChannelType.UNIX_DATAGRAM, group.next()));
-            assertTrue(client.getMessage().contains("'nio'") && client.getMessage().contains("UNIX_DATAGRAM"),
-                    client.getMessage());
-            UnsupportedOperationException server = assertThrows(UnsupportedOperationException.class,
-                    () -> nio.newServerChannel(ChannelType.UNIX_DATAGRAM, group.next()));
-            assertTrue(server.getMessage().contains("UNIX_DATAGRAM"), server.getMessage());
-            UnsupportedOperationException viaBootstrap = assertThrows(UnsupportedOperationException.class,
-                    () -> new io.conduit.channel.Bootstrap().transport(nio).group(group)
-                            .channelType(ChannelType.UNIX_DATAGRAM).handler(new io.conduit.channel.ChannelHandler() { })
-                            .bind(java.net.UnixDomainSocketAddress.of("unused.sock")).sync());
-            assertTrue(viaBootstrap.getMessage().contains("UNIX_DATAGRAM"), viaBootstrap.getMessage());
-        }
-    }
-
-    @Test
     void ipMulticastIfIsAcceptedOnUdpAndReadsBackTheInterface() throws Exception {
         Transport nio = new NioTransportProvider().transport();
         java.net.NetworkInterface lo = java.net.NetworkInterface.getByInetAddress(
@@ -120,9 +100,6 @@ class NioTransportTest {
     void channelsNeedALoopOfTheSameTransport() throws Exception {
         Transport nio = new NioTransportProvider().transport();
         try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
-            UnsupportedOperationException noUnixDatagram = assertThrows(UnsupportedOperationException.class,
-                    () -> nio.newChannel(ChannelType.UNIX_DATAGRAM, group.next()));
-            assertTrue(noUnixDatagram.getMessage().contains("UNIX_DATAGRAM"), noUnixDatagram.getMessage());
             assertThrows(UnsupportedOperationException.class, () -> nio.newServerChannel(ChannelType.UDP, group.next()));
             nio.newChannel(ChannelType.TCP, group.next()).close().sync();
         }

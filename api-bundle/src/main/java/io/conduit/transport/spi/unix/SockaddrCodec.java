@@ -191,6 +191,7 @@ public final class SockaddrCodec {
      * @param length the {@code socklen_t} the kernel reported
      * @return the address, or {@code null} for {@code AF_UNSPEC} / an empty address; an unnamed Unix socket is
      *         {@code UnixDomainSocketAddress.of("")}, a name in the abstract namespace an {@link UnixAbstractAddress}
+     *         (only on a codec with abstract names; without them a {@code sun_path} starting with NUL is unnamed)
      * @throws IllegalArgumentException for an unknown family
      */
     public SocketAddress decode(ByteBuffer in, int offset, int length) {
@@ -212,7 +213,9 @@ public final class SockaddrCodec {
         if (family == afUnix) {
             byte[] path = new byte[Math.max(0, Math.min(length, unSize) - unPathOffset)];
             in.get(offset + unPathOffset, path);
-            if (path.length > 0 && path[0] == 0) { // unix(7): abstract, the length delimits the name
+            // unix(7): abstract, the length delimits the name. Without abstract names a leading NUL is an unnamed
+            // socket: the BSDs report an unnamed sender as a zero-filled sockaddr_un (sun_noname), not as length 0
+            if (abstractNames && path.length > 0 && path[0] == 0) {
                 byte[] name = new byte[path.length - 1];
                 System.arraycopy(path, 1, name, 0, name.length);
                 return UnixAbstractAddress.of(name);

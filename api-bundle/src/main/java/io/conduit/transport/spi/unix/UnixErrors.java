@@ -33,6 +33,7 @@ public final class UnixErrors {
     private final int eaddrinuse;
     private final int eaddrnotavail;
     private final int ebadf;
+    private final int emsgsize;
 
     /**
      * @param constants the library's constants (the errno values of {@code conduit_unix.c})
@@ -52,6 +53,7 @@ public final class UnixErrors {
         eaddrinuse = constants.get("EADDRINUSE");
         eaddrnotavail = constants.get("EADDRNOTAVAIL");
         ebadf = constants.get("EBADF");
+        emsgsize = constants.get("EMSGSIZE");
     }
 
     /** @return {@code true} for {@code -EAGAIN}/{@code -EWOULDBLOCK}: try again when the fd is ready */
@@ -120,6 +122,31 @@ public final class UnixErrors {
             return new ConnectException(message(call, errno));
         }
         return newIoException(call, result);
+    }
+
+    /** @return {@code true} for {@code -EMSGSIZE}: a datagram longer than the socket may send */
+    public boolean isMessageTooLong(long result) {
+        return result == -emsgsize;
+    }
+
+    /**
+     * Exception for a Unix-domain datagram the kernel refused as too long ({@code EMSGSIZE}, {@code unix(7)}):
+     * {@code <call>(..) failed: Message too long (errno <n>): a datagram of <length> bytes is longer than this
+     * Unix-domain datagram socket may send (SO_SNDBUF is <n> bytes) ...}, so the user learns the size and the knob.
+     *
+     * @param length          the datagram's length, bytes
+     * @param sendBufferBytes the socket's {@code SO_SNDBUF} in bytes, or a negative value when it is unknown
+     * @param systemNote      what the system adds (e.g. macOS's small default), or {@code null}
+     * @return a {@link NativeIoException} carrying {@code EMSGSIZE}
+     * @since 0.3.0
+     */
+    public NativeIoException newDatagramTooLongException(String call, int length, int sendBufferBytes,
+            String systemNote) {
+        return new NativeIoException(message(call, emsgsize) + ": a datagram of " + length + " bytes is longer than"
+                + " this Unix-domain datagram socket may send ("
+                + (sendBufferBytes >= 0 ? "SO_SNDBUF is " + sendBufferBytes + " bytes" : "the limit follows SO_SNDBUF")
+                + (systemNote == null ? "" : "; " + systemNote) + "): send shorter datagrams, or raise SO_SNDBUF",
+                emsgsize);
     }
 
     /**
