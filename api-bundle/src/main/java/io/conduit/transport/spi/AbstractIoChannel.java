@@ -423,7 +423,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public Future<Void> close(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
         Promise<Void> promise = newPromise();
-        onLoop(() -> close0(cause, promise), promise);
+        onLoop(() -> {
+            if (promise.setUncancellable()) { // a cancel that came first: the channel stays open, as it said
+                close0(cause, promise);
+            }
+        }, promise);
         return promise;
     }
 
@@ -569,10 +573,17 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         return inputShutdown && outputShutdown;
     }
 
-    /** {@code shutdown(SHUT_RD)}: input stops; {@link InputShutdownEvent} fires once. Any thread. */
+    /**
+     * {@code shutdown(SHUT_RD)}: input stops; {@link InputShutdownEvent} fires once. Any thread. Like the other
+     * operations here, the returned future is cancellable until the loop starts the operation: a successful cancel
+     * means it did not happen.
+     */
     public Future<Void> shutdownInput() {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return;
+            }
             if (!open) {
                 promise.tryFailure(closedException("shutdownInput"));
                 return;
@@ -588,7 +599,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      */
     public Future<Void> shutdownOutput() {
         Promise<Void> promise = newPromise();
-        onLoop(() -> shutdownOutput0(promise), promise);
+        onLoop(() -> {
+            if (promise.setUncancellable()) {
+                shutdownOutput0(promise);
+            }
+        }, promise);
         return promise;
     }
 
@@ -596,6 +611,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public Future<Void> shutdown() {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return;
+            }
             if (!open) {
                 promise.tryFailure(closedException("shutdown"));
                 return;
@@ -698,6 +716,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private Future<Void> membership(InetAddress group, NetworkInterface nif, boolean join) {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return; // cancelled before the loop got to it: membership unchanged
+            }
             try {
                 if (join) {
                     ((IoDatagramSocket) socket).joinGroup(group, nif);

@@ -452,6 +452,37 @@ class CancelledOutboundOperationTest {
     }
 
     @Test
+    void aShutdownCancelledBeforeTheLoopRanItLeavesBothDirectionsOpen() throws Exception {
+        socket.connectsAtOnce = true;
+        channel.connect(PEER).sync();
+        Future<Void> output;
+        Future<Void> input;
+        Future<Void> both;
+        try (Busy busy = new Busy(loop)) {
+            output = channel.shutdownOutput();
+            input = channel.shutdownInput();
+            both = channel.shutdown();
+            assertTrue(output.cancel(false) && input.cancel(false) && both.cancel(false));
+        }
+        loopRoundTrip();
+        assertFalse(channel.isOutputShutdown(), "a cancelled shutdownOutput did not happen");
+        assertFalse(channel.isInputShutdown(), "a cancelled shutdownInput did not happen");
+        channel.shutdownOutput().sync(); // and the channel still does what it is asked
+        assertTrue(channel.isOutputShutdown());
+    }
+
+    @Test
+    void aCloseWithACauseCancelledBeforeTheLoopRanItLeavesTheChannelOpen() throws Exception {
+        Future<Void> close;
+        try (Busy busy = new Busy(loop)) {
+            close = channel.close(new IOException("test cause"));
+            assertTrue(close.cancel(false));
+        }
+        loopRoundTrip();
+        assertTrue(channel.isOpen());
+    }
+
+    @Test
     void aDatagramConnectThatReachedTheSocketCannotBeCancelled() throws Exception {
         ConnectingDatagramSocket ds = new ConnectingDatagramSocket();
         IoDatagramChannel dc = new IoDatagramChannel("scripted", ds, loop);
