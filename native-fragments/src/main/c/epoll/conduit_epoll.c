@@ -6,7 +6,11 @@
  *    (io.conduit.epoll.Native, and io.conduit.transport.spi.unix.UnixErrors for the errno mapping);
  *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;
  *  - memory is passed as native addresses (jlong) that Java obtained once per direct ByteBuffer through
- *    addressOf(ByteBuffer); struct layouts used by Java are published by constantNames()/constantValues();
+ *    addressOf(ByteBuffer) (long-lived memory: iovec and mmsghdr arrays, bounce buffers, and the buffers of a
+ *    gathering write, whose iovec Java fills), or, for the buffer of one read or write, as the direct ByteBuffer
+ *    itself with the position and limit Java read from it: the address is resolved here, in the same call as the
+ *    system call (one JNI transition, not two); struct layouts used by Java are published by
+ *    constantNames()/constantValues();
  *  - JNI_OnLoad only looks up the facade class and registers the natives: the facade has no static
  *    initialiser, so no Java code runs and no class-initialisation lock is waited for.
  *
@@ -95,6 +99,22 @@ static const struct conduit_constant CONSTANTS[] = {
 };
 
 /* ---- helpers ---- */
+
+/*
+ * The address of byte `position` of a direct ByteBuffer, for a read or write of that buffer's [position, limit).
+ * NULL when the buffer is not direct or the range is not one (Java passes only direct buffers with their own
+ * position and limit; the callers return -EINVAL for NULL). GetDirectBufferAddress checks that the object is a
+ * direct buffer (an IsInstanceOf inside the JVM): reading java.nio.Buffer's private "address" field instead
+ * measured faster, but a heap buffer's field holds an array offset, so a mistaken heap buffer would be read as
+ * an address; the check stays.
+ */
+static char *buffer_at(JNIEnv *env, jobject buffer, jint position, jint limit) {
+    if (position < 0 || limit < position) {
+        return NULL;
+    }
+    char *base = (*env)->GetDirectBufferAddress(env, buffer);
+    return base == NULL ? NULL : base + position;
+}
 
 static jint int_pair_out(JNIEnv *env, jintArray out, int result, const int fds[2]) {
     if (result < 0) {
@@ -210,6 +230,26 @@ static jint c_write(JNIEnv *env, jclass clazz, jint fd, jlong address, jint leng
     return n < 0 ? -errno : (jint) n;
 }
 
+/* read(2) into [position, limit) of a direct ByteBuffer */
+static jint c_readBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer, jint position, jint limit) {
+    char *p = buffer_at(env, buffer, position, limit);
+    if (p == NULL) {
+        return -EINVAL;
+    }
+    ssize_t n = read(fd, p, (size_t) (limit - position));
+    return n < 0 ? -errno : (jint) n;
+}
+
+/* write(2) of [position, limit) of a direct ByteBuffer */
+static jint c_writeBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer, jint position, jint limit) {
+    char *p = buffer_at(env, buffer, position, limit);
+    if (p == NULL) {
+        return -EINVAL;
+    }
+    ssize_t n = write(fd, p, (size_t) (limit - position));
+    return n < 0 ? -errno : (jint) n;
+}
+
 static jlong c_readv(JNIEnv *env, jclass clazz, jint fd, jlong iovAddress, jint iovCount) {
     ssize_t n = readv(fd, PTR(iovAddress), iovCount);
     return n < 0 ? -errno : (jlong) n;
@@ -236,6 +276,26 @@ static jint c_recvfrom(JNIEnv *env, jclass clazz, jint fd, jlong address, jint l
     }
     conduit_address_out(env, addressOut, &sa, saLength);
     return (jint) n;
+}
+
+/* sendto(2) of [position, limit) of a direct ByteBuffer */
+static jint c_sendtoBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer, jint position, jint limit, jint flags,
+                           jbyteArray sockaddr, jint sockaddrLength) {
+    char *p = buffer_at(env, buffer, position, limit);
+    if (p == NULL) {
+        return -EINVAL;
+    }
+    return c_sendto(env, clazz, fd, (jlong) (intptr_t) p, limit - position, flags, sockaddr, sockaddrLength);
+}
+
+/* recvfrom(2) into [position, limit) of a direct ByteBuffer; the sender goes to addressOut */
+static jint c_recvfromBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer, jint position, jint limit,
+                             jint flags, jbyteArray addressOut) {
+    char *p = buffer_at(env, buffer, position, limit);
+    if (p == NULL) {
+        return -EINVAL;
+    }
+    return c_recvfrom(env, clazz, fd, (jlong) (intptr_t) p, limit - position, flags, addressOut);
 }
 
 static jint c_sendmmsg(JNIEnv *env, jclass clazz, jint fd, jlong msgvecAddress, jint vlen, jint flags) {
@@ -327,6 +387,10 @@ static const JNINativeMethod METHODS[] = {
     N("open", "([BII)I", c_open),
     N("close", "(I)I", c_close),
     N("write", "(IJI)I", c_write),
+    N("readBuffer", "(ILjava/nio/ByteBuffer;II)I", c_readBuffer),
+    N("writeBuffer", "(ILjava/nio/ByteBuffer;II)I", c_writeBuffer),
+    N("sendtoBuffer", "(ILjava/nio/ByteBuffer;III[BI)I", c_sendtoBuffer),
+    N("recvfromBuffer", "(ILjava/nio/ByteBuffer;III[B)I", c_recvfromBuffer),
     N("readv", "(IJI)J", c_readv),
     N("sendto", "(IJII[BI)I", c_sendto),
     N("recvfrom", "(IJII[B)I", c_recvfrom),

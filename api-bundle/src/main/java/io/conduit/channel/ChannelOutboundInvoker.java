@@ -14,6 +14,15 @@ import org.osgi.annotation.versioning.ProviderType;
  * receives it. Each returns (or completes) a promise that fails with the I/O error, a
  * {@link ChannelClosedException} when the channel is closed, or a cancellation; it never stays pending
  * forever once the channel has closed.
+ *
+ * <p>Cancellation (any thread, any time): a promise cancelled before its operation reached the channel stops
+ * the operation quietly on its way (a message is released). The channel makes the promise of a bind,
+ * disconnect or close uncancellable when it starts the operation, so {@code cancel} returning {@code true}
+ * means that operation did not and will not happen; once {@code cancel} returns {@code false} the promise
+ * reports the outcome. A connect differs: cancelling a pending connect of a stream channel closes the channel,
+ * whether the connect was still on its way through the pipeline or pending at the socket (a half-made
+ * connection cannot be taken back), and the close names the cancel as its reason. A write cancelled after it
+ * reached the channel's outbound buffer is still written (its bytes are part of the stream).
  */
 @ProviderType
 public interface ChannelOutboundInvoker {

@@ -121,16 +121,18 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         int fd = liveFd(connected ? "read" : "recvfrom");
         boolean direct = dst.isDirect();
         LoopResources res = direct ? null : resources();
-        long address = direct ? address(dst) : res.bounceAddress();
         int want = direct ? dst.remaining() : Math.min(dst.remaining(), LoopResources.BOUNCE_BYTES);
         int n;
         do {
+            // a direct buffer goes to the one-call natives (address resolved in C); a heap one lands in the bounce
             if (connected) {
                 Call.READ.count.incrementAndGet();
-                n = Native.read(fd, address, want);
+                n = direct ? Native.readBuffer(fd, dst, dst.position(), dst.limit())
+                        : Native.read(fd, res.bounceAddress(), want);
             } else {
                 Call.RECVFROM.count.incrementAndGet();
-                n = Native.recvfrom(fd, address, want, 0, addressOut);
+                n = direct ? Native.recvfromBuffer(fd, dst, dst.position(), dst.limit(), 0, addressOut)
+                        : Native.recvfrom(fd, res.bounceAddress(), want, 0, addressOut);
             }
         } while (ERRORS.isInterrupted(n));
         if (n < 0) {
@@ -257,11 +259,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         }
         int fd = liveFd(target == null ? "write" : "sendto");
         int length = src.remaining();
-        long address = 0;
+        boolean inBuffer = length > 0 && src.isDirect(); // sent from src itself, its address resolved in C
+        long address = 0; // otherwise: the bounce buffer, or nothing for an empty datagram
         if (length > 0) {
-            if (src.isDirect()) {
-                address = address(src);
-            } else {
+            if (!inBuffer) {
                 LoopResources res = resources();
                 ByteBuffer bounce = res.bounce();
                 if (length > bounce.capacity()) {
@@ -282,10 +283,12 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         do {
             if (target == null) {
                 Call.WRITE.count.incrementAndGet();
-                n = Native.write(fd, address, length);
+                n = inBuffer ? Native.writeBuffer(fd, src, src.position(), src.limit())
+                        : Native.write(fd, address, length);
             } else {
                 Call.SENDTO.count.incrementAndGet();
-                n = Native.sendto(fd, address, length, 0, sa, saLength);
+                n = inBuffer ? Native.sendtoBuffer(fd, src, src.position(), src.limit(), 0, sa, saLength)
+                        : Native.sendto(fd, address, length, 0, sa, saLength);
             }
         } while (ERRORS.isInterrupted(n));
         if (n < 0) {

@@ -379,7 +379,12 @@ abstract class EpollSocket implements IoSocket {
 
     // ------------------------------------------------------------------------------------------- helpers
 
-    /** @return the native address of {@code b}'s position; {@code b} must be direct */
+    /**
+     * For the arrays of gathering calls (iovec, {@code mmsghdr}), one {@link Native#addressOf} call per buffer; a
+     * read or write of a single buffer passes the buffer to a {@code Native.*Buffer} native instead (one JNI call).
+     *
+     * @return the native address of {@code b}'s position; {@code b} must be direct
+     */
     static long address(ByteBuffer b) {
         return Native.addressOf(b) + b.position();
     }

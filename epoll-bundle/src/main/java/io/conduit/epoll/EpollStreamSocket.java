@@ -22,8 +22,12 @@ import java.nio.channels.FileChannel;
  * non-blocking {@code connect(2)}, {@code shutdown(2)}, for Unix sockets {@code SO_PEERCRED}, and between two TCP
  * sockets zero-copy forwarding through a pipe ({@link EpollSplicePipe}, {@code splice(2)}).
  *
- * <p>Buffers handed in by the core are direct {@link ByteBuffer}s (views of {@code Buffer.nioBuffer(s)}); their
- * addresses come from {@link Native#addressOf}. A heap buffer is copied through the loop's bounce buffer.
+ * <p>Buffers handed in by the core are direct {@link ByteBuffer}s (views of {@code Buffer.nioBuffer(s)}). A read or a
+ * write of one buffer passes the buffer itself to {@link Native#readBuffer} / {@link Native#writeBuffer}, which
+ * resolve its address in the same JNI call as the system call; a gathering write takes each buffer's address from
+ * {@link Native#addressOf} into the loop's iovec array, which measured faster than filling the iovec from a
+ * {@code ByteBuffer[]} in C ({@code benchmarks/README.md}, epoll I/O natives). A heap buffer is copied through the
+ * loop's bounce buffer.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
@@ -58,14 +62,14 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
         int fd = liveFd("read");
         boolean direct = dst.isDirect();
         LoopResources res = direct ? null : resources();
-        long address = direct ? address(dst) : res.bounceAddress();
         int want = direct ? length : Math.min(length, LoopResources.BOUNCE_BYTES);
         if (!direct) {
             res.bounce();
         }
         int n;
         do {
-            n = Native.read(fd, address, want);
+            n = direct ? Native.readBuffer(fd, dst, dst.position(), dst.limit())
+                    : Native.read(fd, res.bounceAddress(), want);
         } while (ERRORS.isInterrupted(n));
         if (n > 0) {
             if (direct) {
@@ -101,7 +105,7 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
             ByteBuffer b = srcs[offset];
             int n;
             do {
-                n = Native.write(fd, address(b), b.remaining());
+                n = Native.writeBuffer(fd, b, b.position(), b.limit());
             } while (ERRORS.isInterrupted(n));
             if (n < 0) {
                 if (ERRORS.isAgain(n) || ERRORS.isInProgress(n)) {

@@ -18,7 +18,14 @@ import java.nio.ByteBuffer;
  * {@link NativeMemory}) whose address is obtained <em>once</em> with {@link #addressOf(ByteBuffer)}
  * ({@code GetDirectBufferAddress}); natives take {@code long} addresses into it, and Java reads and writes
  * the structs through the same buffer's absolute accessors in native byte order. The owner must keep the
- * buffer reachable while the kernel uses the address.
+ * buffer reachable while the kernel uses the address. The buffers of one read or write (a message's direct
+ * {@code ByteBuffer}, changing every call) go to the {@code *Buffer(s)} natives instead, with the position and
+ * limit Java read from them: the C side resolves the address in the same call as the system call, so each I/O
+ * costs one JNI transition rather than two ({@link #readBuffer}, {@link #writeBuffer}, {@link #sendtoBuffer},
+ * {@link #recvfromBuffer}); they return {@code -EINVAL} for a buffer that is not direct. A gathering write keeps
+ * one {@code addressOf} per buffer into its iovec array: filling the iovec from a {@code ByteBuffer[]} in C
+ * measured slower from 8 buffers on (each element costs the C side several JNI calls; see
+ * {@code benchmarks/README.md}).
  *
  * <p><b>Socket addresses</b> cross as raw {@code struct sockaddr} bytes in {@code byte[]}s, laid out and
  * parsed by {@link NativeAbi#SOCKADDR} with the offsets in {@link NativeAbi}. An "address out" array ({@link NativeAbi#ADDRESS_OUT_SIZE} bytes)
@@ -151,6 +158,35 @@ final class Native {
 
     /** {@code write(2)}. @return bytes written or -errno */
     static native int write(int fd, long address, int length);
+
+    /**
+     * {@code read(2)} into bytes {@code [position, limit)} of a direct buffer (its position and limit are not
+     * changed: the caller advances them).
+     *
+     * @return bytes read, 0 at EOF, or -errno ({@code -EINVAL} for a heap buffer or {@code limit < position})
+     */
+    static native int readBuffer(int fd, ByteBuffer buffer, int position, int limit);
+
+    /**
+     * {@code write(2)} of bytes {@code [position, limit)} of a direct buffer (position and limit unchanged).
+     *
+     * @return bytes written, or -errno ({@code -EINVAL} for a heap buffer or {@code limit < position})
+     */
+    static native int writeBuffer(int fd, ByteBuffer buffer, int position, int limit);
+
+    /**
+     * {@code sendto(2)} of bytes {@code [position, limit)} of a direct buffer to {@code sockaddrLength} bytes of
+     * a sockaddr. @return bytes sent or -errno ({@code -EINVAL} for a heap buffer)
+     */
+    static native int sendtoBuffer(int fd, ByteBuffer buffer, int position, int limit, int flags, byte[] sockaddr,
+            int sockaddrLength);
+
+    /**
+     * {@code recvfrom(2)} into bytes {@code [position, limit)} of a direct buffer; the sender goes to
+     * {@code addressOut}. @return bytes received or -errno ({@code -EINVAL} for a heap buffer)
+     */
+    static native int recvfromBuffer(int fd, ByteBuffer buffer, int position, int limit, int flags,
+            byte[] addressOut);
 
     /** {@code readv(2)} over {@code iovCount} {@code struct iovec} (see {@link IovArray}). */
     static native long readv(int fd, long iovAddress, int iovCount);

@@ -376,6 +376,73 @@ class NativeSyscallTest {
         assertEquals(localAddress(sender), SOCKADDR.decodeAddressOut(senderOut));
     }
 
+    /** A direct buffer holding {@code text} in {@code [position, position + text.length())}, that range its window. */
+    private static java.nio.ByteBuffer direct(String text, int position, int capacity) {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocateDirect(capacity);
+        b.position(position);
+        b.put(text.getBytes(StandardCharsets.US_ASCII));
+        b.limit(b.position()).position(position);
+        return b;
+    }
+
+    private static String text(java.nio.ByteBuffer b, int from, int length) {
+        byte[] data = new byte[length];
+        b.get(from, data);
+        return new String(data, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void oneCallNativesMoveExactlyTheGivenRangeAndLeavePositionAndLimitAlone() throws Exception {
+        int[] pair = socketpair(NativeAbi.SOCK_STREAM);
+        java.nio.ByteBuffer out = direct("xxhello-worldyy", 3, 32); // window "hello-worldyy" from index 3
+        assertEquals(11, ERRORS.check("write", Native.writeBuffer(pair[0], out, 5, 16))); // "hello-world"
+        assertEquals(3, out.position(), "the native does not move the buffer: the caller does");
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.allocateDirect(64);
+        await(pair[1], NativeAbi.EPOLLIN);
+        assertEquals(6, ERRORS.check("read", Native.readBuffer(pair[1], in, 10, 16))); // at most 6 bytes at index 10
+        assertEquals("hello-", text(in, 10, 6));
+        assertEquals(0, in.position());
+        assertEquals(64, in.limit());
+        assertEquals(5, ERRORS.check("read", Native.readBuffer(pair[1], in, 0, 64)));
+        assertEquals("world", text(in, 0, 5));
+        assertEquals(-NativeAbi.EAGAIN, Native.readBuffer(pair[1], in, 0, 64), "drained: EAGAIN is a value");
+    }
+
+    @Test
+    void oneCallNativesReturnMinusErrnoForHeapBuffersBadRangesAndClosedDescriptors() throws Exception {
+        int[] pair = socketpair(NativeAbi.SOCK_STREAM);
+        java.nio.ByteBuffer heap = java.nio.ByteBuffer.allocate(8);
+        java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(8);
+        assertEquals(-NativeAbi.EINVAL, Native.writeBuffer(pair[0], heap, 0, 8), "a heap buffer has no address");
+        assertEquals(-NativeAbi.EINVAL, Native.readBuffer(pair[1], heap, 0, 8));
+        assertEquals(-NativeAbi.EINVAL, Native.writeBuffer(pair[0], direct, 6, 2), "limit before position");
+        byte[] sa = SOCKADDR.newSockaddr();
+        assertEquals(-NativeAbi.EINVAL, Native.sendtoBuffer(pair[0], heap, 0, 8, 0, sa, 0));
+        assertEquals(-NativeAbi.EINVAL, Native.recvfromBuffer(pair[1], heap, 0, 8, 0, Native.newAddressOut()));
+        int closed = ERRORS.check("socket", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
+        Native.close(closed);
+        assertEquals(-NativeAbi.EBADF, Native.writeBuffer(closed, direct, 0, 8));
+        assertEquals(-NativeAbi.EBADF, Native.readBuffer(closed, direct, 0, 8));
+    }
+
+    @Test
+    void sendtoBufferAndRecvfromBufferMoveTheRangeAndReportTheSender() throws Exception {
+        int receiver = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
+        bind(receiver, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        int sender = socket(NativeAbi.AF_INET, NativeAbi.SOCK_DGRAM);
+        bind(sender, new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+        byte[] sa = SOCKADDR.newSockaddr();
+        int length = SOCKADDR.encode(localAddress(receiver), sa, false);
+        java.nio.ByteBuffer out = direct("--ping--", 0, 16);
+        assertEquals(4, ERRORS.check("sendto", Native.sendtoBuffer(sender, out, 2, 6, 0, sa, length)));
+        await(receiver, NativeAbi.EPOLLIN);
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.allocateDirect(32);
+        byte[] senderOut = Native.newAddressOut();
+        assertEquals(4, ERRORS.check("recvfrom", Native.recvfromBuffer(receiver, in, 7, 32, 0, senderOut)));
+        assertEquals("ping", text(in, 7, 4));
+        assertEquals(localAddress(sender), SOCKADDR.decodeAddressOut(senderOut));
+    }
+
     @Test
     void sendfileCopiesATempFileIntoASocket(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("payload.txt");

@@ -22,6 +22,7 @@ import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
+import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -156,10 +157,23 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
     }
 
+    /** Where a connect enters: the channel, its pipeline (tail) or the context of a handler in the pipeline. */
+    private enum ConnectEntry {
+        CHANNEL, PIPELINE, HANDLER_CONTEXT;
+
+        Future<Void> connect(Channel ch, ChannelHandler handler, SocketAddress remote) {
+            return switch (this) {
+                case CHANNEL -> ch.connect(remote);
+                case PIPELINE -> ch.pipeline().connect(remote);
+                case HANDLER_CONTEXT -> ch.pipeline().context(handler).connect(remote);
+            };
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void cancellingAPendingConnectClosesTheChannel(Combo combo) throws Exception {
-        cancelAConnect(combo, false);
+        cancelAConnect(combo, ConnectEntry.CHANNEL, false);
     }
 
     /**
@@ -169,28 +183,43 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void cancellingAConnectBeforeItReachesTheLoopClosesTheChannel(Combo combo) throws Exception {
-        cancelAConnect(combo, true);
+        cancelAConnect(combo, ConnectEntry.CHANNEL, true);
+    }
+
+    /**
+     * A connect entering at the pipeline's tail or at a handler's context (e.g. a handler dialling from another
+     * thread), cancelled while queued behind busy loops (the pipeline drops it on its way) and while pending at
+     * the socket: the channel closes in every case, as for {@link Channel#connect}.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void cancellingAConnectThroughThePipelineOrAHandlerContextClosesTheChannel(Combo combo) throws Exception {
+        for (ConnectEntry entry : List.of(ConnectEntry.PIPELINE, ConnectEntry.HANDLER_CONTEXT)) {
+            cancelAConnect(combo, entry, true);
+            cancelAConnect(combo, entry, false);
+        }
     }
 
     /**
      * Cancels a connect to a full backlog from the test thread, either once it is pending at the socket or while
-     * it is still queued behind busy loops, and expects the channel to close.
+     * it is still queued behind busy loops, and expects the channel to close, saying that the connect was cancelled.
      */
-    private void cancelAConnect(Combo combo, boolean beforeItReachesTheLoop) throws Exception {
+    private void cancelAConnect(Combo combo, ConnectEntry entry, boolean beforeItReachesTheLoop) throws Exception {
         if (!runnable(combo)) {
             return;
         }
         try (FullBacklogListener full = new FullBacklogListener()) {
             Transport t = combo.clientTransport();
-            Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
+            Recorder recorder = new Recorder();
+            Channel ch = await(new Bootstrap().transport(t).group(group(t)).handler(recorder).register());
             Future<Void> connect;
             if (beforeItReachesTheLoop) {
                 try (BusyLoops busy = new BusyLoops(group(t))) {
-                    connect = ch.connect(full.address()); // queued behind the waiting tasks
+                    connect = entry.connect(ch, recorder, full.address()); // queued behind the waiting tasks
                     assertTrue(connect.cancel(false), "a connect queued behind a busy loop is still cancellable");
                 }
             } else {
-                connect = ch.connect(full.address());
+                connect = entry.connect(ch, recorder, full.address());
                 CompletableFuture<Void> reached = new CompletableFuture<>();
                 ch.eventLoop().execute(() -> reached.complete(null)); // runs after the connect's hand-off
                 await(reached, "a task queued after the connect");
@@ -200,6 +229,46 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
             await(ch.closeFuture());
             assertFalse(ch.isOpen());
             assertTrue(connect.isCancelled());
+            assertEquals(0, recorder.count("active"), recorder.events().toString());
+            Throwable late = awaitDone(ch.writeAndFlush(ch.alloc().buffer(1).writeByte(1)));
+            assertInstanceOf(ChannelClosedException.class, late);
+            assertTrue(late.getMessage().contains("the connect was cancelled"), late.getMessage());
+        }
+    }
+
+    /**
+     * A listener's bind cancelled while the loop is busy never happens: the channel stays open and unbound, the
+     * port stays free, and the channel can still be bound (the cancel said the bind did not happen, so the user
+     * keeps a channel in the state it was in).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aBindCancelledBeforeItReachesTheLoopLeavesTheListenerUnboundAndUsable(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        InetSocketAddress port = freeLoopbackPort();
+        Transport t = combo.serverTransport();
+        Channel server = t.newServerChannel(ChannelType.TCP, group(t).next());
+        try {
+            server.pipeline().addLast(new Recorder());
+            await(((AbstractIoChannel) server).register());
+            Future<Void> bind;
+            try (BusyLoops busy = new BusyLoops(group(t))) {
+                bind = server.bind(port);
+                assertTrue(bind.cancel(false), "a bind queued behind a busy loop is still cancellable");
+            }
+            CompletableFuture<Void> ran = new CompletableFuture<>();
+            server.eventLoop().execute(() -> ran.complete(null)); // after the dropped bind
+            await(ran, "a task queued after the cancelled bind");
+            assertTrue(server.isOpen(), "the cancel said the bind did not happen: the channel is as it was");
+            assertFalse(server.isActive());
+            assertTrue(isFree(port), "the cancelled bind never took the port");
+            await(server.bind(port));
+            eventually("the listener active after its bind", server::isActive); // set just after the promise
+            assertEquals(port.getPort(), ((InetSocketAddress) server.localAddress()).getPort());
+        } finally {
+            closeAll(server);
         }
     }
 
@@ -213,11 +282,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         if (!runnable(combo)) {
             return;
         }
-        InetSocketAddress port;
-        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
-            probe.bind(loopback());
-            port = (InetSocketAddress) probe.getLocalAddress();
-        }
+        InetSocketAddress port = freeLoopbackPort();
         Transport t = combo.serverTransport();
         Recorder listener = new Recorder();
         try (BusyLoops busy = new BusyLoops(group(t))) {
@@ -227,14 +292,25 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
         eventually("the listener channel known to its handler", () -> listener.channel() != null);
         await(listener.channel().closeFuture());
-        eventually("port " + port.getPort() + " free again after the cancelled bind", () -> {
-            try (ServerSocketChannel again = ServerSocketChannel.open()) {
-                again.bind(port);
-                return true;
-            } catch (IOException stillBound) {
-                return false;
-            }
-        });
+        eventually("port " + port.getPort() + " free again after the cancelled bind", () -> isFree(port));
+    }
+
+    /** @return a loopback address whose port was free a moment ago (a JDK listener bound and closed it) */
+    private static InetSocketAddress freeLoopbackPort() throws IOException {
+        try (ServerSocketChannel probe = ServerSocketChannel.open()) {
+            probe.bind(loopback());
+            return (InetSocketAddress) probe.getLocalAddress();
+        }
+    }
+
+    /** @return {@code true} when a JDK listener can bind {@code address} now */
+    private static boolean isFree(InetSocketAddress address) {
+        try (ServerSocketChannel again = ServerSocketChannel.open()) {
+            again.bind(address);
+            return true;
+        } catch (IOException stillBound) {
+            return false;
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -361,6 +361,9 @@ public class EmbeddedChannel implements Channel {
     private final class EmbeddedIo implements ChannelIoOperations {
         @Override
         public void bind(SocketAddress address, Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing happens
+            }
             if (failIfClosed(promise, "bind")) {
                 return;
             }
@@ -370,6 +373,9 @@ public class EmbeddedChannel implements Channel {
 
         @Override
         public void connect(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing happens
+            }
             if (failIfClosed(promise, "connect")) {
                 return;
             }
@@ -388,6 +394,9 @@ public class EmbeddedChannel implements Channel {
 
         @Override
         public void close(Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing happens
+            }
             if (!open) {
                 promise.trySuccess(null);
                 return;

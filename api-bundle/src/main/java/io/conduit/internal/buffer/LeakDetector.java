@@ -3,6 +3,8 @@ package io.conduit.internal.buffer;
 import java.lang.ref.PhantomReference;
 import java.lang.ref.ReferenceQueue;
 import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,17 +15,22 @@ import java.util.function.Consumer;
  * Finds buffers that became unreachable without being released ({@code conduit.leakDetection}).
  *
  * <p>Design: a tracked buffer gets a {@link Record}, a {@link PhantomReference} to it registered with a
- * {@link ReferenceQueue}. Releasing the buffer closes the record (it leaves {@link #live} and is cleared, so it
- * is never enqueued). A record that the garbage collector enqueues while still open therefore belongs to a
- * leaked buffer. The queue is polled on every allocation of the owning allocator (no extra thread); each leak is
- * reported once, as one {@code WARNING} on the {@code System.Logger} {@value #LOGGER_NAME} (or to the listener
- * given to the constructor, which tests use).
+ * {@link ReferenceQueue}, kept reachable by {@link #live} while the buffer is. Releasing the buffer closes the
+ * record: it leaves {@link #live}, and the buffer drops it, so nothing reaches it any more and the collector frees
+ * it like any other garbage — a reference object that is itself unreachable is never enqueued, so the record needs
+ * no {@link PhantomReference#clear()} (a call into the JVM that cost a fifth of tracking in a profile). A record
+ * that the garbage collector enqueues while still open therefore belongs to a leaked buffer (one that is enqueued
+ * after all is ignored: it is no longer in {@link #live}). The queue is polled when a buffer is tracked (no extra
+ * thread); each leak is reported once, as one {@code WARNING} on the {@code System.Logger} {@value #LOGGER_NAME}
+ * (or to the listener given to the constructor, which tests use).
  *
- * <p>Cost: {@link Mode#DISABLED} returns {@code null} without touching the queue, and an untracked buffer's
- * {@code touch} is a null check. {@link Mode#SIMPLE} tracks about 1 in {@value #SAMPLING_INTERVAL} allocations
- * (sampled with {@link ThreadLocalRandom}, whose state lives in the {@code Thread} object itself, not in a
- * {@code ThreadLocal}); {@link Mode#PARANOID} tracks all. A tracked buffer keeps its allocation stack and the
- * stacks of its last {@value #MAX_TOUCHES} {@code touch(hint)} calls.
+ * <p>Cost: {@link Mode#DISABLED} returns {@code null} at once, and an untracked buffer's {@code touch} is a null
+ * check. {@link Mode#SIMPLE} tracks about 1 in {@value #SAMPLING_INTERVAL} allocations: an untracked allocation
+ * costs one {@link ThreadLocalRandom} number masked to the interval (its state lives in the {@code Thread} object
+ * itself, not in a {@code ThreadLocal}) and nothing else; {@link Mode#PARANOID} tracks all. A tracked buffer
+ * keeps its allocation stack and the stacks of its last {@value #MAX_TOUCHES} {@code touch(hint)} calls; taking a
+ * stack ({@code Throwable.fillInStackTrace}) is most of what tracking costs, which is why only the sampled buffers
+ * pay it (measured: {@code benchmarks/README.md}, leak detection).
  *
  * <p>A leaked pooled buffer's memory is not returned to the pool (nothing proves that no {@code ByteBuffer} view
  * of it is still in use); the report says so.
@@ -61,6 +68,8 @@ final class LeakDetector {
     }
 
     private final Mode mode;
+    /** {@code SAMPLING_INTERVAL - 1} in {@link Mode#SIMPLE} (a power of two less one), {@code 0} otherwise. */
+    private final int samplingMask;
     private final Consumer<String> reporter;
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
     /** Open records; keeps each PhantomReference reachable until closed. Thread-safe set. */
@@ -69,6 +78,7 @@ final class LeakDetector {
     /** @param reporter receives each leak report; {@code null} logs it as one WARNING on {@value #LOGGER_NAME} */
     LeakDetector(Mode mode, Consumer<String> reporter) {
         this.mode = mode;
+        this.samplingMask = mode == Mode.SIMPLE ? SAMPLING_INTERVAL - 1 : 0;
         this.reporter = reporter != null ? reporter
                 : report -> System.getLogger(LOGGER_NAME).log(System.Logger.Level.WARNING, report);
     }
@@ -78,7 +88,7 @@ final class LeakDetector {
     }
 
     /**
-     * Reports leaks found since the last call, then decides whether to track {@code buffer}.
+     * Decides whether to track {@code buffer}; when it does, first reports the leaks found since the last time.
      *
      * @return its record, or {@code null} when it is not tracked
      */
@@ -86,11 +96,13 @@ final class LeakDetector {
         if (mode == Mode.DISABLED) {
             return null;
         }
-        reportLeaks();
-        if (mode == Mode.SIMPLE && ThreadLocalRandom.current().nextInt(SAMPLING_INTERVAL) != 0) {
-            return null;
+        int mask = samplingMask;
+        if (mask != 0 && (ThreadLocalRandom.current().nextInt() & mask) != 0) {
+            return null; // not sampled: SAMPLING_INTERVAL is a power of two, any bits of the number will do
         }
-        Record record = new Record(buffer, queue);
+        reportLeaks();
+        // the allocation stack, taken here rather than in Record's constructor: one frame less for the JVM to walk
+        Record record = new Record(buffer, queue, new TracePoint(null));
         live.add(record);
         return record;
     }
@@ -138,18 +150,29 @@ final class LeakDetector {
 
     /** The tracking state of one buffer. */
     final class Record extends PhantomReference<Object> {
-        private final TracePoint allocation = new TracePoint(null);
-        private final ArrayDeque<TracePoint> touches = new ArrayDeque<>(MAX_TOUCHES); // guarded by itself
-        private int touchCount; // guarded by touches
+        private final TracePoint allocation;
+        /** The newest touches, oldest first; {@code null} until the first touch. Guarded by this record. */
+        private ArrayDeque<TracePoint> touches;
+        private int touchCount; // guarded by this record
+        /** {@link #live}'s hash of this record: a random number saves the JVM making an identity hash. */
+        private final int hash = ThreadLocalRandom.current().nextInt();
 
-        Record(Object referent, ReferenceQueue<Object> queue) {
+        Record(Object referent, ReferenceQueue<Object> queue, TracePoint allocation) {
             super(referent, queue);
+            this.allocation = allocation;
+        }
+
+        @Override
+        public int hashCode() {
+            return hash; // equals stays identity
         }
 
         void record(Object hint) {
             TracePoint point = new TracePoint(hint == null ? null : String.valueOf(hint));
-            synchronized (touches) {
-                if (touches.size() == MAX_TOUCHES) {
+            synchronized (this) {
+                if (touches == null) {
+                    touches = new ArrayDeque<>(MAX_TOUCHES);
+                } else if (touches.size() == MAX_TOUCHES) {
                     touches.removeFirst();
                 }
                 touches.addLast(point);
@@ -157,10 +180,12 @@ final class LeakDetector {
             }
         }
 
-        /** The buffer was released: forget it. */
+        /**
+         * The buffer was released: forget it. The caller drops its reference to this record too, which leaves it
+         * unreachable (see the class comment: no {@link #clear()} needed).
+         */
         void close() {
             live.remove(this);
-            clear();
         }
 
         String report() {
@@ -168,14 +193,16 @@ final class LeakDetector {
             sb.append("LEAK: a buffer was garbage-collected without being released (refCnt > 0); pooled memory ")
                     .append("stays lost to the pool. Call release() or close() where it is last used. (")
                     .append(PROPERTY).append('=').append(mode.name().toLowerCase(Locale.ROOT)).append(')');
-            synchronized (touches) {
-                sb.append("\nLast touched (").append(touches.size()).append(" newest of ").append(touchCount)
+            synchronized (this) {
+                int kept = touches == null ? 0 : touches.size();
+                sb.append("\nLast touched (").append(kept).append(" newest of ").append(touchCount)
                         .append(" touches, newest first):");
-                if (touches.isEmpty()) {
+                if (kept == 0) {
                     sb.append(" never");
                 }
                 int n = 1;
-                for (var it = touches.descendingIterator(); it.hasNext(); n++) {
+                for (Iterator<TracePoint> it = kept == 0 ? Collections.emptyIterator() : touches.descendingIterator();
+                        it.hasNext(); n++) {
                     TracePoint point = it.next();
                     sb.append("\n#").append(n).append(" hint: ").append(point.getMessage());
                     appendFrames(sb, point);

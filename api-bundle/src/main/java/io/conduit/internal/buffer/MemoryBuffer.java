@@ -53,8 +53,10 @@ abstract class MemoryBuffer extends AbstractBuffer {
 
     @Override
     final void deallocate() {
-        if (leak != null) {
-            leak.close();
+        LeakDetector.Record record = leak;
+        if (record != null) {
+            leak = null; // nothing reaches the closed record any more: it is garbage, never enqueued
+            record.close();
         }
         free();
         memory = null;

@@ -16,6 +16,17 @@ public interface ChannelIoOperations {
 
     void connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise);
 
+    /**
+     * A connect with {@code promise} entered the pipeline ({@code ChannelPipeline.connect},
+     * {@code ChannelHandlerContext.connect} or {@code Channel.connect}); called on the entering thread (any
+     * thread), before the connect travels towards the head, also when {@code promise} is already cancelled, and
+     * once per entry (a handler passing the same promise on calls it again). A cancel may stop the connect on its
+     * way, before {@link #connect} is ever called: this is where a channel that closes on a cancelled connect
+     * starts watching the promise. Default: nothing.
+     */
+    default void connectEntered(Promise<Void> promise) {
+    }
+
     void disconnect(Promise<Void> promise);
 
     void close(Promise<Void> promise);

@@ -129,6 +129,11 @@ public class DefaultChannelPipeline implements ChannelPipeline {
         return channel;
     }
 
+    /** A connect with {@code promise} entered the pipeline at a context; see {@link ChannelIoOperations#connectEntered}. */
+    final void connectEntered(Promise<Void> promise) {
+        io.connectEntered(promise);
+    }
+
     @Override
     public Promise<Void> newPromise() {
         return new DefaultPromise<>(channel.eventLoop());

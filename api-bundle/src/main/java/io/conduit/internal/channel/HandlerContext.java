@@ -521,7 +521,11 @@ class HandlerContext implements ChannelHandlerContext {
     @Override
     public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
         Objects.requireNonNull(remoteAddress, "remoteAddress");
-        if (proceed(promise, null)) {
+        boolean proceed = proceed(promise, null);
+        // before the hand-off: a cancel may drop the connect on its way to the head (see invokeConnect), and the
+        // channel has to learn of it all the same
+        pipeline.connectEntered(promise);
+        if (proceed) {
             invokeConnect(prevOutbound(CONNECT), remoteAddress, localAddress, promise);
         }
         return promise;

@@ -71,7 +71,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order;</li>
  *   <li><b>connect</b>: {@code CONNECT_TIMEOUT_MILLIS} timer on the loop ({@link ConnectTimeoutException}
  *       naming address and timeout); cancelling the connect promise closes the channel, also when the cancel
- *       came before the connect reached the loop;</li>
+ *       came before the connect reached the loop, whichever entry it came through ({@link #connect},
+ *       {@link ChannelPipeline#connect}, a handler's context); bind, disconnect and close make their promise
+ *       uncancellable before they act, so a cancel either stopped them on their way or returns {@code false};</li>
  *   <li><b>close</b>: every pending write fails with a {@link ChannelClosedException} naming the cause;
  *       {@code SO_LINGER > 0} closes off the loop after deregistration;</li>
  *   <li><b>accept</b>: errors such as {@code EMFILE}/{@code ENFILE} never close the listener: accepting pauses
@@ -424,7 +426,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public Future<Void> close(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
         Promise<Void> promise = newPromise();
-        onLoop(() -> close0(cause, promise), promise);
+        onLoop(() -> {
+            if (promise.setUncancellable()) { // a cancel that came first: the channel stays open, as it said
+                close0(cause, promise);
+            }
+        }, promise);
         return promise;
     }
 
@@ -570,10 +576,17 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         return inputShutdown && outputShutdown;
     }
 
-    /** {@code shutdown(SHUT_RD)}: input stops; {@link InputShutdownEvent} fires once. Any thread. */
+    /**
+     * {@code shutdown(SHUT_RD)}: input stops; {@link InputShutdownEvent} fires once. Any thread. Like the other
+     * operations here, the returned future is cancellable until the loop starts the operation: a successful cancel
+     * means it did not happen.
+     */
     public Future<Void> shutdownInput() {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return;
+            }
             if (!open) {
                 promise.tryFailure(closedException("shutdownInput"));
                 return;
@@ -589,7 +602,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      */
     public Future<Void> shutdownOutput() {
         Promise<Void> promise = newPromise();
-        onLoop(() -> shutdownOutput0(promise), promise);
+        onLoop(() -> {
+            if (promise.setUncancellable()) {
+                shutdownOutput0(promise);
+            }
+        }, promise);
         return promise;
     }
 
@@ -597,6 +614,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     public Future<Void> shutdown() {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return;
+            }
             if (!open) {
                 promise.tryFailure(closedException("shutdown"));
                 return;
@@ -699,6 +719,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private Future<Void> membership(InetAddress group, NetworkInterface nif, boolean join) {
         Promise<Void> promise = newPromise();
         onLoop(() -> {
+            if (!promise.setUncancellable()) {
+                return; // cancelled before the loop got to it: membership unchanged
+            }
             try {
                 if (join) {
                     ((IoDatagramSocket) socket).joinGroup(group, nif);
@@ -1185,17 +1208,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * <p>On a stream channel, cancelling {@code promise} while it is pending closes the channel — also when the
      * cancel comes before the connect reached the socket (e.g. from another thread while the loop is busy: the
      * pipeline then drops the cancelled connect on its way, so the channel would otherwise stay open, unconnected).
-     * Any thread.
+     * The same holds for a connect entering through {@link #pipeline()} or a handler's context: every entry tells
+     * the core ({@code connectEntered}). Any thread.
      *
      * @throws IllegalArgumentException when {@code promise} is already complete other than by a cancel
      */
     @Override
     public Future<Void> connect(SocketAddress remoteAddress, SocketAddress localAddress, Promise<Void> promise) {
-        Future<Void> f = pipeline.connect(remoteAddress, localAddress, promise);
-        if (kind == Kind.STREAM) {
-            closeWhenCancelled(promise);
-        }
-        return f;
+        return pipeline.connect(remoteAddress, localAddress, promise);
     }
 
     private void connect0(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
@@ -1204,6 +1224,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             return;
         }
         if (kind == Kind.DATAGRAM) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing was done (a cancel from now on returns false)
+            }
             try {
                 IoDatagramSocket ds = (IoDatagramSocket) socket;
                 if (local != null && socket.localAddress() == null) {
@@ -1236,7 +1259,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         try {
             if (s.connect(remote, local)) {
-                promise.trySuccess(null);
+                if (!promise.trySuccess(null)) {
+                    close0(null, "the connect was cancelled", null); // cancelled while connecting
+                    return;
+                }
                 becomeActive();
                 return;
             }
@@ -1261,12 +1287,15 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
             }, timeoutMillis, TimeUnit.MILLISECONDS);
         }
-        closeWhenCancelled(promise);
     }
 
     /**
-     * Closes the channel (on the loop, whichever thread cancels) once the connect {@code promise} is cancelled. A
-     * loop that rejects the close has shut down, which closes its channels itself.
+     * Closes a stream channel (on the loop, whichever thread cancels) once the connect {@code promise} is
+     * cancelled; called for every entry of a connect into the pipeline ({@link Internals#connectEntered}), before
+     * it travels, so a connect the pipeline drops on its way (cancelled before it reached the head) closes the
+     * channel as well as one pending at the socket. Not when a connect other than this one connected the channel
+     * meanwhile (a redundant connect the core refuses must not close a working connection). A loop that rejects
+     * the close has shut down, which closes its channels itself.
      */
     private void closeWhenCancelled(Promise<Void> promise) {
         promise.addListener(f -> {
@@ -1274,6 +1303,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 onLoop(() -> {
                     if (connectPromise == promise) {
                         connectPromise = null;
+                    } else if (active) {
+                        return; // connected by another, uncancelled connect (this one was refused or dropped)
                     }
                     close0(null, "the connect was cancelled", null);
                 }, null);
@@ -1919,6 +1950,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
         @Override
         public void bind(SocketAddress local, Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing was bound (a cancel from now on returns false)
+            }
             if (!open) {
                 promise.tryFailure(closedException("bind to " + local));
                 return;
@@ -1943,7 +1977,17 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
 
         @Override
+        public void connectEntered(Promise<Void> promise) {
+            if (kind == Kind.STREAM) {
+                closeWhenCancelled(promise);
+            }
+        }
+
+        @Override
         public void disconnect(Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: nothing was done
+            }
             if (kind != Kind.DATAGRAM) {
                 close0(null, "disconnect() was called", promise);
                 return;
@@ -1960,6 +2004,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
         @Override
         public void close(Promise<Void> promise) {
+            if (!promise.setUncancellable()) {
+                return; // cancelled on its way: the channel stays open, as the cancel said
+            }
             close0(null, "close() was called", promise);
         }
 

@@ -88,6 +88,52 @@ class LeakDetectorTest {
     }
 
     @Test
+    void aReleasedBufferThatStaysReachableIsNeverReportedWhenItIsCollectedLater() throws Exception {
+        PooledAllocator allocator = pooled(LeakDetector.Mode.PARANOID);
+        List<Buffer> kept = new java.util.ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            Buffer b = allocator.buffer(64);
+            b.touch("kept after release");
+            b.release();
+            kept.add(b); // released, still strongly reachable: its record must not outlive the release
+        }
+        assertEquals(0, allocator.leakDetector().liveCount());
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            allocator.buffer(8).release();
+        }
+        kept.clear();
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(10);
+            allocator.buffer(8).release();
+        }
+        assertTrue(reports.isEmpty(), reports.toString());
+    }
+
+    @Test
+    void simpleModeReportsASampledLeakWithItsAllocationSite() throws Exception {
+        PooledAllocator allocator = pooled(LeakDetector.Mode.SIMPLE);
+        for (int i = 0; i < LeakDetector.SAMPLING_INTERVAL * 40; i++) {
+            allocator.buffer(16).writeByte(i); // never released: about 40 of them are tracked
+        }
+        // leaks are reported when a later allocation is sampled: keep allocating (and releasing) until one is
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (reports.isEmpty() && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(10);
+            for (int i = 0; i < LeakDetector.SAMPLING_INTERVAL * 4; i++) {
+                allocator.buffer(8).release();
+            }
+        }
+        assertTrue(!reports.isEmpty(), "no leak reported in simple mode");
+        String report = reports.get(0);
+        assertTrue(report.contains("conduit.leakDetection=simple"), report);
+        assertTrue(report.contains("Last touched (0 newest of 0 touches, newest first): never"), report);
+        assertTrue(report.contains("simpleModeReportsASampledLeakWithItsAllocationSite"), report);
+    }
+
+    @Test
     void unpooledBuffersAreTrackedToo() throws Exception {
         UnpooledAllocator allocator = new UnpooledAllocator(new LeakDetector(LeakDetector.Mode.PARANOID, reports::add));
         leakOneBuffer(allocator);
