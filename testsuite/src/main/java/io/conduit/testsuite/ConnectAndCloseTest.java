@@ -116,6 +116,48 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
     }
 
+    /**
+     * When a bind or connect future completes the channel is already active — for its listeners and for a thread
+     * waiting on it — and {@code channelActive} comes after the listeners (as in Netty: a listener may still add
+     * the handlers that should see it).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void bindAndConnectCompleteOnAnActiveChannelBeforeChannelActive(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), new Recorder(), null);
+        Channel client = null;
+        try {
+            assertTrue(server.isActive(), "a listener is active when its bind future completes");
+            ChannelHandler watcher = new ChannelHandler() {
+                @Override
+                public void channelActive(ChannelHandlerContext ctx) {
+                    order.add("channelActive");
+                    ctx.fireChannelActive();
+                }
+            };
+            Future<Channel> connect;
+            try (BusyLoops busy = new BusyLoops(group(combo.clientTransport()))) {
+                // the listener is on the future before the loop can complete it
+                connect = connectFuture(combo, ChannelType.TCP, server.localAddress(), watcher, null);
+                connect.addListener(f -> {
+                    if (f.isSuccess()) {
+                        order.add("listener: active=" + ((Channel) f.getNow()).isActive());
+                    }
+                });
+            }
+            client = await(connect);
+            assertTrue(client.isActive(), "a client is active when its connect future completes");
+            eventually("channelActive", () -> order.contains("channelActive"));
+            assertEquals(List.of("listener: active=true", "channelActive"), order);
+        } finally {
+            closeAll(client, server);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void connectToAClosedPortFailsWithOneConnectException(Combo combo) throws Exception {
@@ -265,7 +307,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
             assertFalse(server.isActive());
             assertTrue(isFree(port), "the cancelled bind never took the port");
             await(server.bind(port));
-            eventually("the listener active after its bind", server::isActive); // set just after the promise
+            assertTrue(server.isActive(), "active once its bind completed");
             assertEquals(port.getPort(), ((InetSocketAddress) server.localAddress()).getPort());
         } finally {
             closeAll(server);

@@ -540,8 +540,21 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     private void becomeActive() {
+        if (markActive()) {
+            fireActive();
+        }
+    }
+
+    /**
+     * The first half of becoming active: {@link #isActive()} turns {@code true} and the addresses are kept. A bind or
+     * connect completes its promise between the two halves, so that its listeners (and a thread waiting in
+     * {@code sync()}) see an active channel, and {@code channelActive} follows them (Netty's order).
+     *
+     * @return {@code true} when the channel became active now: call {@link #fireActive()} next
+     */
+    private boolean markActive() {
         if (active || !open) {
-            return; // channelActive fires once
+            return false; // channelActive fires once
         }
         active = true;
         localAddress = shareLocal(socket.localAddress());
@@ -550,7 +563,19 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         } else {
             remoteAddress = socket.remoteAddress(); // a datagram channel may disconnect and connect again
         }
+        return true;
+    }
+
+    /**
+     * The second half: fires {@code channelActive}, then starts reading and flushes what was written before. A promise
+     * listener may have closed the channel in between; {@code channelActive} still fires (the close's
+     * {@code channelInactive} is a later task, so the events stay paired), nothing else happens.
+     */
+    private void fireActive() {
         pipeline.fireChannelActive();
+        if (!open) {
+            return;
+        }
         if (config.isAutoRead()) {
             beginRead();
         } else if (kind == Kind.STREAM) {
@@ -1235,10 +1260,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 ds.connect(remote);
                 remoteAddress = socket.remoteAddress();
                 localAddress = socket.localAddress();
-                promise.trySuccess(null);
-                if (!active) {
-                    becomeActive();
-                }
+                succeedAndActivate(promise);
             } catch (IOException | RuntimeException e) {
                 promise.tryFailure(annotate(e, remote));
             }
@@ -1259,11 +1281,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         try {
             if (s.connect(remote, local)) {
-                if (!promise.trySuccess(null)) {
+                if (!promise.setUncancellable() || promise.isDone()) {
                     close0(null, "the connect was cancelled", null); // cancelled while connecting
                     return;
                 }
-                becomeActive();
+                succeedAndActivate(promise);
                 return;
             }
         } catch (IOException | RuntimeException e) {
@@ -1325,17 +1347,29 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             setInterest(IoSocket.OP_CONNECT, false);
             connectPromise = null;
             cancelConnectTimeout();
-            if (!p.trySuccess(null)) {
+            if (!p.setUncancellable() || p.isDone()) {
                 close0(null, "the connect was cancelled", null); // cancelled meanwhile
                 return;
             }
-            becomeActive();
+            succeedAndActivate(p);
         } catch (IOException | RuntimeException e) {
             connectPromise = null;
             cancelConnectTimeout();
             Throwable annotated = annotate(e, connectTarget);
             p.tryFailure(annotated);
             close0(annotated, "the connect failed", null);
+        }
+    }
+
+    /**
+     * Completes an uncancellable bind or connect promise with the channel already active (unless it was before), then
+     * fires {@code channelActive}: see {@link #markActive()}.
+     */
+    private void succeedAndActivate(Promise<Void> promise) {
+        boolean activated = markActive();
+        promise.trySuccess(null);
+        if (activated) {
+            fireActive();
         }
     }
 
@@ -1965,9 +1999,10 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                         + e.getMessage(), e) : e);
                 return;
             }
-            promise.trySuccess(null);
-            if (!active && kind != Kind.STREAM) {
-                becomeActive();
+            if (kind == Kind.STREAM) {
+                promise.trySuccess(null); // a stream socket becomes active when it connects
+            } else {
+                succeedAndActivate(promise);
             }
         }
 
