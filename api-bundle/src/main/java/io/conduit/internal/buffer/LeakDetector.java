@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -25,12 +26,17 @@ import java.util.function.Consumer;
  * (or to the listener given to the constructor, which tests use).
  *
  * <p>Cost: {@link Mode#DISABLED} returns {@code null} at once, and an untracked buffer's {@code touch} is a null
- * check. {@link Mode#SIMPLE} tracks about 1 in {@value #SAMPLING_INTERVAL} allocations: an untracked allocation
- * costs one {@link ThreadLocalRandom} number masked to the interval (its state lives in the {@code Thread} object
- * itself, not in a {@code ThreadLocal}) and nothing else; {@link Mode#PARANOID} tracks all. A tracked buffer
- * keeps its allocation stack and the stacks of its last {@value #MAX_TOUCHES} {@code touch(hint)} calls; taking a
- * stack ({@code Throwable.fillInStackTrace}) is most of what tracking costs, which is why only the sampled buffers
- * pay it (measured: {@code benchmarks/README.md}, leak detection).
+ * check. {@link Mode#SIMPLE} tracks about 1 in {@value #SAMPLING_INTERVAL} allocations, and at most
+ * {@value #MAX_SAMPLES_PER_SECOND} a second per allocator: an untracked allocation costs one
+ * {@link ThreadLocalRandom} number masked to the interval (its state lives in the {@code Thread} object itself, not in
+ * a {@code ThreadLocal}) and nothing else; {@link Mode#PARANOID} tracks all. A tracked buffer keeps its allocation
+ * stack and the stacks of its last {@value #MAX_TOUCHES} {@code touch(hint)} calls; taking a stack
+ * ({@code Throwable.fillInStackTrace}) is most of what tracking costs — about 20 µs on an event loop whose caches
+ * the I/O keeps cold, 12–15 % of a streaming loop's user CPU at 1 in 128 — which is why only the sampled buffers pay
+ * it, and why the rate cap bounds it to well under 1 % of a core whatever the allocation rate (measured:
+ * {@code benchmarks/README.md}, leak detection). The cap changes nothing below
+ * {@value #SAMPLING_INTERVAL} × {@value #MAX_SAMPLES_PER_SECOND} allocations a second; above it a leak on a busy
+ * path is still found within seconds, a very rare one more slowly: use {@code paranoid} to hunt it.
  *
  * <p>A leaked pooled buffer's memory is not returned to the pool (nothing proves that no {@code ByteBuffer} view
  * of it is still in use); the report says so.
@@ -40,6 +46,8 @@ final class LeakDetector {
     static final String PROPERTY = "conduit.leakDetection";
     static final String LOGGER_NAME = "io.conduit.buffer.leak";
     static final int SAMPLING_INTERVAL = 128;
+    /** {@link Mode#SIMPLE}: most buffers tracked (stacks taken) per second by one detector. */
+    static final int MAX_SAMPLES_PER_SECOND = 32;
     static final int MAX_TOUCHES = 4;
 
     /** How many buffers are tracked. */
@@ -71,13 +79,30 @@ final class LeakDetector {
     /** {@code SAMPLING_INTERVAL - 1} in {@link Mode#SIMPLE} (a power of two less one), {@code 0} otherwise. */
     private final int samplingMask;
     private final Consumer<String> reporter;
+    /** {@link Mode#SIMPLE}: the least time between two tracked buffers, in nanoseconds ({@code 0}: no cap). */
+    private final long sampleSpacingNanos;
+    /**
+     * {@link Mode#SIMPLE}: the {@link System#nanoTime()} from which the next sampled allocation may be tracked;
+     * moved forward by compare-and-set, so of several threads sampling at once one takes the turn.
+     */
+    private final AtomicLong nextSampleNanos;
     private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
     /** Open records; keeps each PhantomReference reachable until closed. Thread-safe set. */
     private final Set<Record> live = ConcurrentHashMap.newKeySet();
 
     /** @param reporter receives each leak report; {@code null} logs it as one WARNING on {@value #LOGGER_NAME} */
     LeakDetector(Mode mode, Consumer<String> reporter) {
+        this(mode, reporter, 1_000_000_000L / MAX_SAMPLES_PER_SECOND);
+    }
+
+    /**
+     * @param sampleSpacingNanos {@link Mode#SIMPLE}: least time between two tracked buffers; {@code 0} tracks every
+     *        sampled one (tests)
+     */
+    LeakDetector(Mode mode, Consumer<String> reporter, long sampleSpacingNanos) {
         this.mode = mode;
+        this.sampleSpacingNanos = sampleSpacingNanos;
+        this.nextSampleNanos = new AtomicLong(System.nanoTime());
         this.samplingMask = mode == Mode.SIMPLE ? SAMPLING_INTERVAL - 1 : 0;
         this.reporter = reporter != null ? reporter
                 : report -> System.getLogger(LOGGER_NAME).log(System.Logger.Level.WARNING, report);
@@ -100,11 +125,21 @@ final class LeakDetector {
         if (mask != 0 && (ThreadLocalRandom.current().nextInt() & mask) != 0) {
             return null; // not sampled: SAMPLING_INTERVAL is a power of two, any bits of the number will do
         }
+        if (mask != 0 && sampleSpacingNanos > 0 && !takeSampleTurn()) {
+            return null; // over the rate cap: a stack was taken less than sampleSpacingNanos ago
+        }
         reportLeaks();
         // the allocation stack, taken here rather than in Record's constructor: one frame less for the JVM to walk
         Record record = new Record(buffer, queue, new TracePoint(null));
         live.add(record);
         return record;
+    }
+
+    /** @return {@code true} when the rate cap lets this sampled allocation be tracked (and books the turn) */
+    private boolean takeSampleTurn() {
+        long now = System.nanoTime();
+        long next = nextSampleNanos.get();
+        return now - next >= 0 && nextSampleNanos.compareAndSet(next, now + sampleSpacingNanos);
     }
 
     /** Reports every enqueued, still-open record once. */

@@ -133,6 +133,33 @@ class LeakDetectorTest {
         assertTrue(report.contains("simpleModeReportsASampledLeakWithItsAllocationSite"), report);
     }
 
+    /** @return how many of {@code n} allocations {@code detector} tracked */
+    private static int trackAndRelease(LeakDetector detector, Object referent, int n) {
+        int tracked = 0;
+        for (int i = 0; i < n; i++) {
+            LeakDetector.Record r = detector.track(referent);
+            if (r != null) {
+                tracked++;
+                r.close();
+            }
+        }
+        return tracked;
+    }
+
+    @Test
+    void simpleModeTakesAtMostTheCappedNumberOfStacksASecond() throws Exception {
+        LeakDetector simple = new LeakDetector(LeakDetector.Mode.SIMPLE, reports::add);
+        Object referent = new Object();
+        long started = System.nanoTime();
+        int tracked = trackAndRelease(simple, referent, 128 * 2_000); // ~2,000 sampled in a burst
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertTrue(tracked >= 1, "the first sampled allocation is tracked");
+        assertTrue(tracked <= 1 + Math.ceil(seconds * LeakDetector.MAX_SAMPLES_PER_SECOND),
+                tracked + " tracked in " + seconds + " s, cap " + LeakDetector.MAX_SAMPLES_PER_SECOND + "/s");
+        Thread.sleep(1_000 / LeakDetector.MAX_SAMPLES_PER_SECOND + 5);
+        assertTrue(trackAndRelease(simple, referent, 128 * 64) >= 1, "after a pause sampling resumes");
+    }
+
     @Test
     void unpooledBuffersAreTrackedToo() throws Exception {
         UnpooledAllocator allocator = new UnpooledAllocator(new LeakDetector(LeakDetector.Mode.PARANOID, reports::add));
@@ -146,16 +173,9 @@ class LeakDetectorTest {
     void disabledTracksNothingAndSimpleSamplesAFewBuffers() {
         LeakDetector disabled = new LeakDetector(LeakDetector.Mode.DISABLED, reports::add);
         assertNull(disabled.track(new Object()));
-        LeakDetector simple = new LeakDetector(LeakDetector.Mode.SIMPLE, reports::add);
-        int tracked = 0;
+        LeakDetector simple = new LeakDetector(LeakDetector.Mode.SIMPLE, reports::add, 0);
         Object referent = new Object();
-        for (int i = 0; i < 128 * 200; i++) {
-            LeakDetector.Record r = simple.track(referent);
-            if (r != null) {
-                tracked++;
-                r.close();
-            }
-        }
+        int tracked = trackAndRelease(simple, referent, 128 * 200);
         assertTrue(tracked > 100 && tracked < 400, "about 1 in 128 of 25600 tracked: " + tracked);
         LeakDetector paranoid = new LeakDetector(LeakDetector.Mode.PARANOID, reports::add);
         LeakDetector.Record r = paranoid.track(referent);
