@@ -82,9 +82,8 @@ class ShellTerminalIT {
             }
         }
 
-        /** Waits for a prompt after everything shown so far. */
-        void awaitPrompt() throws InterruptedException {
-            int from = text().length();
+        /** Waits for a prompt shown after position {@code from} of {@link #text()}. */
+        void awaitPromptAfter(int from) throws InterruptedException {
             awaitText("a prompt", t -> t.indexOf("g! ", from) >= 0);
         }
 
@@ -150,13 +149,14 @@ class ShellTerminalIT {
             assertFalse(g.text().contains(HINT), "no hint before any Ctrl-C:\n" + g.text());
             g.type("\u0003"); // Ctrl-C at the empty prompt
             g.awaitText("the hint", t -> t.contains(HINT));
-            g.awaitPrompt();
+            g.awaitPromptAfter(g.text().indexOf(HINT)); // the hint comes first, then a new prompt
             int hints = count(g.text(), HINT);
-            int from = g.text().length();
+            int typed = g.text().length();
             g.type("conduit:tr");
-            g.awaitText("the typed text", t -> t.indexOf("tr", from) >= 0); // read by the shell, not just queued
+            g.awaitText("the typed text", t -> t.indexOf("tr", typed) >= 0); // read by the shell, not just queued
+            int interrupted = g.text().length();
             g.type("\u0003"); // Ctrl-C with something typed: the line is dropped, no hint
-            g.awaitPrompt();
+            g.awaitPromptAfter(interrupted);
             g.type("echo still-running\r");
             g.awaitText("the shell still runs commands", t -> t.contains("\nstill-running"));
             assertEquals(hints, count(g.text(), HINT), "a hint only after Ctrl-C at an empty prompt:\n" + g.text());
