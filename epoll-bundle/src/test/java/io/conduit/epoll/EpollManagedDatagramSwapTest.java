@@ -147,6 +147,50 @@ class EpollManagedDatagramSwapTest {
         }
     }
 
+    /**
+     * An endpoint bound to the wildcard address: the old socket's connect to the loopback sink gives it the loopback
+     * address, and the marker sent there still comes back behind its queue, so every hand-over ends by reading the
+     * old socket dry, within milliseconds, not by the marker's 2 s timeout. Swaps run one after the other on the
+     * endpoint's thread, so a swap asked for right after another one finishes only after the other's hand-over:
+     * each takes well under those 2 s. Echoes work after every swap, at the same port.
+     */
+    @Test
+    void aWildcardEndpointIsReadDryOnEverySwap() throws Exception {
+        Transports.setPreference("epoll");
+        ManagedDatagramEndpoint endpoint = new ManagedDatagramEndpoint(new InetSocketAddress("0.0.0.0", 0))
+                .handler(new DatagramEcho());
+        try (DatagramChannel client = DatagramChannel.open().bind(new InetSocketAddress(LOOPBACK, 0))) {
+            InetSocketAddress to = new InetSocketAddress(LOOPBACK, endpoint.start().sync().getNow().getPort());
+            client.configureBlocking(false);
+            List<Long> millis = new ArrayList<>();
+            for (String next : new String[] {"nio", "epoll", "nio", "epoll"}) {
+                long start = System.nanoTime();
+                Transports.setPreference(next);
+                while (!next.equals(endpoint.transportName())) {
+                    if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(10)) {
+                        fail("no swap to " + next + " within 10 s");
+                    }
+                    Thread.sleep(1);
+                }
+                millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+                ByteBuffer reply = ByteBuffer.allocate(16);
+                long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (reply.position() == 0 && System.nanoTime() < end) {
+                    client.send(ByteBuffer.wrap(new byte[] {7}), to);
+                    Thread.sleep(20);
+                    client.receive(reply);
+                }
+                assertEquals(1, reply.position(), "an echo after the swap to " + next);
+            }
+            System.out.println("wildcard endpoint swaps (ms, each after the previous hand-over): " + millis);
+            for (long m : millis.subList(1, millis.size())) {
+                assertTrue(m < 1500, "the previous hand-over ended by its marker, not its 2 s timeout: " + millis);
+            }
+        } finally {
+            endpoint.close().await(15, TimeUnit.SECONDS);
+        }
+    }
+
     private TransportProvider register(Transport t) {
         TransportProvider p = ((RenamedTransport) t).provider();
         assertTrue(Transports.register(p));
