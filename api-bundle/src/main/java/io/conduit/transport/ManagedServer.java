@@ -26,7 +26,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -272,11 +271,7 @@ public final class ManagedServer {
                 throw new IllegalStateException("no child handler set: call childHandler(ChannelHandler)");
             }
             state = State.RUNNING;
-            swapThread = Executors.newSingleThreadExecutor(r -> {
-                Thread t = new Thread(r, "conduit-managed-server-" + id);
-                t.setDaemon(true);
-                return t;
-            });
+            swapThread = SwapSteps.newSwapThread("conduit-managed-server-" + id);
             swapThread.execute(() -> {
                 Transport t = Transports.selected();
                 if (t == null) {
@@ -464,7 +459,7 @@ public final class ManagedServer {
         if (old != null && old.transport == target) {
             return;
         }
-        if (old != null && target != null && !target.supportsAddress(boundAddress) && stillProvided(old.transport)) {
+        if (old != null && target != null && !target.supportsAddress(boundAddress) && SwapSteps.stillProvided(old.transport)) {
             if (unsupportedTarget != target) { // one line per selection, not per re-check
                 unsupportedTarget = target;
                 LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + " stays on '"
@@ -556,22 +551,10 @@ public final class ManagedServer {
         if (!keepConnectionsOnSelectionChange) {
             return why;
         }
-        if (stillProvided(g.transport)) {
+        if (SwapSteps.stillProvided(g.transport)) {
             return null;
         }
         return why + " ('" + g.transport.name() + "' went away: its provider was unregistered or it is unavailable)";
-    }
-
-    /**
-     * @return whether {@code t} is still the registered, available transport of its name; a new revision of its
-     *         bundle provides another instance, which counts as going away
-     */
-    private static boolean stillProvided(Transport t) {
-        try {
-            return Transports.get(t.name()) == t;
-        } catch (RuntimeException e) {
-            return false; // unregistered or unavailable
-        }
     }
 
     /** On the swap thread: drains the connections kept on old transports that are no longer provided. */
@@ -581,7 +564,7 @@ public final class ManagedServer {
             old = new ArrayList<>(retiring);
         }
         for (Generation g : old) {
-            if (g.drainCause == null && !stillProvided(g.transport)) {
+            if (g.drainCause == null && !SwapSteps.stillProvided(g.transport)) {
                 String name = g.transport.name();
                 LOG.log(System.Logger.Level.INFO, "ManagedServer " + boundAddress + ": transport '" + name
                         + "' went away; draining the " + g.children.size() + " connection(s) kept on it");
@@ -596,27 +579,9 @@ public final class ManagedServer {
         return channelType == ChannelType.TCP && t.supports(ChannelOption.SO_REUSEPORT);
     }
 
-    /** Most time {@link #bindAfterClose} keeps retrying while the closed listener still holds the port. */
-    private static final long REBIND_AFTER_CLOSE_MILLIS = 3_000;
-
-    /**
-     * On the swap thread, after the old listener was closed: binds on {@code t}, retrying for at most
-     * {@link #REBIND_AFTER_CLOSE_MILLIS} while the bind fails. Closing a listener is asynchronous on some
-     * transports (with {@code java.nio} the descriptor is released when its selector next runs), so the first
-     * bind can still see the port in use.
-     */
+    /** On the swap thread, after the old listener was closed: binds on {@code t} ({@link SwapSteps#bindAfterClose}). */
     private Generation bindAfterClose(Transport t) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REBIND_AFTER_CLOSE_MILLIS);
-        for (;;) {
-            try {
-                return bind(t);
-            } catch (Exception e) {
-                if (System.nanoTime() - deadline >= 0) {
-                    throw e;
-                }
-                Thread.sleep(25);
-            }
-        }
+        return SwapSteps.bindAfterClose(() -> bind(t));
     }
 
     /** On the swap thread: a group and a listener on {@code t}, bound after {@linkplain #probeFree probing}. */
@@ -654,22 +619,7 @@ public final class ManagedServer {
             // SO_REUSEADDR (on them and on the new listener) the close-then-bind fallback fails with EADDRINUSE
             b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
         }
-        Future<Channel> f = b.bind(address);
-        Throwable failure;
-        if (!f.await(BIND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
-            failure = new IOException("binding " + address + " on '" + t.name() + "' did not finish within "
-                    + BIND_TIMEOUT_MILLIS + " ms");
-        } else {
-            failure = f.cause();
-        }
-        if (failure != null) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            if (failure instanceof Exception ex) {
-                throw ex;
-            }
-            throw new IOException("binding " + address + " on '" + t.name() + "' failed: " + failure, failure);
-        }
-        g.listener = f.getNow();
+        g.listener = SwapSteps.awaitBound(b.bind(address), address, t, group);
         g.reusePort = reuse && Boolean.TRUE.equals(g.listener.config().getOption(ChannelOption.SO_REUSEPORT));
         if (boundAddress == null) {
             boundAddress = g.listener.localAddress();

@@ -418,15 +418,41 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         }
         SocketAddress bound = localAddress();
         boundBeforeConnect = bound instanceof java.net.InetSocketAddress i && i.getPort() != 0 ? i : null;
+        connect0(remoteAddress);
+        connected = true;
+        forgetLocalAddress();
+        remote = peerAddress();
+    }
+
+    /**
+     * {@code connect(2)} to {@code sink} without entering the connected mode: reads keep using
+     * {@code recvmmsg(2)}/{@code recvfrom(2)}, which report each datagram's sender (those queued before the call
+     * too: the kernel keeps them), and sends keep their targets ({@code sendto(2)} on a connected UDP socket sends to
+     * the given address). The kernel then matches this socket only for datagrams from {@code sink}, so its
+     * {@code SO_REUSEPORT} group sends everything else to the other members. UDP only.
+     */
+    @Override
+    public boolean connectAway(SocketAddress sink, DatagramSink queued) throws IOException {
+        if (unix()) {
+            return false;
+        }
+        AddressErrors.check(sink, addressKind(), true);
+        if (connected) {
+            throw AddressErrors.alreadyConnected(remote, sink);
+        }
+        connect0(sink);
+        forgetLocalAddress(); // a wildcard-bound socket now has the local address of the route to the sink
+        return true;
+    }
+
+    /** {@code connect(2)} to {@code address}, nothing else. */
+    private void connect0(SocketAddress address) throws IOException {
         byte[] sa = SOCKADDR.newSockaddr();
-        int len = SOCKADDR.encode(remoteAddress, sa, ipv6());
+        int len = SOCKADDR.encode(address, sa, ipv6());
         int r = Native.connect(liveFd("connect"), sa, len);
         if (r < 0) {
             throw ERRORS.newConnectException("connect", r);
         }
-        connected = true;
-        forgetLocalAddress();
-        remote = peerAddress();
     }
 
     /**

@@ -81,6 +81,29 @@ public interface IoDatagramSocket extends IoSocket {
 
     boolean isConnected();
 
+    /**
+     * Optional, for handing an {@code SO_REUSEPORT} UDP socket over to a successor bound to the same address
+     * ({@code io.conduit.transport.ManagedDatagramEndpoint}): {@code connect(2)}s the socket to {@code sink}, an
+     * address nobody sends from, so that the kernel's reuseport lookup stops choosing it for datagrams of every other
+     * sender (Linux: a connected socket only matches its peer, and a group that has connected members falls back to
+     * scoring), while the socket <em>stays unconnected for the channel core</em>: {@link #isConnected()} keeps
+     * answering {@code false}, receives still report each datagram's sender, and the datagrams that were queued
+     * before the call are not lost. A socket whose {@code connect} would discard them (java.nio's
+     * {@code DatagramChannel.connect} does) receives them first and hands them to {@code queued}, in arrival order;
+     * the others leave them queued, to be read as usual. Sending after this call may fail (java.nio refuses to send
+     * from a connected socket to another address): send from the successor instead. Loop thread only.
+     *
+     * @param sink   where to connect: an address of the same family that no datagram comes from, e.g. a socket the
+     *               caller holds
+     * @param queued receives the datagrams taken out of the queue before the connect (payload between position and
+     *               limit, valid during the call only); not called by sockets that leave them queued
+     * @return {@code true} when done; {@code false} (the default) when this socket cannot do it, and nothing changed
+     * @throws IOException when the {@code connect(2)} failed (the socket is unchanged)
+     */
+    default boolean connectAway(SocketAddress sink, DatagramSink queued) throws IOException {
+        return false;
+    }
+
     /** {@code IP_ADD_MEMBERSHIP} / {@code IPV6_JOIN_GROUP}. */
     void joinGroup(InetAddress group, NetworkInterface networkInterface) throws IOException;
 

@@ -1,11 +1,14 @@
 package io.conduit.gateway.internal;
 
+import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
+import io.conduit.transport.ManagedDatagramEndpoint;
 import io.conduit.transport.ManagedServer;
 import io.conduit.transport.Transports;
 
@@ -17,28 +20,28 @@ import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventLoop;
-import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.Transport;
 
 /**
- * A {@link Network} over {@link Bootstrap}/{@link ServerBootstrap} of one transport and one event loop group.
- * Thread-safe (each call builds its own bootstrap).
+ * A {@link Network} whose endpoints follow the selected transport: stream listeners are {@link ManagedServer}s and
+ * UDP endpoints {@link ManagedDatagramEndpoint}s, each with event loops of its own per transport; connects use the
+ * transport of the loop they are made on. Thread-safe (each call builds its own bootstrap).
  */
 public final class BootstrapNetwork implements Network {
 
     private final Transport transport;
-    private final EventLoopGroup group;
     /** Listeners made by {@link #listen}, until closed; concurrent list. */
     private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
+    /** Datagram endpoints made by {@link #bindDatagram}, until closed; concurrent list. */
+    private final List<ManagedDatagramEndpoint> datagramEndpoints = new CopyOnWriteArrayList<>();
 
     /**
-     * @param transport the transport whose channels to make
-     * @param group     an event loop group of that transport, owned by the caller
+     * @param transport the transport selected at start-up: named while nothing is selected, and used by connects on
+     *                  a loop that belongs to no endpoint of this network
      */
-    public BootstrapNetwork(Transport transport, EventLoopGroup group) {
+    public BootstrapNetwork(Transport transport) {
         this.transport = transport;
-        this.group = group;
     }
 
     @Override
@@ -88,7 +91,10 @@ public final class BootstrapNetwork implements Network {
         });
     }
 
-    /** The transport of {@code loop}: a listener's current or old (kept, draining) transport, else this network's. */
+    /**
+     * The transport of {@code loop}: a listener's or datagram endpoint's current or old (kept, draining) transport,
+     * else this network's.
+     */
     private Transport transportOf(EventLoop loop) {
         for (ManagedServer s : servers) {
             Transport t = s.transportOf(loop);
@@ -96,14 +102,58 @@ public final class BootstrapNetwork implements Network {
                 return t;
             }
         }
+        for (ManagedDatagramEndpoint e : datagramEndpoints) {
+            Transport t = e.transportOf(loop);
+            if (t != null) {
+                return t;
+            }
+        }
         return transport;
     }
 
-    /** Binds on this network's (start-up) transport: datagram channels do not follow a transport swap. */
+    /**
+     * Binds through a {@link ManagedDatagramEndpoint}: on a transport swap it binds a socket on the new transport at
+     * the same address ({@code SO_REUSEPORT}), steers the old one away and reads it dry, and keeps or drains the
+     * channels its handler {@linkplain DatagramEndpoint#adopt adopted} as {@link ManagedServer} does connections.
+     */
     @Override
-    public Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler) {
-        return new Bootstrap().transport(transport).group(group).channelType(endpoint.channelType()).handler(handler)
-                .bind(endpoint.toSocketAddress(transport.name()));
+    public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
+        Transport t = Transports.selected();
+        String name = t != null ? t.name() : transport.name();
+        ManagedDatagramEndpoint udp = new ManagedDatagramEndpoint((InetSocketAddress) endpoint.toSocketAddress(name));
+        udp.handler(handler.apply(new DatagramEndpoint() {
+            @Override
+            public Channel channel() {
+                return udp.channel();
+            }
+
+            @Override
+            public Future<Void> adopt(Channel channel) {
+                return udp.adopt(channel);
+            }
+        }));
+        datagramEndpoints.add(udp);
+        return udp.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            @Override
+            public SocketAddress localAddress() {
+                return udp.localAddress();
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                udp.close().await(15, TimeUnit.SECONDS);
+                datagramEndpoints.remove(udp);
+            }
+
+            @Override
+            public String transportName() {
+                return udp.transportName();
+            }
+        }).whenComplete((b, failure) -> {
+            if (failure != null) {
+                datagramEndpoints.remove(udp);
+            }
+        });
     }
 
     @Override

@@ -49,7 +49,7 @@ public final class EchoComponent {
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
         listeners.bindAll(config.listen(), bound -> bound, endpoint -> endpoint.kind().isStream()
                 ? this.network.listen(endpoint, childOptions, echo)
-                : this.network.bindDatagram(endpoint, echo).toCompletionStage().thenApply(Network.Bound::of))
+                : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));
     }
 

@@ -15,7 +15,8 @@ import io.conduit.concurrent.Future;
 /**
  * The listening channels of one gateway component: binds its endpoints, remembers what is listening and what failed,
  * and closes everything (removing Unix socket files) on {@link #close()}. Stream listeners are
- * {@code ManagedServer}s (made by {@link BootstrapNetwork}), so a transport swap re-binds them.
+ * {@code ManagedServer}s and UDP endpoints {@code ManagedDatagramEndpoint}s (made by {@link BootstrapNetwork}), so a
+ * transport swap re-binds them.
  *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */
@@ -130,8 +131,8 @@ final class Listeners implements AutoCloseable {
 
     /**
      * @return each bound endpoint as in {@link #listening()}, followed by the transport it is bound on now, e.g.
-     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener has closed meanwhile); a UDP
-     *         endpoint adds {@code (stays on epoll: UDP listeners do not follow swaps)}
+     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener or socket has closed
+     *         meanwhile); every kind of endpoint moves on a transport swap
      */
     List<String> bindings() {
         List<String> descriptions;
@@ -143,11 +144,7 @@ final class Listeners implements AutoCloseable {
         List<String> out = new ArrayList<>(descriptions.size());
         for (int i = 0; i < descriptions.size(); i++) {
             String t = bound.get(i).transportName(); // outside the lock: ManagedServer takes its own
-            String line = descriptions.get(i) + " [" + (t != null ? t : "closed") + "]";
-            if (t != null && !bound.get(i).followsSwaps()) {
-                line += " (stays on " + t + ": UDP listeners do not follow swaps)";
-            }
-            out.add(line);
+            out.add(descriptions.get(i) + " [" + (t != null ? t : "closed") + "]");
         }
         return Collections.unmodifiableList(out);
     }

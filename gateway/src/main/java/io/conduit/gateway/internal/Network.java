@@ -37,66 +37,58 @@ public interface Network {
     CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
             ChannelHandler childHandler);
 
-    /** Something bound: a listener (which may move between transports) or a datagram channel. Thread-safe. */
+    /** Something bound: a listener or a datagram endpoint, either of which moves between transports. Thread-safe. */
     interface Bound {
         /** @return the bound address (with the actual port) */
         SocketAddress localAddress();
 
-        /** Closes it, waiting a bounded time; for a listener also drains its connections (see ManagedServer). */
+        /**
+         * Closes it, waiting a bounded time; for a listener also drains its connections (see ManagedServer), for a
+         * datagram endpoint also closes the channels it adopted.
+         */
         void close() throws InterruptedException;
 
         /**
-         * @return the name of the transport it is bound on now (a listener moves on a transport swap), or
-         *         {@code null} when closed or unknown
+         * @return the name of the transport it is bound on now (it moves on a transport swap), or {@code null}
+         *         when closed or unknown
          */
         default String transportName() {
             return null;
         }
-
-        /**
-         * @return whether it moves to the newly selected transport on a swap: {@code true} for stream listeners
-         *         ({@code ManagedServer}), {@code false} for datagram channels, which stay on the transport selected
-         *         at start-up until the gateway restarts
-         */
-        default boolean followsSwaps() {
-            return true;
-        }
-
-        /** @return {@code channel} as a {@link Bound} */
-        static Bound of(Channel channel) {
-            return new Bound() {
-                @Override
-                public SocketAddress localAddress() {
-                    return channel.localAddress();
-                }
-
-                @Override
-                public void close() throws InterruptedException {
-                    channel.close().await(5, java.util.concurrent.TimeUnit.SECONDS);
-                }
-
-                @Override
-                public String transportName() {
-                    return channel.isOpen() ? channel.transportName() : null;
-                }
-
-                @Override
-                public boolean followsSwaps() {
-                    return false;
-                }
-            };
-        }
     }
 
     /**
-     * Binds a datagram endpoint (UDP) on the transport selected at start-up; unlike {@link #listen} it does not
-     * move on a transport swap (see {@link Bound#followsSwaps()}).
+     * What a datagram endpoint's handler may ask of the endpoint it serves. The endpoint follows the selected
+     * transport, so the channel taking its datagrams changes on a swap. Thread-safe.
+     */
+    interface DatagramEndpoint {
+        /**
+         * @return the channel taking the endpoint's datagrams now — write replies here, they leave from the
+         *         endpoint's address — or {@code null} while nothing is bound (closed, or no transport selected)
+         */
+        Channel channel();
+
+        /**
+         * Ties {@code channel}, made on {@link #channel()}'s event loop (e.g. a relay's upstream socket), to the
+         * endpoint's transport: it stays open on a selection change and is drained when its transport goes away.
+         *
+         * @return completes when its drain starts (it is closed a grace period later)
+         */
+        Future<Void> adopt(Channel channel);
+    }
+
+    /**
+     * Binds a datagram endpoint (UDP) that follows the selected transport like {@link #listen}'s listeners: on a swap
+     * a new socket is bound at the same address before the old one is handed over (see
+     * {@code io.conduit.transport.ManagedDatagramEndpoint}).
      *
      * @param endpoint where to bind
-     * @param handler  the channel's handler
-     * @return the bound channel, or the failure
+     * @param handler  makes the handler of the endpoint's channels (one instance for every transport: sharable and
+     *                 thread-safe) from the endpoint it serves
+     * @return the endpoint once bound, or the failure
      */
-    Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler);
+    CompletionStage<Bound> bindDatagram(GatewayUri endpoint,
+            java.util.function.Function<DatagramEndpoint, ChannelHandler> handler);
 
     /**
      * Connects to an upstream endpoint (TCP, Unix, or UDP as a connected datagram channel).

@@ -6,9 +6,7 @@ import java.io.InputStreamReader;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
-import java.util.concurrent.TimeUnit;
 
-import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.Transports;
@@ -21,10 +19,11 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 
 /**
- * The gateway's {@link Network}: selects the transport ({@link Transports#selected()}, so {@code conduit.transport}
- * and friends apply), makes one event loop group of it (one loop per core, the transport's default) and registers
- * the network as a service with the selection as properties ({@code conduit.transport.name},
- * {@code conduit.transport.selection}: {@link TransportSelection#explain()}), which the launcher's banner prints.
+ * The gateway's {@link Network}: checks that a transport can be selected ({@link Transports#selected()}, so
+ * {@code conduit.transport} and friends apply) and registers the network as a service with the selection as properties ({@code conduit.transport.name},
+ * {@code conduit.transport.selection}: {@link TransportSelection#explain()}), which the launcher's banner prints. The
+ * network's endpoints make their own event loops on whatever transport is selected and follow it (see
+ * {@link BootstrapNetwork}), so no group of the start-up transport is kept running here.
  *
  * <p>Transport bundles that only carry a {@code META-INF/services} registration (no OSGi service and no Service
  * Loader Mediator in the framework) are found by scanning the installed bundles for that file, and their providers
@@ -36,8 +35,6 @@ public final class NetworkComponent {
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
     private static final String SERVICES_FILE = "META-INF/services/" + TransportProvider.class.getName();
 
-    /** {@code null} when no transport could be selected. */
-    private final EventLoopGroup group;
     /** The {@link Network}, or the {@link NoNetwork} when no transport could be selected. */
     private final ServiceRegistration<?> registration;
 
@@ -53,25 +50,21 @@ public final class NetworkComponent {
         registerServiceLoaderProviders(context);
         TransportSelection selection = Transports.selection();
         Transport transport;
-        EventLoopGroup g;
         try {
             transport = Transports.selected();
-            g = transport.newEventLoopGroup(0);
         } catch (RuntimeException | LinkageError e) {
             String problem = problem(e);
             LOG.log(System.Logger.Level.ERROR, "no network: " + problem);
             Hashtable<String, Object> props = new Hashtable<>();
             props.put(NoNetwork.PROP_PROBLEM, problem);
             props.put("conduit.transport.selection", selection.explain());
-            group = null;
             registration = context.registerService(NoNetwork.class, () -> problem, props);
             return;
         }
-        group = g;
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("conduit.transport.name", transport.name());
         props.put("conduit.transport.selection", selection.explain());
-        registration = context.registerService(Network.class, new BootstrapNetwork(transport, g), props);
+        registration = context.registerService(Network.class, new BootstrapNetwork(transport), props);
     }
 
     /** @return the selection error on one line, e.g. the message of an {@code UnavailableTransportException} */
@@ -83,21 +76,13 @@ public final class NetworkComponent {
                 + "restart)";
     }
 
-    /** Withdraws the network and shuts its event loops down (bounded: a few seconds). */
+    /** Withdraws the network (each endpoint's component closes its own endpoints and their event loops). */
     @Deactivate
     public void deactivate() {
         try {
             registration.unregister();
         } catch (IllegalStateException alreadyGone) {
             // the framework unregistered it
-        }
-        if (group == null) {
-            return;
-        }
-        try {
-            group.shutdownGracefully(0, 2, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

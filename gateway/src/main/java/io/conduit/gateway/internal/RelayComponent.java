@@ -55,8 +55,7 @@ public final class RelayComponent {
                     }
                 });
             }
-            return network.bindDatagram(endpoint, new UdpRelayHandler(config, network)).toCompletionStage()
-                    .thenApply(Network.Bound::of);
+            return network.bindDatagram(endpoint, udp -> new UdpRelayHandler(config, network, udp));
         }).thenRun(() -> status.publish(context));
     }
 

@@ -2,9 +2,10 @@ package io.conduit.gateway.internal;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
@@ -12,11 +13,12 @@ import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.DatagramPacket;
+import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
 
 /**
- * The handler of a UDP relay's listening channel: keeps one <em>session</em> per client address, each with its own
+ * The handler of a UDP relay's listening endpoint: keeps one <em>session</em> per client address, each with its own
  * datagram channel connected to the upstream, so the upstream's replies go back to the client that asked.
  *
  * <ul>
@@ -25,13 +27,26 @@ import io.conduit.concurrent.ScheduledFuture;
  *   <li>A session with no datagram either way for {@code udp.idle.timeout.ms} is closed: each session is checked
  *       every half of that time and closed at the second check in a row that found it quiet, so it expires after
  *       between one and one and a half idle timeouts.</li>
- *   <li>At most {@code udp.max.sessions} sessions exist; datagrams of further clients are dropped and counted.</li>
- *   <li>When the listening channel closes, every session closes.</li>
+ *   <li>At most {@code udp.max.sessions} sessions exist; datagrams of further clients are dropped and counted (two
+ *       listening channels taking datagrams at once during a transport swap may let one or two more in).</li>
+ *   <li>Replies leave through the endpoint's current channel ({@link Network.DatagramEndpoint#channel()}), so they
+ *       come from the relay's address whatever transport the endpoint is on.</li>
+ *   <li><b>Transport swaps</b> (the endpoint follows the selected transport). Each session's upstream channel is
+ *       {@linkplain Network.DatagramEndpoint#adopt adopted} by the endpoint. On a <em>selection change</em> (the old
+ *       transport still available) sessions are <b>kept</b>: their upstream channel stays on the old transport, the
+ *       client's datagrams arriving on the new socket still go through it (the upstream sees the same source port)
+ *       and the session ends by its idle timeout as usual — like {@code ManagedServer}'s kept TCP connections. When
+ *       the session's transport <em>goes away</em> it is <b>drained</b>: it is forgotten at once, so the client's
+ *       next datagram opens a new session on the current transport (the upstream sees a new source port), while
+ *       the old upstream channel still relays late replies until the endpoint closes it after its grace period.</li>
+ *   <li>When the endpoint closes (no current channel), every session closes.</li>
  * </ul>
  *
- * <p>The session table is confined to the listening channel's event loop, which the session channels share. Not
- * sharable.
+ * <p>Sharable and thread-safe: during a swap two listening channels (two event loops) may read at once. The session
+ * table is a concurrent map; each session's state is confined to its own event loop, the loop of the endpoint's
+ * channel when the session was made, which its upstream channel shares.
  */
+@ChannelHandler.Sharable
 public final class UdpRelayHandler implements ChannelHandler {
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
@@ -41,28 +56,31 @@ public final class UdpRelayHandler implements ChannelHandler {
 
     private final RelayConfig config;
     private final Network network;
-    /** Sessions by client address; loop-confined. */
-    private final Map<InetSocketAddress, Session> sessions = new HashMap<>();
-    /** Datagrams dropped because the session table was full; loop-confined. */
-    private long droppedForLimit;
+    private final Network.DatagramEndpoint endpoint;
+    /** Sessions by client address; concurrent map. */
+    private final Map<InetSocketAddress, Session> sessions = new ConcurrentHashMap<>();
+    /** Datagrams dropped because the session table was full. */
+    private final AtomicLong droppedForLimit = new AtomicLong();
 
     /**
-     * @param config  the relay's configuration (UDP listen and upstream)
-     * @param network where session channels come from
+     * @param config   the relay's configuration (UDP listen and upstream)
+     * @param network  where session channels come from
+     * @param endpoint the listening endpoint this handler serves: replies leave through its channel
      */
-    public UdpRelayHandler(RelayConfig config, Network network) {
+    public UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint) {
         this.config = config;
         this.network = network;
+        this.endpoint = endpoint;
     }
 
-    /** @return the number of live sessions; call on the event loop */
+    /** @return the number of live sessions (drained ones no longer count) */
     public int sessionCount() {
         return sessions.size();
     }
 
-    /** @return datagrams dropped so far because {@code udp.max.sessions} was reached; call on the event loop */
+    /** @return datagrams dropped so far because {@code udp.max.sessions} was reached */
     public long droppedForSessionLimit() {
-        return droppedForLimit;
+        return droppedForLimit.get();
     }
 
     @Override
@@ -79,24 +97,31 @@ public final class UdpRelayHandler implements ChannelHandler {
         Session s = sessions.get(client);
         if (s == null) {
             if (sessions.size() >= config.udpMaxSessions()) {
-                if (droppedForLimit++ == 0) {
+                if (droppedForLimit.getAndIncrement() == 0) {
                     LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": " + config.udpMaxSessions()
                             + " UDP sessions reached (udp.max.sessions); dropping datagrams of new clients");
                 }
                 p.close();
                 return;
             }
-            s = new Session(ctx, client);
-            sessions.put(client, s);
-            s.start();
+            Channel now = endpoint.channel();
+            Session fresh = new Session(client, (now != null ? now : ctx.channel()).eventLoop());
+            s = sessions.putIfAbsent(client, fresh);
+            if (s == null) {
+                s = fresh;
+                s.start();
+            }
         }
         s.toUpstream(p.content());
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        for (Session s : sessions.values().toArray(new Session[0])) {
-            s.close();
+        Channel now = endpoint.channel();
+        if (now == null || now == ctx.channel() || !now.isOpen()) { // not a swap: the endpoint itself closed
+            for (Session s : sessions.values().toArray(new Session[0])) {
+                s.close();
+            }
         }
         ctx.fireChannelInactive();
     }
@@ -107,32 +132,52 @@ public final class UdpRelayHandler implements ChannelHandler {
         LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": " + cause);
     }
 
-    /** One client's session; every method runs on the listening channel's event loop. */
+    /** One client's session; its state is confined to {@link #loop}, which its upstream channel shares. */
     private final class Session implements ChannelHandler {
-        private final ChannelHandlerContext listener;
         private final InetSocketAddress client;
+        private final EventLoop loop;
         private final ArrayDeque<Buffer> pending = new ArrayDeque<>();
         private Channel upstream;
         private Future<Channel> connecting;
         private ScheduledFuture<?> idleCheck;
-        /** A datagram passed since the last idle check. */
-        private boolean activeSinceCheck = true;
+        /** A datagram passed since the last idle check; written from any listening channel's loop. */
+        private volatile boolean activeSinceCheck = true;
         private boolean closed;
 
-        Session(ChannelHandlerContext listener, InetSocketAddress client) {
-            this.listener = listener;
+        Session(InetSocketAddress client, EventLoop loop) {
             this.client = client;
+            this.loop = loop;
+        }
+
+        /** Runs {@code task} on the session's loop; when the loop is gone the session ends. */
+        private void onLoop(Runnable task, Buffer toRelease) {
+            if (loop.inEventLoop()) {
+                task.run();
+                return;
+            }
+            try {
+                loop.execute(task);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                if (toRelease != null) {
+                    toRelease.close();
+                }
+                sessions.remove(client, this);
+            }
         }
 
         void start() {
+            onLoop(this::start0, null);
+        }
+
+        private void start0() {
             long halfIdleMillis = Math.max(1, config.udpIdleTimeoutMillis() / 2);
             scheduleIdleCheck(halfIdleMillis);
             try {
-                connecting = network.connect(config.upstream(), listener.channel().eventLoop(), Map.of(), this);
+                connecting = network.connect(config.upstream(), loop, Map.of(), this);
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": cannot open a UDP session to "
                         + config.upstream() + " for " + client + ": " + e.getMessage());
-                close();
+                close0();
                 return;
             }
             connecting.addListener(f -> {
@@ -146,11 +191,18 @@ public final class UdpRelayHandler implements ChannelHandler {
                 if (!f.isSuccess()) {
                     LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": UDP session to "
                             + config.upstream() + " for " + client + " failed: " + f.cause());
-                    close();
+                    close0();
                     return;
                 }
                 upstream = f.getNow();
                 upstream.closeFuture().addListener(c -> close());
+                // the endpoint keeps it on a selection change and drains it when its transport goes away: then new
+                // datagrams of the client open a new session, and this one only relays late replies until it closes
+                endpoint.adopt(upstream).addListener(d -> {
+                    if (d.isSuccess()) {
+                        sessions.remove(client, this);
+                    }
+                });
                 Buffer b;
                 while ((b = pending.poll()) != null) {
                     upstream.write(b);
@@ -160,7 +212,7 @@ public final class UdpRelayHandler implements ChannelHandler {
         }
 
         private void scheduleIdleCheck(long delayMillis) {
-            idleCheck = listener.channel().eventLoop().schedule(() -> {
+            idleCheck = loop.schedule(() -> {
                 if (closed) {
                     return;
                 }
@@ -170,14 +222,18 @@ public final class UdpRelayHandler implements ChannelHandler {
                 } else {
                     LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": UDP session of " + client
                             + " idle, closing");
-                    close();
+                    close0();
                 }
             }, delayMillis, TimeUnit.MILLISECONDS);
         }
 
         void toUpstream(Buffer content) {
             activeSinceCheck = true;
-            if (upstream != null) {
+            onLoop(() -> toUpstream0(content), content);
+        }
+
+        private void toUpstream0(Buffer content) {
+            if (upstream != null && !closed) {
                 upstream.writeAndFlush(content);
             } else if (!closed && pending.size() < MAX_PENDING_DATAGRAMS) {
                 pending.add(content);
@@ -198,16 +254,20 @@ public final class UdpRelayHandler implements ChannelHandler {
                 return;
             }
             activeSinceCheck = true;
-            if (closed || !listener.channel().isActive()) {
+            Channel out = endpoint.channel();
+            if (closed || out == null || !out.isActive()) {
                 content.close();
                 return;
             }
-            listener.channel().write(new DatagramPacket(content, client));
+            out.write(new DatagramPacket(content, client));
         }
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            listener.channel().flush();
+            Channel out = endpoint.channel();
+            if (out != null) {
+                out.flush();
+            }
             ctx.fireChannelReadComplete();
         }
 
@@ -219,6 +279,10 @@ public final class UdpRelayHandler implements ChannelHandler {
         }
 
         void close() {
+            onLoop(this::close0, null);
+        }
+
+        private void close0() {
             if (closed) {
                 return;
             }

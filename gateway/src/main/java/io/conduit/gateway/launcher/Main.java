@@ -158,6 +158,8 @@ public final class Main {
         FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class, Main.class.getClassLoader()).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no OSGi framework on the class path (lib/"
                         + "org.apache.felix.framework.jar missing?)"));
+        // A pty reporting 0x0 makes the shell's line reader spin (TerminalSize): give it a size first.
+        Runnable restoreTerminal = shell ? TerminalSize.ensureUsable(System.err) : null;
         Framework framework = factory.newFramework(props);
         framework.init();
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(framework), "conduit-gateway-shutdown"));
@@ -197,7 +199,13 @@ public final class Main {
             stop(framework);
             return EXIT_NO_TRANSPORT;
         }
-        framework.waitForStop(0);
+        try {
+            framework.waitForStop(0);
+        } finally {
+            if (restoreTerminal != null) {
+                restoreTerminal.run(); // after the shell is gone, so it never sees the old size again
+            }
+        }
         return 0;
     }
 

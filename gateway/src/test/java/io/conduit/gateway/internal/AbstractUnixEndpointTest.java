@@ -81,7 +81,7 @@ class AbstractUnixEndpointTest {
         Network.Bound relay = null;
         try {
             Transports.setPreference("epoll");
-            BootstrapNetwork network = new BootstrapNetwork(epoll, group);
+            BootstrapNetwork network = new BootstrapNetwork(epoll);
             echo = network.listen(echoUri, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             UnixAbstractAddress echoAddress = UnixAbstractAddress.of("conduit-gw-echo-" + unique);
             assertEquals(echoAddress, echo.localAddress());

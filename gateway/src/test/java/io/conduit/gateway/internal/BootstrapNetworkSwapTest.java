@@ -128,7 +128,7 @@ class BootstrapNetworkSwapTest {
         Network.Bound bound = null;
         try {
             Transports.setPreference("nio");
-            BootstrapNetwork network = new BootstrapNetwork(nio, group);
+            BootstrapNetwork network = new BootstrapNetwork(nio);
             bound = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             InetSocketAddress address = (InetSocketAddress) bound.localAddress();
@@ -165,7 +165,7 @@ class BootstrapNetworkSwapTest {
         EventLoopGroup group = nio.newEventLoopGroup(1);
         Network.Bound echo = null;
         try {
-            BootstrapNetwork network = new BootstrapNetwork(nio, group);
+            BootstrapNetwork network = new BootstrapNetwork(nio);
             echo = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             InetSocketAddress address = (InetSocketAddress) echo.localAddress();

@@ -34,7 +34,8 @@ class FakeNetwork implements Network {
     }
 
     @Override
-    public Future<Channel> bindDatagram(GatewayUri endpoint, ChannelHandler handler) {
+    public java.util.concurrent.CompletionStage<Bound> bindDatagram(GatewayUri endpoint,
+            java.util.function.Function<DatagramEndpoint, ChannelHandler> handler) {
         throw new UnsupportedOperationException();
     }
 

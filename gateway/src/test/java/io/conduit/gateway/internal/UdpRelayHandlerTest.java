@@ -8,12 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.buffer.Buffer;
+import io.conduit.channel.Channel;
 import io.conduit.channel.DatagramPacket;
 import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.concurrent.Future;
+import io.conduit.concurrent.Promise;
 import org.junit.jupiter.api.Test;
 
 class UdpRelayHandlerTest {
@@ -28,6 +33,38 @@ class UdpRelayHandlerTest {
                 "udp.idle.timeout.ms", "1000", "udp.max.sessions", String.valueOf(maxSessions)));
     }
 
+    /** The endpoint the relay serves: its current channel is the test's listener; records adopted channels. */
+    private static final class FakeEndpoint implements Network.DatagramEndpoint {
+        Channel channel;
+        final List<Channel> adopted = new ArrayList<>();
+        final List<Promise<Void>> drains = new ArrayList<>();
+        private final EmbeddedChannel promiseMaker = new EmbeddedChannel();
+
+        @Override
+        public Channel channel() {
+            return channel;
+        }
+
+        @Override
+        public Future<Void> adopt(Channel c) {
+            Promise<Void> drained = promiseMaker.eventLoop().newPromise();
+            adopted.add(c);
+            drains.add(drained);
+            return drained;
+        }
+    }
+
+    /** A relay serving an {@link EmbeddedChannel} listener, which is its endpoint's current channel. */
+    private record Relay(UdpRelayHandler handler, EmbeddedChannel listener, FakeEndpoint endpoint) {
+        static Relay of(RelayConfig config, FakeNetwork net) {
+            FakeEndpoint endpoint = new FakeEndpoint();
+            UdpRelayHandler handler = new UdpRelayHandler(config, net, endpoint);
+            EmbeddedChannel listener = new EmbeddedChannel(handler);
+            endpoint.channel = listener;
+            return new Relay(handler, listener, endpoint);
+        }
+    }
+
     private static DatagramPacket from(InetSocketAddress sender, String text) {
         return new DatagramPacket(bytes(text), LOCAL, sender, false);
     }
@@ -35,8 +72,9 @@ class UdpRelayHandlerTest {
     @Test
     void eachClientGetsItsOwnSessionAndItsOwnReplies() {
         FakeNetwork net = new FakeNetwork();
-        UdpRelayHandler relay = new UdpRelayHandler(config(16), net);
-        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        Relay r = Relay.of(config(16), net);
+        UdpRelayHandler relay = r.handler();
+        EmbeddedChannel listener = r.listener();
 
         listener.writeInbound(from(ALICE, "a1"), from(BOB, "b1"), from(ALICE, "a2"));
         assertEquals(2, net.connects.size(), "one upstream channel per client");
@@ -68,8 +106,9 @@ class UdpRelayHandlerTest {
     @Test
     void idleSessionsExpireActiveOnesStay() {
         FakeNetwork net = new FakeNetwork();
-        UdpRelayHandler relay = new UdpRelayHandler(config(16), net);
-        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        Relay r = Relay.of(config(16), net);
+        UdpRelayHandler relay = r.handler();
+        EmbeddedChannel listener = r.listener();
         listener.writeInbound(from(ALICE, "a"), from(BOB, "b"));
         TestDuplexChannel aliceUp = net.succeed(0);
         net.succeed(1);
@@ -99,8 +138,9 @@ class UdpRelayHandlerTest {
     @Test
     void clientsBeyondTheSessionLimitAreDropped() {
         FakeNetwork net = new FakeNetwork();
-        UdpRelayHandler relay = new UdpRelayHandler(config(2), net);
-        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        Relay r = Relay.of(config(2), net);
+        UdpRelayHandler relay = r.handler();
+        EmbeddedChannel listener = r.listener();
         DatagramPacket fromCarol = from(CAROL, "c");
         listener.writeInbound(from(ALICE, "a"), from(BOB, "b"), fromCarol);
         assertEquals(2, relay.sessionCount());
@@ -113,14 +153,83 @@ class UdpRelayHandlerTest {
     @Test
     void failedSessionIsForgottenSoTheNextDatagramRetries() {
         FakeNetwork net = new FakeNetwork();
-        UdpRelayHandler relay = new UdpRelayHandler(config(2), net);
-        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        Relay r = Relay.of(config(2), net);
+        UdpRelayHandler relay = r.handler();
+        EmbeddedChannel listener = r.listener();
         listener.writeInbound(from(ALICE, "a"));
         net.connects.get(0).promise().setFailure(new java.net.SocketException("Network is unreachable"));
         listener.runPendingTasks();
         assertEquals(0, relay.sessionCount());
         listener.writeInbound(from(ALICE, "again"));
         assertEquals(2, net.connects.size());
+        listener.finishAndReleaseAll();
+    }
+
+    /**
+     * During a swap datagrams arrive on the old channel too; replies always leave through the endpoint's current
+     * channel, and the old channel going inactive (handed over) keeps the sessions.
+     */
+    @Test
+    void repliesLeaveThroughTheCurrentChannelAndAHandedOverChannelKeepsTheSessions() {
+        FakeNetwork net = new FakeNetwork();
+        Relay r = Relay.of(config(16), net);
+        EmbeddedChannel old = r.listener();
+        old.writeInbound(from(ALICE, "a1"));
+        TestDuplexChannel aliceUp = net.succeed(0);
+        old.runPendingTasks();
+        assertEquals(List.of(aliceUp), r.endpoint().adopted, "the session's upstream channel is adopted");
+        assertEquals("a1", text(aliceUp.readOutbound()));
+
+        EmbeddedChannel successor = new EmbeddedChannel(r.handler());
+        r.endpoint().channel = successor; // the endpoint moved to another transport
+        old.writeInbound(from(ALICE, "a2")); // still queued in the old socket
+        successor.writeInbound(from(ALICE, "a3"));
+        assertEquals("a2", text(aliceUp.readOutbound()));
+        assertEquals("a3", text(aliceUp.readOutbound()), "the kept session serves the new socket's datagrams too");
+        assertEquals(1, net.connects.size());
+        old.finishAndReleaseAll(); // the old socket closed after the hand-over
+        assertEquals(1, r.handler().sessionCount(), "a swap keeps the sessions");
+        assertTrue(aliceUp.isOpen());
+
+        aliceUp.writeInbound((Object) bytes("to alice"));
+        assertNull(old.readOutbound());
+        DatagramPacket reply = successor.readOutbound();
+        assertEquals(ALICE, reply.recipient());
+        assertEquals("to alice", text(reply.content()));
+        successor.finishAndReleaseAll();
+        assertEquals(0, r.handler().sessionCount(), "the endpoint closed: sessions closed");
+        assertFalse(aliceUp.isOpen());
+    }
+
+    /**
+     * When the session's transport goes away (its drain starts) the session is forgotten: the client's next datagram
+     * opens a new session, while the old upstream channel still relays late replies until it is closed.
+     */
+    @Test
+    void aDrainedSessionIsReplacedAndStillRelaysLateReplies() {
+        FakeNetwork net = new FakeNetwork();
+        Relay r = Relay.of(config(16), net);
+        EmbeddedChannel listener = r.listener();
+        listener.writeInbound(from(ALICE, "a1"));
+        TestDuplexChannel oldUp = net.succeed(0);
+        listener.runPendingTasks();
+        assertEquals("a1", text(oldUp.readOutbound()));
+
+        r.endpoint().drains.get(0).setSuccess(null);
+        assertEquals(0, r.handler().sessionCount(), "a drained session is forgotten");
+        listener.writeInbound(from(ALICE, "a2"));
+        assertEquals(2, net.connects.size(), "a new session on the current transport");
+        TestDuplexChannel newUp = net.succeed(1);
+        listener.runPendingTasks();
+        assertEquals("a2", text(newUp.readOutbound()));
+        assertNull(oldUp.readOutbound(), "nothing new goes to the drained upstream channel");
+
+        oldUp.writeInbound((Object) bytes("late reply to a1"));
+        DatagramPacket late = listener.readOutbound();
+        assertEquals(ALICE, late.recipient());
+        assertEquals("late reply to a1", text(late.content()));
+        oldUp.close();
+        assertEquals(1, r.handler().sessionCount(), "closing the drained channel leaves the new session alone");
         listener.finishAndReleaseAll();
     }
 }

@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelInitializer;
-import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import org.junit.jupiter.api.AfterEach;
@@ -61,13 +60,12 @@ class ZeroCopyRelayTest {
         assertEquals(transportName, Transports.selected().name(), Transports.selection().explain());
         byte[] file = new byte[SIZE];
         new Random(SIZE).nextBytes(file);
-        EventLoopGroup group = transport.newEventLoopGroup(1);
         Network.Bound bound = null;
         try (ServerSocket origin = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             CompletableFuture<String> request = CompletableFuture.supplyAsync(() -> serveOnce(origin, file));
             RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0",
                     "upstream", "tcp://127.0.0.1:" + origin.getLocalPort(), "zeroCopy", "true"));
-            BootstrapNetwork network = new BootstrapNetwork(transport, group);
+            BootstrapNetwork network = new BootstrapNetwork(transport);
             bound = network.listen(config.listen(), RelayFrontendHandler.connectionOptions(config),
                     new ChannelInitializer<Channel>() {
                         @Override
@@ -99,7 +97,6 @@ class ZeroCopyRelayTest {
             if (bound != null) {
                 bound.close();
             }
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
     }
 

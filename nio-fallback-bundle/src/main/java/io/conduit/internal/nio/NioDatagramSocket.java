@@ -27,6 +27,8 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
     private final Map<String, MembershipKey> memberships = new HashMap<>(); // loop-confined
     /** the connected peer, or null; written on the loop, read anywhere */
     private volatile SocketAddress peer;
+    /** {@link #connectAway} connected the socket to this sink; written on the loop, read anywhere */
+    private volatile SocketAddress connectedAway;
 
     NioDatagramSocket(DatagramChannel ch) throws IOException {
         super(ch);
@@ -48,6 +50,10 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
             }
             if (connectedTo != null) {
                 target = null; // to the peer: write(), as send() would do
+            } else if (connectedAway != null) {
+                throw new IOException("cannot send to " + target + ": this 'nio' socket was connected away to "
+                        + connectedAway + " to leave its SO_REUSEPORT group, and java.nio does not send from a "
+                        + "connected socket to other addresses; send from the socket that took its address over");
             }
         } else if (connectedTo == null) {
             throw AddressErrors.noRecipient();
@@ -78,12 +84,39 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
     public void disconnect() throws IOException {
         ch.disconnect();
         peer = null;
+        connectedAway = null;
     }
 
     @Override
     public boolean isConnected() {
-        return ch.isConnected();
+        return peer != null;
     }
+
+    /**
+     * {@code DatagramChannel.connect} discards every datagram queued before it (the JDK reads them out and drops
+     * them), so this takes them out first: {@code receive} until none is waiting, each handed to {@code queued},
+     * then {@code connect} at once. Only a datagram arriving between the last {@code receive} and the
+     * {@code connect(2)} inside it (no other code runs there) is lost. Afterwards {@link #isConnected()} stays
+     * {@code false} and sends to any address fail with a message saying why.
+     */
+    @Override
+    public boolean connectAway(SocketAddress sink, DatagramSink queued) throws IOException {
+        AddressErrors.check(sink, "UDP");
+        if (peer != null) {
+            throw AddressErrors.alreadyConnected(peer, sink);
+        }
+        ByteBuffer scratch = ByteBuffer.allocate(MAX_DATAGRAM_BYTES);
+        SocketAddress sender;
+        while ((sender = ch.receive(scratch.clear())) != null) {
+            queued.datagram(scratch.flip(), sender, null, false);
+        }
+        ch.connect(sink);
+        connectedAway = sink;
+        return true;
+    }
+
+    /** The largest UDP payload (IPv4: 65,535 - 8 - 20). */
+    private static final int MAX_DATAGRAM_BYTES = 65_507;
 
     @Override
     public void joinGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
@@ -109,6 +142,9 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
 
     @Override
     public SocketAddress remoteAddress() {
+        if (connectedAway != null) {
+            return null; // connected only for the kernel's reuseport lookup, not for the channel
+        }
         try {
             return ch.getRemoteAddress();
         } catch (IOException e) {

@@ -50,14 +50,11 @@ import static org.junit.jupiter.api.Assertions.fail;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ManagedServerSwapTest {
 
-    private final List<SwapTransports.Provider> registered = new ArrayList<>();
+    private final SwapTransports.Registered registered = new SwapTransports.Registered();
     private final List<ManagedServer> servers = new ArrayList<>();
 
     private SwapTransports.Provider register(String name, boolean reusePort) {
-        SwapTransports.Provider p = SwapTransports.provider(name, reusePort);
-        assertTrue(Transports.register(p), name + " registered");
-        registered.add(p);
-        return p;
+        return registered.register(name, reusePort);
     }
 
     private ManagedServer track(ManagedServer s) {
@@ -70,20 +67,11 @@ class ManagedServerSwapTest {
         for (ManagedServer s : servers) {
             s.close().await(15, TimeUnit.SECONDS);
         }
-        Transports.setPreference(null);
-        for (SwapTransports.Provider p : registered) {
-            Transports.unregister(p);
-        }
+        registered.unregisterAll();
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > end) {
-                fail("timed out after 10 s waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+        SwapTransports.await(condition, what);
     }
 
     private static void echoOnce(InetSocketAddress address, int n) throws Exception {

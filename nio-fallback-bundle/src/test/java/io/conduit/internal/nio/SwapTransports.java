@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Test-only transports for swap tests: a fresh {@code java.nio} transport under another name (e.g. {@code nio-a},
@@ -38,6 +39,38 @@ final class SwapTransports {
 
     static Provider provider(String name, boolean reusePort) {
         return new Provider(new Recording(name, reusePort));
+    }
+
+    /**
+     * The providers one test registered, for its clean-up: {@link #register} asserts the registration,
+     * {@link #unregisterAll} also drops the run-time preference. Test thread only.
+     */
+    static final class Registered {
+        private final List<Provider> providers = new java.util.ArrayList<>();
+
+        Provider register(String name, boolean reusePort) {
+            Provider p = provider(name, reusePort);
+            org.junit.jupiter.api.Assertions.assertTrue(io.conduit.transport.Transports.register(p),
+                    name + " registered");
+            providers.add(p);
+            return p;
+        }
+
+        void unregisterAll() {
+            io.conduit.transport.Transports.setPreference(null);
+            providers.forEach(io.conduit.transport.Transports::unregister);
+        }
+    }
+
+    /** Waits at most 10 s for {@code condition}, failing with {@code what}. */
+    static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                org.junit.jupiter.api.Assertions.fail("timed out after 10 s waiting for " + what);
+            }
+            Thread.sleep(5);
+        }
     }
 
     /** Wraps a fresh {@link NioTransport} named {@code name}; thread-safe. */

@@ -1,0 +1,44 @@
+package io.conduit.gateway.internal;
+
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceRegistration;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+
+/**
+ * Registers the {@link ShellInterruptHint} with the Gogo runtime (whiteboard {@code CommandSessionListener}) when
+ * the Gogo and jline packages are wired; without them (optional imports) it does nothing, quietly.
+ */
+@Component(service = {}, immediate = true)
+public final class ShellInterruptHintComponent {
+
+    private static final String LISTENER = "org.apache.felix.service.command.CommandSessionListener";
+
+    /** {@code null} when Gogo or jline is not there. */
+    private final ServiceRegistration<?> registration;
+
+    /** @param context this bundle's context */
+    @Activate
+    public ShellInterruptHintComponent(BundleContext context) {
+        ServiceRegistration<?> r;
+        try {
+            r = context.registerService(LISTENER, new ShellInterruptHint(), null);
+        } catch (NoClassDefFoundError | IllegalArgumentException noGogoOrJline) {
+            r = null; // the shell's packages are not wired: no shell, no hint
+        }
+        registration = r;
+    }
+
+    /** Withdraws the listener. */
+    @Deactivate
+    public void deactivate() {
+        if (registration != null) {
+            try {
+                registration.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // unregistered by the framework
+            }
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.conduit.internal.nio;
+
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.DatagramPacket;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.concurrent.Future;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.ManagedDatagramEndpoint;
+import io.conduit.transport.Transports;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.BindException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * {@link ManagedDatagramEndpoint} between two real nio transports ({@link SwapTransports}) on JDK 17: the
+ * close-then-bind fallback, "address already in use", and adopted channels kept on a selection change and drained
+ * when their transport goes away.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ManagedDatagramEndpointSwapTest {
+
+    private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
+    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    private final List<ManagedDatagramEndpoint> endpoints = new ArrayList<>();
+
+    private SwapTransports.Provider register(String name, boolean reusePort) {
+        return registered.register(name, reusePort);
+    }
+
+    private ManagedDatagramEndpoint echoEndpoint() {
+        ManagedDatagramEndpoint e = new ManagedDatagramEndpoint(new InetSocketAddress(LOOPBACK, 0))
+                .handler(new DatagramEcho()).gracePeriod(300, TimeUnit.MILLISECONDS);
+        endpoints.add(e);
+        return e;
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (ManagedDatagramEndpoint e : endpoints) {
+            e.close().await(15, TimeUnit.SECONDS);
+        }
+        registered.unregisterAll();
+    }
+
+    @ChannelHandler.Sharable
+    private static final class DatagramEcho implements ChannelHandler {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            DatagramPacket p = (DatagramPacket) msg;
+            ctx.writeAndFlush(new DatagramPacket(p.content(), p.sender()));
+        }
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        SwapTransports.await(condition, what);
+    }
+
+    /** Sends a datagram and waits for its echo, retrying a few times. */
+    private static void echoOnce(InetSocketAddress to) throws Exception {
+        try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0))) {
+            s.setSoTimeout(500);
+            byte[] out = "through the managed datagram endpoint".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            java.net.DatagramPacket in = new java.net.DatagramPacket(new byte[256], 256);
+            for (int attempt = 0; attempt < 10; attempt++) {
+                s.send(new java.net.DatagramPacket(out, out.length, to));
+                try {
+                    s.receive(in);
+                    assertArrayEquals(out, java.util.Arrays.copyOf(in.getData(), in.getLength()));
+                    assertEquals(to, in.getSocketAddress(), "the reply comes from the endpoint's address");
+                    return;
+                } catch (SocketTimeoutException e) {
+                    // retry: the socket may be between close and bind (fallback)
+                }
+            }
+            fail("no echo from " + to);
+        }
+    }
+
+    @Test
+    void withoutReusePortTheOldSocketClosesFirstAndTheNewOneTakesThePort() throws Exception {
+        register("nio-a", false);
+        SwapTransports.Provider b = register("nio-b", false);
+        Transports.setPreference("nio-a");
+        ManagedDatagramEndpoint endpoint = echoEndpoint();
+        InetSocketAddress address = endpoint.start().sync().getNow();
+        assertEquals("nio-a", endpoint.transportName());
+        echoOnce(address);
+        Transports.setPreference("nio-b");
+        await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+        assertEquals(address, endpoint.localAddress(), "same port");
+        echoOnce(address);
+        assertEquals(1, b.transport.groups.size());
+    }
+
+    @Test
+    void aSecondEndpointOnATakenAddressFailsWithAlreadyInUse() throws Exception {
+        register("nio-a", true);
+        Transports.setPreference("nio-a");
+        ManagedDatagramEndpoint first = echoEndpoint();
+        InetSocketAddress address = first.start().sync().getNow();
+        ManagedDatagramEndpoint second = new ManagedDatagramEndpoint(address).handler(new DatagramEcho());
+        endpoints.add(second);
+        Future<InetSocketAddress> f = second.start();
+        assertTrue(f.await(10, TimeUnit.SECONDS));
+        assertTrue(f.cause() instanceof BindException && f.cause().getMessage().contains("already in use"),
+                "already in use: " + f.cause());
+        echoOnce(address); // the first endpoint still gets every datagram
+    }
+
+    @Test
+    void adoptedChannelsStayOnASelectionChangeAndAreDrainedWhenTheirTransportGoesAway() throws Exception {
+        SwapTransports.Provider a = register("nio-a", true);
+        register("nio-b", true);
+        Transports.setPreference("nio-a");
+        ManagedDatagramEndpoint endpoint = echoEndpoint();
+        endpoint.start().sync();
+        EventLoopGroup oldGroup = a.transport.groups.get(0);
+        Channel adopted = new Bootstrap().transport(Transports.get("nio-a")).group(endpoint.channel().eventLoop())
+                .channelType(ChannelType.UDP).handler(new ChannelHandler() { })
+                .bind(new InetSocketAddress(LOOPBACK, 0)).sync().getNow();
+        Future<Void> drainStarted = endpoint.adopt(adopted);
+        assertEquals(1, endpoint.adoptedChannels());
+
+        Transports.setPreference("nio-b"); // nio-a still there: a selection change
+        await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+        Thread.sleep(200);
+        assertTrue(adopted.isOpen(), "kept on a selection change");
+        assertFalse(drainStarted.isDone());
+        assertFalse(oldGroup.isShuttingDown(), "nio-a's group runs while an adopted channel lives on it");
+
+        assertTrue(Transports.unregister(a)); // nio-a goes away
+        assertTrue(drainStarted.await(10, TimeUnit.SECONDS), "the drain starts");
+        assertTrue(adopted.isOpen(), "still open during the grace period (late replies)");
+        assertTrue(adopted.closeFuture().await(10, TimeUnit.SECONDS), "closed after the grace period");
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "then nio-a's group stops");
+        assertEquals(0, endpoint.adoptedChannels());
+
+        EventLoopGroup foreign = Transports.get("nio-b").newEventLoopGroup(1);
+        try {
+            Channel other = new Bootstrap().transport(Transports.get("nio-b")).group(foreign)
+                    .channelType(ChannelType.UDP).handler(new ChannelHandler() { })
+                    .bind(new InetSocketAddress(LOOPBACK, 0)).sync().getNow();
+            Future<Void> refused = endpoint.adopt(other);
+            assertTrue(refused.await(5, TimeUnit.SECONDS));
+            assertTrue(refused.cause() instanceof IllegalArgumentException, "not on the endpoint's loops: "
+                    + refused.cause());
+            other.close().sync();
+        } finally {
+            foreign.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+    }
+}
