@@ -33,10 +33,11 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
  *     services; discovery through the bundle loader finds a provider only with a Service Loader Mediator);</li>
  * <li>{@link TransportChangeListener} services are tracked (whiteboard) and the selected transport is published
  *     as a service ({@link TransportPublisher});</li>
- * <li>{@link TransportProvider} services are tracked: each one is {@linkplain TransportRegistry#register
+ * <li>{@link TransportProvider} services are tracked: each one is {@linkplain TransportRegistry#registerService
  *     registered} with the registry when it appears and unregistered when it goes away. A provider service
  *     takes precedence over a {@code ServiceLoader}-found provider of the same name (the registry keeps one
- *     provider per name, registered ones first), so nothing is counted twice;</li>
+ *     provider per name, registered ones first), and a second instance of the same provider class registered
+ *     programmatically is dropped, so nothing is counted twice and nothing outlives the service;</li>
  * <li>when {@code org.osgi.service.cm} is wired, a {@code ManagedService} for PID {@code io.conduit.transport}
  *     ({@link TransportConfiguration}); without Configuration Admin the system properties rule;</li>
  * <li>the Gogo commands ({@link ConduitCommands}) as a plain service with {@code osgi.command.*} properties.</li>
@@ -184,7 +185,7 @@ public final class ConduitActivator implements BundleActivator {
                             + ref.getBundle().getSymbolicName() + " declares " + TransportPublisher.NAME_PROPERTY
                             + "=" + declared + " but its name() is '" + p.name() + "'; the name() is used");
                 }
-                registry.register(p);
+                registry.registerService(p);
                 return p;
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "TransportProvider service " + ref + " of bundle "

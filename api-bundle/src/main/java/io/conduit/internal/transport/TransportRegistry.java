@@ -67,6 +67,12 @@ public final class TransportRegistry {
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by lock: providers registered programmatically, in registration order (identity). */
     private final List<TransportProvider> registered = new ArrayList<>();
+    /**
+     * Guarded by lock: the members of {@link #registered} that a bundle provides as an OSGi service
+     * ({@link #registerService}), by identity.
+     */
+    private final Set<TransportProvider> services = java.util.Collections.newSetFromMap(
+            new java.util.IdentityHashMap<>());
     /** Guarded by lock: providers found by discovery; {@code null} until the first use. */
     private List<TransportProvider> discovered;
     /** Guarded by lock: the run-time preference, or {@code null} to use {@code conduit.transport}. */
@@ -182,19 +188,49 @@ public final class TransportRegistry {
     // ---- providers
 
     /**
-     * Adds a provider (the OSGi service tracker, tests). A provider whose name is already taken by an earlier
-     * registration is kept but ignored while the earlier one stays registered; programmatic registrations take
-     * precedence over discovered providers of the same name.
+     * Adds a provider (tests, applications). A provider whose name is already taken by an earlier registration is
+     * kept but ignored while the earlier one stays registered; programmatic registrations take precedence over
+     * discovered providers of the same name. A provider of the same class and name as one a bundle provides as an
+     * OSGi service ({@link #registerService}) is that provider seen a second time: it is not kept (the service is
+     * used, nothing is reported).
+     *
+     * @return {@code false} when this very provider object was already registered, or when a bundle provides the
+     *         same provider as a service
+     */
+    public boolean register(TransportProvider provider) {
+        return add(provider, false);
+    }
+
+    /**
+     * Adds a provider that a bundle registered as an OSGi service (the API bundle's service tracker). Like
+     * {@link #register}, and a provider of the same class (hence the same bundle) and name that was added with
+     * {@link #register} — the same provider instantiated a second time, e.g. from the bundle's
+     * {@code META-INF/services} entry — is dropped: the registry keeps no second, non-service instance of it, which
+     * would outlive the service when the bundle stops.
      *
      * @return {@code false} when this very provider object was already registered
      */
-    public boolean register(TransportProvider provider) {
+    public boolean registerService(TransportProvider provider) {
+        return add(provider, true);
+    }
+
+    private boolean add(TransportProvider provider, boolean service) {
         Objects.requireNonNull(provider, "provider");
         lock.lock();
         try {
             for (TransportProvider p : registered) {
                 if (p == provider) {
                     return false;
+                }
+            }
+            if (service) {
+                registered.removeIf(p -> !services.contains(p) && sameProvider(p, provider));
+                services.add(provider);
+            } else {
+                for (TransportProvider s : services) {
+                    if (sameProvider(s, provider)) {
+                        return false;
+                    }
                 }
             }
             registered.add(provider);
@@ -207,6 +243,11 @@ public final class TransportRegistry {
         return true;
     }
 
+    /** @return whether {@code a} and {@code b} are instances of one provider class (one class loader) with one name */
+    private static boolean sameProvider(TransportProvider a, TransportProvider b) {
+        return a.getClass() == b.getClass() && a.name().equals(b.name());
+    }
+
     /** @return {@code false} when {@code provider} was not registered with {@link #register} */
     public boolean unregister(TransportProvider provider) {
         Objects.requireNonNull(provider, "provider");
@@ -216,6 +257,7 @@ public final class TransportRegistry {
             if (!removed) {
                 return false;
             }
+            services.remove(provider);
             recomputeLocked(properties.get());
         } finally {
             lock.unlock();

@@ -217,6 +217,36 @@ class TransportRegistryTest {
     }
 
     @Test
+    void aServiceIsTheOnlyInstanceKeptOfItsProviderAndLeavesNothingBehindWhenItGoes() {
+        // The same provider class instantiated by someone else first (e.g. from the bundle's META-INF/services),
+        // then provided by its bundle as a service: one provider, the service, nothing reported.
+        FakeProvider early = FakeProvider.available("nio", false, 10);
+        FakeProvider service = FakeProvider.available("nio", false, 10);
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        assertTrue(registry.register(early));
+        assertTrue(registry.registerService(epoll));
+        assertTrue(registry.registerService(service));
+        assertEquals(List.of(), registry.problems());
+        assertEquals(List.of(epoll, service), registry.providers());
+        // A later programmatic copy of the service's provider is refused, not kept behind it.
+        assertFalse(registry.register(FakeProvider.available("epoll", true, 100)));
+        assertEquals(List.of(), registry.problems());
+        // The bundle stops: its transport is gone, no stand-in takes its place.
+        assertTrue(registry.unregister(epoll));
+        assertEquals(List.of(service), registry.providers());
+        assertEquals("nio", registry.selected().name());
+        assertTrue(registry.unregister(service));
+        assertEquals(List.of(), registry.providers());
+        assertFalse(registry.unregister(early), "the early instance was dropped when the service came");
+        // A different class claiming a service's name is still a conflict, reported.
+        FakeProvider other = new FakeProvider("nio", false, 10, io.conduit.transport.Availability::available) { };
+        assertTrue(registry.registerService(FakeProvider.available("nio", false, 10)));
+        assertTrue(registry.register(other));
+        assertEquals(1, registry.problems().size(), registry.problems().toString());
+        assertTrue(registry.problems().get(0).contains("is ignored"), registry.problems().toString());
+    }
+
+    @Test
     void anUnknownNameIsWarnedOncePerPropertyAndNameWhateverIsRegistered() {
         props.put(ConduitProperties.TRANSPORT, "bogus");
         registry.selection();
