@@ -666,7 +666,8 @@ public final class ManagedDatagramEndpoint {
      * user share the port silently. A port-0 address needs no probe. The window between the probe and the bind is
      * left open.
      *
-     * @throws java.net.BindException naming the address when another socket is bound there
+     * @throws java.net.BindException naming the address and the cause: another socket is bound there, the address
+     *         is not one of this host's, or the port needs privileges ({@link SwapSteps#probeFailed})
      */
     private static void probeFree(InetSocketAddress address, Transport t) throws IOException {
         if (address.getPort() == 0) {
@@ -676,13 +677,11 @@ public final class ManagedDatagramEndpoint {
             probe.setReuseAddress(false);
             probe.bind(address);
         } catch (java.net.BindException e) {
-            java.net.BindException clear = new java.net.BindException("ManagedDatagramEndpoint cannot bind " + address
-                    + " (transport '" + t.name() + "'): address already in use, another socket is bound there ("
-                    + e.getMessage() + "). The endpoint binds with SO_REUSEPORT so that a transport swap can bind the "
-                    + "new socket before closing the old one, and checks first that no other socket holds the address "
-                    + "so it never shares it; stop the other socket or configure another port");
-            clear.initCause(e);
-            throw clear;
+            throw SwapSteps.probeFailed("ManagedDatagramEndpoint cannot bind", address, t, "address already in use, "
+                    + "another socket is bound there ({system}). The endpoint binds with SO_REUSEPORT so that a "
+                    + "transport swap can bind the new socket before closing the old one, and checks first that no "
+                    + "other socket holds the address so it never shares it; stop the other socket or configure "
+                    + "another port", e);
         }
     }
 

@@ -105,8 +105,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       is closed and its last connection is gone.</li>
  * </ol>
  * A server whose address the newly selected transport cannot bind ({@link Transport#supportsAddress}, e.g. a Linux
- * abstract Unix name when {@code nio} is selected) does not move while its current transport is still available: it
- * logs one warning and keeps listening where it is; it follows again once a transport that can bind it is selected.
+ * abstract Unix name when {@code nio} is selected), or that cannot reach an address the server
+ * {@linkplain #requireSupportFor requires} (e.g. a relay's upstream), does not move while its current transport is
+ * still available: it logs one warning and keeps listening where it is; it follows again once a transport that can
+ * serve it is selected. When its current transport goes away meanwhile, the listener closes and the server waits for
+ * such a transport.
  * When nothing can be selected ({@link Transports#selected()} fails or returns {@code null}) the server closes its
  * listener (keeping or draining its connections by the rule above) and waits; it binds again as soon as a
  * transport is selected. If binding on the new transport fails,
@@ -144,6 +147,8 @@ public final class ManagedServer {
     private ChannelType channelType = ChannelType.TCP;
     private final Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
     private final Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
+    /** Addresses every transport the server runs on must also support (e.g. a relay's upstream). */
+    private final List<SocketAddress> requiredAddresses = new ArrayList<>();
     private ChannelHandler childHandler;
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
@@ -236,6 +241,64 @@ public final class ManagedServer {
         return this;
     }
 
+    /**
+     * Also requires every transport this server runs on to {@linkplain Transport#supportsAddress support}
+     * {@code address}, besides its own listening address: e.g. the upstream a relay connects to for every accepted
+     * connection (a Linux abstract Unix name only epoll reaches). {@link #start()} fails when the selected transport
+     * cannot, and a swap to a selected transport that cannot is not made while the current one is still there (one
+     * warning), exactly as for the listening address.
+     *
+     * @param address an address the server's connections use, of any kind
+     * @return this server
+     * @since 0.4.0
+     */
+    public ManagedServer requireSupportFor(SocketAddress address) {
+        Objects.requireNonNull(address, "address");
+        checkNew();
+        requiredAddresses.add(address);
+        return this;
+    }
+
+    /**
+     * @return {@code null} when {@code t} can bind this server's address and reach every
+     *         {@linkplain #requireSupportFor required} address, otherwise the first one it cannot
+     */
+    private SocketAddress unsupportedBy(Transport t) {
+        SocketAddress own = boundAddress != null ? boundAddress : requestedAddress;
+        if (!t.supportsAddress(own)) {
+            return own;
+        }
+        for (SocketAddress a : requiredAddresses) {
+            if (!t.supportsAddress(a)) {
+                return a;
+            }
+        }
+        return null;
+    }
+
+    /** @return why {@code t} cannot serve this server ({@code unsupported} from {@link #unsupportedBy}), one line */
+    private String cannotServe(Transport t, SocketAddress unsupported) {
+        boolean own = unsupported.equals(boundAddress != null ? boundAddress : requestedAddress);
+        return "transport '" + t.name() + "' cannot " + (own ? "bind " : "reach ") + unsupported + " ("
+                + unsupported.getClass().getSimpleName() + "; " + capableTransports(unsupported) + ")";
+    }
+
+    /** @return e.g. {@code "transports that can: epoll"}, or that no registered, available one can */
+    static String capableTransports(SocketAddress address) {
+        List<String> names = new ArrayList<>();
+        for (io.conduit.transport.spi.TransportProvider p : Transports.providers()) {
+            try {
+                if (p.availability().isAvailable() && p.transport().supportsAddress(address)) {
+                    names.add(p.name());
+                }
+            } catch (RuntimeException | LinkageError e) {
+                // a provider that cannot make its transport cannot serve it either
+            }
+        }
+        return names.isEmpty() ? "no registered, available transport can" : "transports that can: "
+                + String.join(", ", names);
+    }
+
     private static <T> void put(Map<ChannelOption<?>, Object> map, ChannelOption<T> option, T value) {
         Objects.requireNonNull(option, "option");
         if (value == null) {
@@ -277,6 +340,13 @@ public final class ManagedServer {
                 if (t == null) {
                     result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
                             + ": no transport is selected (" + Transports.selection() + ")", null));
+                    close();
+                    return;
+                }
+                SocketAddress unsupported = unsupportedBy(t);
+                if (unsupported != null) {
+                    result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
+                            + ": the selected " + cannotServe(t, unsupported) + "; select a transport that can", null));
                     close();
                     return;
                 }
@@ -459,13 +529,27 @@ public final class ManagedServer {
         if (old != null && old.transport == target) {
             return;
         }
-        if (old != null && target != null && !target.supportsAddress(boundAddress) && SwapSteps.stillProvided(old.transport)) {
+        SocketAddress unsupported = target == null ? null : unsupportedBy(target);
+        if (unsupported != null && (old == null || SwapSteps.stillProvided(old.transport))) {
             if (unsupportedTarget != target) { // one line per selection, not per re-check
                 unsupportedTarget = target;
-                LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + " stays on '"
-                        + old.transport.name() + "': the selected transport '" + target.name()
-                        + "' cannot bind this kind of address; it moves when a transport that can is selected");
+                LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + (old == null
+                        ? " has no listener: the selected " : " stays on '" + old.transport.name() + "': the selected ")
+                        + cannotServe(target, unsupported) + "; it moves when a transport that can is selected");
             }
+            return;
+        }
+        if (unsupported != null) {
+            // the old transport went away and the selected one cannot serve: no listener until one that can is selected
+            LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + ": '" + old.transport.name()
+                    + "' went away and the selected " + cannotServe(target, unsupported) + "; the listener is closed"
+                    + " until a transport that can is selected");
+            unsupportedTarget = target;
+            synchronized (lock) {
+                current = null;
+            }
+            retire(old, drainCause(old, "transport swap of ManagedServer " + boundAddress + " from '"
+                    + old.transport.name() + "' to none"));
             return;
         }
         unsupportedTarget = null;
@@ -637,7 +721,8 @@ public final class ManagedServer {
      * There is a small race window between closing the probe and binding the listener, in which another socket
      * can still take the address.
      *
-     * @throws java.net.BindException naming the address when another socket listens there
+     * @throws java.net.BindException naming the address and the cause: another socket listens there, the address is
+     *         not one of this host's, or the port needs privileges ({@link SwapSteps#probeFailed})
      */
     private static void probeFree(SocketAddress address, Transport t) throws IOException {
         if (!(address instanceof InetSocketAddress inet) || inet.getPort() == 0) {
@@ -647,13 +732,11 @@ public final class ManagedServer {
             probe.setReuseAddress(true);
             probe.bind(inet);
         } catch (java.net.BindException e) {
-            java.net.BindException clear = new java.net.BindException("ManagedServer cannot listen on " + address
-                    + " (transport '" + t.name() + "'): address already in use, another socket already listens there ("
-                    + e.getMessage() + "). ManagedServer listens with SO_REUSEPORT so that a transport swap can bind "
-                    + "the new listener before closing the old one, and checks first that no other socket listens on "
-                    + "the address so it never shares it; stop the other listener or configure another port");
-            clear.initCause(e);
-            throw clear;
+            throw SwapSteps.probeFailed("ManagedServer cannot listen on", inet, t, "address already in use, another "
+                    + "socket already listens there ({system}). ManagedServer listens with SO_REUSEPORT so that a "
+                    + "transport swap can bind the new listener before closing the old one, and checks first that no "
+                    + "other socket listens on the address so it never shares it; stop the other listener or configure "
+                    + "another port", e);
         }
     }
 

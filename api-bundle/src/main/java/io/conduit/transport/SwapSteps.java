@@ -5,7 +5,13 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 
 import java.io.IOException;
+import java.net.BindException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -67,6 +73,53 @@ final class SwapSteps {
                 }
                 Thread.sleep(25);
             }
+        }
+    }
+
+    /**
+     * The exception for a probe bind (the check before an {@code SO_REUSEPORT} bind that no other socket holds the
+     * address) that failed: one line naming the address, the transport, the real cause and what to do. A
+     * {@link BindException} says {@code EADDRINUSE}, {@code EADDRNOTAVAIL} and {@code EACCES} alike, so the cause is
+     * told from the system's message and, for an address not on this host, also from the host's interfaces.
+     *
+     * @param who      e.g. {@code "ManagedServer cannot listen on"}
+     * @param inUse    the sentence for an address in use, ending in the remedy
+     * @param failure  the probe's failure
+     * @return a {@link BindException} with that message, caused by {@code failure}
+     */
+    static BindException probeFailed(String who, InetSocketAddress address, Transport t, String inUse,
+            BindException failure) {
+        String system = failure.getMessage() == null ? "bind failed" : failure.getMessage();
+        String lower = system.toLowerCase(java.util.Locale.ROOT);
+        InetAddress ip = address.getAddress();
+        String text;
+        if (lower.contains("in use")) {
+            text = inUse.replace("{system}", system);
+        } else if (lower.contains("assign requested address") || ip != null && !isLocal(ip)) {
+            boolean v6 = ip instanceof Inet6Address;
+            text = (ip == null ? address.getHostString() : ip.getHostAddress()) + " is not an address of this host ("
+                    + system + "): configure one of this host's addresses, " + (v6 ? "::1" : "127.0.0.1")
+                    + " for this host only, or " + (v6 ? "[::]" : "0.0.0.0") + " for every address";
+        } else if (lower.contains("permission denied") || lower.contains("access denied")) {
+            text = "port " + address.getPort() + " needs privileges (" + system + "): ports below 1024 need root or "
+                    + "the capability CAP_NET_BIND_SERVICE; configure a port of 1024 or above";
+        } else {
+            text = system;
+        }
+        BindException clear = new BindException(who + " " + address + " (transport '" + t.name() + "'): " + text);
+        clear.initCause(failure);
+        return clear;
+    }
+
+    /** @return whether {@code ip} is the wildcard, a loopback address or an address of one of this host's interfaces */
+    private static boolean isLocal(InetAddress ip) {
+        if (ip.isAnyLocalAddress() || ip.isLoopbackAddress()) {
+            return true;
+        }
+        try {
+            return NetworkInterface.getByInetAddress(ip) != null;
+        } catch (SocketException e) {
+            return true; // cannot tell: trust the system's message
         }
     }
 

@@ -2,7 +2,7 @@
  * Transports, their availability, and the registry that selects one (system properties, OSGi services, {@link java.util.ServiceLoader}).
  */
 @Export
-@Version("0.3.0")
+@Version("0.4.0")
 package io.conduit.transport;
 
 import org.osgi.annotation.bundle.Export;

@@ -84,6 +84,11 @@ public final class RenamedTransport implements Transport {
     }
 
     @Override
+    public boolean supportsAddress(java.net.SocketAddress address) {
+        return delegate.supportsAddress(address);
+    }
+
+    @Override
     public EventLoopGroup newEventLoopGroup(int nThreads) {
         return delegate.newEventLoopGroup(nThreads);
     }
