@@ -1,18 +1,15 @@
 package io.conduit.gateway.internal;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.util.Hashtable;
 
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.Transports;
-import io.conduit.transport.spi.TransportProvider;
 import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.FrameworkEvent;
+import org.osgi.framework.FrameworkListener;
 import org.osgi.framework.ServiceRegistration;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -20,34 +17,67 @@ import org.osgi.service.component.annotations.Deactivate;
 
 /**
  * The gateway's {@link Network}: checks that a transport can be selected ({@link Transports#selected()}, so
- * {@code conduit.transport} and friends apply) and registers the network as a service with the selection as properties ({@code conduit.transport.name},
- * {@code conduit.transport.selection}: {@link TransportSelection#explain()}), which the launcher's banner prints. The
- * network's endpoints make their own event loops on whatever transport is selected and follow it (see
- * {@link BootstrapNetwork}), so no group of the start-up transport is kept running here.
+ * {@code conduit.transport} and friends apply) and registers the network as a service with the selection as
+ * properties ({@code conduit.transport.name}, {@code conduit.transport.selection}: {@link TransportSelection#explain()}),
+ * which the launcher's banner prints. The network's endpoints make their own event loops on whatever transport is
+ * selected and follow it (see {@link BootstrapNetwork}), so no group of the start-up transport is kept running here.
  *
- * <p>Transport bundles that only carry a {@code META-INF/services} registration (no OSGi service and no Service
- * Loader Mediator in the framework) are found by scanning the installed bundles for that file, and their providers
- * are {@linkplain Transports#register registered}; a provider already known by name is left alone.
+ * <p><b>Where the transports come from.</b> Inside the framework every transport is a {@code TransportProvider}
+ * service of its bundle (Declarative Services), which the API bundle feeds into {@link Transports}; this component
+ * never makes providers of its own, so a transport whose bundle stops is gone for the gateway too. While the
+ * framework is still starting, transport bundles may not have registered their services yet (bundles start in
+ * order, and SCR activates their components as it reaches them), so a selection made then could miss a transport
+ * or, with {@code conduit.transport=nio} and {@code strict}, fail for good. The network is therefore registered once
+ * the framework has started ({@link FrameworkEvent#STARTED}: every bundle of the start level is started and its
+ * components are active), or at once when it runs already (the gateway bundle started or restarted later).
+ *
+ * <p>Thread-safe: the registration is guarded by {@code this}.
  */
 @Component(service = {}, immediate = true)
 public final class NetworkComponent {
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
-    private static final String SERVICES_FILE = "META-INF/services/" + TransportProvider.class.getName();
 
-    /** The {@link Network}, or the {@link NoNetwork} when no transport could be selected. */
-    private final ServiceRegistration<?> registration;
+    private final BundleContext context;
+    /** Registers the network once the framework has started; {@code null} when it was running already. */
+    private final FrameworkListener started;
+    /** Guarded by this: the {@link Network}, or the {@link NoNetwork}; {@code null} until registered. */
+    private ServiceRegistration<?> registration;
+    /** Guarded by this. */
+    private boolean deactivated;
 
     /**
-     * Selects the transport and registers the network; when no transport can be selected, logs one ERROR line (the
-     * selection error: what is wrong and what to do), registers a {@link NoNetwork} instead and does not throw
-     * (a throw here would only add a framework stack trace to the same message).
+     * Registers the network now when the framework runs, else once it has started. When no transport can be selected
+     * it logs one ERROR line (the selection error: what is wrong and what to do), registers a {@link NoNetwork}
+     * instead and does not throw (a throw would only add a framework stack trace to the same message).
      *
      * @param context this bundle's context
      */
     @Activate
     public NetworkComponent(BundleContext context) {
-        registerServiceLoaderProviders(context);
+        this.context = context;
+        Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_ID);
+        if (system == null || system.getState() == Bundle.ACTIVE) {
+            started = null;
+            register();
+            return;
+        }
+        started = event -> {
+            if (event.getType() == FrameworkEvent.STARTED) {
+                register();
+            }
+        };
+        context.addFrameworkListener(started);
+        if (system.getState() == Bundle.ACTIVE) {
+            register(); // STARTED came between the state check and addFrameworkListener
+        }
+    }
+
+    /** Selects the transport and registers the network (or the {@link NoNetwork}); once. */
+    private synchronized void register() {
+        if (deactivated || registration != null) {
+            return;
+        }
         TransportSelection selection = Transports.selection();
         Transport transport;
         try {
@@ -79,44 +109,24 @@ public final class NetworkComponent {
     /** Withdraws the network (each endpoint's component closes its own endpoints and their event loops). */
     @Deactivate
     public void deactivate() {
-        try {
-            registration.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // the framework unregistered it
+        if (started != null) {
+            try {
+                context.removeFrameworkListener(started);
+            } catch (IllegalStateException bundleStopping) {
+                // the context is no longer valid: the framework removed the listener
+            }
         }
-    }
-
-    private static void registerServiceLoaderProviders(BundleContext context) {
-        for (Bundle b : context.getBundles()) {
-            if (b.getState() == Bundle.UNINSTALLED || b.getBundleId() == 0) {
-                continue;
-            }
-            URL file = b.getEntry(SERVICES_FILE);
-            if (file == null) {
-                continue;
-            }
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(file.openStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    int hash = line.indexOf('#');
-                    String name = (hash >= 0 ? line.substring(0, hash) : line).strip();
-                    if (name.isEmpty()) {
-                        continue;
-                    }
-                    try {
-                        Object p = b.loadClass(name).getConstructor().newInstance();
-                        if (p instanceof TransportProvider provider) {
-                            Transports.register(provider);
-                        }
-                    } catch (ReflectiveOperationException | LinkageError e) {
-                        LOG.log(System.Logger.Level.WARNING, "transport provider " + name + " of bundle "
-                                + b.getSymbolicName() + " cannot be loaded: " + e);
-                    }
-                }
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot read " + SERVICES_FILE + " of bundle "
-                        + b.getSymbolicName() + ": " + e);
+        ServiceRegistration<?> r;
+        synchronized (this) {
+            deactivated = true;
+            r = registration;
+            registration = null;
+        }
+        if (r != null) {
+            try {
+                r.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework unregistered it
             }
         }
     }
