@@ -3,6 +3,7 @@ package io.conduit.gateway.internal;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -56,12 +57,18 @@ public final class BootstrapNetwork implements Network {
      * transport after a selection change while it is still available, and are drained when it goes away.
      */
     @Override
-    public CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
-            ChannelHandler childHandler) {
-        Transport t = Transports.selected();
-        String name = t != null ? t.name() : transport.name();
-        ManagedServer server = new ManagedServer(endpoint.toSocketAddress(name)).channelType(endpoint.channelType())
+    public CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
+            Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
+        String cannot = cannotServe(endpoint, reaches, Transports.selected());
+        if (cannot != null) {
+            return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it listens as soon as a "
+                    + "transport that can is selected"));
+        }
+        ManagedServer server = new ManagedServer(endpoint.address()).channelType(endpoint.channelType())
                 .childHandler(childHandler).threads(Math.max(1, Runtime.getRuntime().availableProcessors()));
+        for (GatewayUri r : reaches) {
+            server.requireSupportFor(r.kindAddress()); // e.g. an abstract upstream: stay where it is reachable
+        }
         if (endpoint.kind() == GatewayUri.Kind.TCP) {
             server.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
             server.childOption(ChannelOption.TCP_NODELAY, Boolean.TRUE);
@@ -69,6 +76,9 @@ public final class BootstrapNetwork implements Network {
         childOptions.forEach((k, v) -> childOption(server, k, v));
         servers.add(server);
         return server.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            /** Set once by {@link #close()}. */
+            private volatile boolean closed;
+
             @Override
             public SocketAddress localAddress() {
                 return server.localAddress();
@@ -76,6 +86,7 @@ public final class BootstrapNetwork implements Network {
 
             @Override
             public void close() throws InterruptedException {
+                closed = true;
                 server.close().await(15, TimeUnit.SECONDS);
                 servers.remove(server);
             }
@@ -84,11 +95,49 @@ public final class BootstrapNetwork implements Network {
             public String transportName() {
                 return server.transportName();
             }
+
+            @Override
+            public String problem() {
+                if (closed || server.transportName() != null) {
+                    return null; // listening, or closed on purpose
+                }
+                Transport now;
+                try {
+                    now = Transports.selected();
+                } catch (RuntimeException noTransport) {
+                    return "no transport is selected (" + noTransport.getMessage() + ")";
+                }
+                if (now == null) {
+                    return "no transport is selected";
+                }
+                String cannot = cannotServe(endpoint, reaches, now);
+                return cannot == null ? null : cannot + "; its transport went away, it listens again as soon as a "
+                        + "transport that can is selected";
+            }
         }).whenComplete((b, failure) -> {
             if (failure != null) {
                 servers.remove(server);
             }
         });
+    }
+
+    /**
+     * @return why {@code t} cannot serve a listener on {@code endpoint} whose connections reach {@code reaches} (see
+     *         {@link GatewayUri#unsupportedBy}), or {@code null} when it can or nothing is selected ({@code t == null}:
+     *         the listener waits for a transport, {@link ManagedServer} says so)
+     */
+    private static String cannotServe(GatewayUri endpoint, List<GatewayUri> reaches, Transport t) {
+        if (t == null) {
+            return null;
+        }
+        String cannot = endpoint.unsupportedBy(t);
+        for (GatewayUri r : reaches) {
+            String upstream = r.unsupportedBy(t);
+            if (cannot == null && upstream != null) {
+                cannot = "the upstream " + upstream;
+            }
+        }
+        return cannot;
     }
 
     /**
@@ -118,9 +167,12 @@ public final class BootstrapNetwork implements Network {
      */
     @Override
     public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
-        Transport t = Transports.selected();
-        String name = t != null ? t.name() : transport.name();
-        ManagedDatagramEndpoint udp = new ManagedDatagramEndpoint((InetSocketAddress) endpoint.toSocketAddress(name));
+        String cannot = cannotServe(endpoint, List.of(), Transports.selected());
+        if (cannot != null) {
+            return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it is bound as soon as a "
+                    + "transport that can is selected"));
+        }
+        ManagedDatagramEndpoint udp = new ManagedDatagramEndpoint((InetSocketAddress) endpoint.address());
         udp.handler(handler.apply(new DatagramEndpoint() {
             @Override
             public Channel channel() {
@@ -160,13 +212,25 @@ public final class BootstrapNetwork implements Network {
     public Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
             ChannelHandler handler) {
         Transport t = transportOf(loop);
+        String cannot = endpoint.unsupportedBy(t);
+        if (cannot != null) {
+            throw new UnsupportedOperationException(cannot);
+        }
         Bootstrap b = new Bootstrap().transport(t).group(loop).channelType(endpoint.channelType())
                 .handler(handler);
         if (endpoint.kind() == GatewayUri.Kind.TCP) {
             b.option(ChannelOption.TCP_NODELAY, Boolean.TRUE);
         }
         options.forEach((k, v) -> option(b, k, v));
-        return b.connect(endpoint.toSocketAddress(t.name()));
+        return b.connect(endpoint.address());
+    }
+
+    /** Calls {@code onChange} on every change of the selected transport ({@link Transports#addListener}). */
+    @Override
+    public AutoCloseable onTransportChange(Runnable onChange) {
+        io.conduit.transport.TransportChangeListener l = (previous, current) -> onChange.run();
+        Transports.addListener(l);
+        return () -> Transports.removeListener(l);
     }
 
     @SuppressWarnings("unchecked")

@@ -63,17 +63,36 @@ final class ComponentStatus implements GatewayStatus {
         if (withdrawn || registration != null) {
             return;
         }
+        try {
+            registration = context.registerService(GatewayStatus.class, this, properties());
+        } catch (IllegalStateException bundleStopping) {
+            // the bundle is stopping: nothing to publish to
+        }
+    }
+
+    /**
+     * Gives the published service the current facts (an endpoint that waited for a capable transport is bound now);
+     * nothing before {@link #publish} or after {@link #withdraw()}.
+     */
+    synchronized void update() {
+        if (registration == null) {
+            return;
+        }
+        try {
+            registration.setProperties(properties());
+        } catch (IllegalStateException alreadyGone) {
+            // unregistered by the framework when the bundle stopped
+        }
+    }
+
+    private Hashtable<String, Object> properties() {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(PROP_NAME, name);
         props.put(PROP_PID, pid);
         props.put(PROP_KIND, kind);
         props.put(PROP_LISTENING, listening().toArray(new String[0]));
         props.put(PROP_FAILURES, failures().toArray(new String[0]));
-        try {
-            registration = context.registerService(GatewayStatus.class, this, props);
-        } catch (IllegalStateException bundleStopping) {
-            // the bundle is stopping: nothing to publish to
-        }
+        return props;
     }
 
     /** Unregisters the status service; idempotent. */

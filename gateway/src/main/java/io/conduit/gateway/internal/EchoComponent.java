@@ -47,7 +47,8 @@ public final class EchoComponent {
         EchoHandler echo = new EchoHandler();
         Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
-        listeners.bindAll(config.listen(), bound -> bound, endpoint -> endpoint.kind().isStream()
+        listeners.onChange(status::update);
+        listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
                 ? this.network.listen(endpoint, childOptions, echo)
                 : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));

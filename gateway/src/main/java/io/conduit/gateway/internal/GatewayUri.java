@@ -10,6 +10,7 @@ import java.util.Objects;
 
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
 
 /**
  * One endpoint of the gateway configuration, parsed from its URI form:
@@ -234,6 +235,53 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
                 }
                 return UnixDomainSocketAddress.of(path);
         }
+    }
+
+    /**
+     * The socket address of this endpoint for any transport (TCP/UDP host names are resolved here: a blocking DNS
+     * lookup); whether a transport can use it is {@link #unsupportedBy(Transport)}'s question.
+     *
+     * @throws IllegalArgumentException when the host name does not resolve
+     */
+    public SocketAddress address() {
+        if (kind == Kind.UNIX) {
+            return abstractName != null ? UnixAbstractAddress.of(abstractName) : UnixDomainSocketAddress.of(path);
+        }
+        InetSocketAddress a = new InetSocketAddress(host, port);
+        if (a.isUnresolved()) {
+            throw new IllegalArgumentException("\"" + this + "\": host '" + host + "' does not resolve");
+        }
+        return a;
+    }
+
+    /**
+     * @return an address of this endpoint's kind without a DNS lookup (TCP/UDP: unresolved), for
+     *         {@link Transport#supportsAddress}, which answers for the kind only
+     */
+    public SocketAddress kindAddress() {
+        return kind == Kind.UNIX ? address() : InetSocketAddress.createUnresolved(host, port);
+    }
+
+    /**
+     * Whether {@code t} can bind and connect this endpoint: it has channels of the endpoint's type and accepts its
+     * kind of address ({@link Transport#supportsAddress}; no DNS lookup).
+     *
+     * @return {@code null} when it can, else why not in one line with what to do, e.g. for {@code unix:@name} on
+     *         {@code nio}: abstract Unix socket names are not supported by transport 'nio': ...
+     */
+    public String unsupportedBy(Transport t) {
+        if (!t.channelTypes().contains(channelType())) {
+            return "\"" + this + "\": transport '" + t.name() + "' has no " + channelType() + " channels";
+        }
+        if (t.supportsAddress(kindAddress())) {
+            return null;
+        }
+        if (abstractName != null) {
+            return "\"" + this + "\": abstract Unix socket names are not supported by transport '" + t.name()
+                    + "': they are Linux-only and need the " + ABSTRACT_NAME_TRANSPORT + " transport (conduit:use "
+                    + ABSTRACT_NAME_TRANSPORT + "), or use a path such as unix:/run/name.sock";
+        }
+        return "\"" + this + "\": transport '" + t.name() + "' cannot bind or connect this kind of address";
     }
 
     @Override

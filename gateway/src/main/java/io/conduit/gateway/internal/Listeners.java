@@ -1,12 +1,14 @@
 package io.conduit.gateway.internal;
 
-import java.util.concurrent.CompletionStage;
-
 import java.net.UnixDomainSocketAddress;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
@@ -35,72 +37,230 @@ final class Listeners implements AutoCloseable {
     private final List<Network.Bound> channels = new ArrayList<>();
     /** Bound endpoints as shown to users; guarded by this. */
     private final List<String> listening = new ArrayList<>();
+    /** The endpoint of each of {@link #channels}, index for index; guarded by this. */
+    private final List<GatewayUri> endpointsBound = new ArrayList<>();
     /** One line per problem; guarded by this. */
     private final List<String> failures = new ArrayList<>();
     /** Guarded by this. */
     private boolean closed;
+    /**
+     * Endpoints the selected transport could not serve ({@link Network.NotOnThisTransport}), each with its failure
+     * line in {@link #failures}, tried again on every transport change; guarded by this.
+     */
+    private final Map<GatewayUri, String> waiting = new LinkedHashMap<>();
+    /** Waiting endpoints being bound again, each with whether the selection changed meanwhile; guarded by this. */
+    private final Map<GatewayUri, Boolean> retrying = new java.util.HashMap<>();
+    /** Endpoints given to {@link #bindAll}, to tell an endpoint listed twice; guarded by this. */
+    private final List<GatewayUri> endpoints = new ArrayList<>();
+    /** Watches transport changes while something is {@link #waiting}; guarded by this. */
+    private AutoCloseable watch;
+    /** Run after an endpoint's outcome changed after {@link #bindAll} completed (status updates); guarded by this. */
+    private Runnable onChange = () -> { };
+    /** How the endpoints are shown and bound, kept for the retries; written by {@link #bindAll}, guarded by this. */
+    private Function<String, String> describe;
+    private Binder binder;
+    private Network network;
 
     /** @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines */
     Listeners(String component) {
         this.component = component;
     }
 
+    /** @param onChange run (on any thread) when an endpoint that waited for a capable transport was bound or failed anew */
+    synchronized void onChange(Runnable onChange) {
+        this.onChange = onChange;
+    }
+
     /**
      * Binds each endpoint in turn; a failure is logged as one WARNING line and recorded, and never stops the other
-     * endpoints. Completes when every endpoint is bound or has failed.
+     * endpoints. Completes when every endpoint is bound or has failed. An endpoint listed twice is bound once (the
+     * second is a problem saying so). An endpoint the selected transport cannot serve
+     * ({@link Network.NotOnThisTransport}, e.g. a Linux abstract Unix name on {@code nio}) is recorded as a problem
+     * and bound when a transport that can is selected ({@link Network#onTransportChange}).
      *
      * @param endpoints what to bind
      * @param describe  how a bound endpoint is shown (e.g. with {@code " -> upstream"})
+     * @param network   tells about transport changes
      * @param binder    binds one endpoint
      * @return completes (never exceptionally) after the last endpoint's outcome is recorded
      */
-    CompletableFuture<Void> bindAll(List<GatewayUri> endpoints, java.util.function.Function<String, String> describe,
+    CompletableFuture<Void> bindAll(List<GatewayUri> endpoints, Function<String, String> describe, Network network,
             Binder binder) {
+        synchronized (this) {
+            this.describe = describe;
+            this.binder = binder;
+            this.network = network;
+        }
         CompletableFuture<Void> all = CompletableFuture.completedFuture(null);
         for (GatewayUri endpoint : endpoints) {
-            all = all.thenCompose(v -> bindOne(endpoint, describe, binder));
+            all = all.thenCompose(v -> bindOne(endpoint, true));
         }
         return all;
     }
 
-    private CompletableFuture<Void> bindOne(GatewayUri endpoint, java.util.function.Function<String, String> describe,
-            Binder binder) {
+    private CompletableFuture<Void> bindOne(GatewayUri endpoint, boolean first) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        if (first) {
+            String twice = listedTwice(endpoint);
+            if (twice != null) {
+                fail(twice);
+                done.complete(null);
+                return done;
+            }
+        }
+        Binder b;
+        Function<String, String> d;
+        synchronized (this) {
+            b = binder;
+            d = describe;
+        }
         CompletionStage<Network.Bound> f;
         try {
             if (endpoint.kind() == GatewayUri.Kind.UNIX && !endpoint.isAbstract()) {
                 UnixSocketFiles.prepareBind(endpoint.path());
             }
-            f = binder.bind(endpoint);
+            f = b.bind(endpoint);
         } catch (Exception | LinkageError e) {
-            fail("cannot listen on " + endpoint + ": " + describe(e));
+            outcome(endpoint, null, null, e, first);
             done.complete(null);
             return done;
         }
         f.whenComplete((ch, failure) -> {
             try {
-                if (failure == null) {
-                    boolean keep;
-                    synchronized (this) {
-                        keep = !closed;
-                        if (keep) {
-                            channels.add(ch);
-                            listening.add(describe.apply(endpoint.describeBound(ch.localAddress())));
-                        }
-                    }
-                    if (!keep) {
-                        closeQuietly(ch);
-                    }
-                } else {
-                    Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-                            ? failure.getCause() : failure;
-                    fail("cannot listen on " + endpoint + ": " + describe(cause));
-                }
+                Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                        ? failure.getCause() : failure;
+                outcome(endpoint, ch, d, cause, first);
             } finally {
                 done.complete(null);
             }
         });
         return done;
+    }
+
+    /**
+     * @return the problem line when {@code endpoint} (or an endpoint of the same kind at the same resolved address)
+     *         was given before, else {@code null}; records it otherwise
+     */
+    private String listedTwice(GatewayUri endpoint) {
+        java.net.SocketAddress resolved = null;
+        if (endpoint.kind() != GatewayUri.Kind.UNIX && endpoint.port() != 0) {
+            try {
+                resolved = endpoint.address();
+            } catch (IllegalArgumentException unresolved) {
+                // the bind reports it
+            }
+        }
+        synchronized (this) {
+            for (GatewayUri e : endpoints) {
+                boolean same = e.equals(endpoint);
+                if (!same && resolved != null && e.kind() == endpoint.kind() && e.port() == endpoint.port()) {
+                    try {
+                        same = resolved.equals(e.address());
+                    } catch (IllegalArgumentException unresolved) {
+                        same = false;
+                    }
+                }
+                if (same) {
+                    return "cannot listen on " + endpoint + ": it is listed twice in 'listen'"
+                            + (e.toString().equals(endpoint.toString()) ? "" : " (also as " + e + ")")
+                            + "; it listens once: remove the second entry";
+                }
+            }
+            endpoints.add(endpoint);
+            return null;
+        }
+    }
+
+    /** Records the outcome of one bind (or retry) of {@code endpoint}: bound ({@code ch}) or {@code failure}. */
+    private void outcome(GatewayUri endpoint, Network.Bound ch, Function<String, String> shown, Throwable failure,
+            boolean first) {
+        boolean keep = false;
+        boolean again = false;
+        String line = null;
+        String before;
+        Runnable notify;
+        synchronized (this) {
+            before = waiting.remove(endpoint);
+            if (before != null) {
+                failures.remove(before);
+            }
+            Boolean changedMeanwhile = retrying.remove(endpoint);
+            if (failure == null) {
+                keep = !closed;
+                if (keep) {
+                    channels.add(ch);
+                    endpointsBound.add(endpoint);
+                    listening.add(shown.apply(endpoint.describeBound(ch.localAddress())));
+                }
+            } else {
+                line = "cannot listen on " + endpoint + ": " + (failure instanceof Network.NotOnThisTransport
+                        ? failure.getMessage() : describe(failure));
+                failures.add(line);
+                if (failure instanceof Network.NotOnThisTransport && !closed) {
+                    waiting.put(endpoint, line);
+                    again = Boolean.TRUE.equals(changedMeanwhile); // the selection moved while this bind ran
+                }
+            }
+            notify = onChange;
+            watchWhileWaitingLocked();
+        }
+        if (ch != null && !keep) {
+            closeQuietly(ch);
+        }
+        if (line != null && (first || !line.equals(before))) {
+            LOG.log(System.Logger.Level.WARNING, component + ": " + line);
+        } else if (line == null && !first && keep) {
+            LOG.log(System.Logger.Level.INFO, component + ": listening on " + endpoint + " now, on transport '"
+                    + ch.transportName() + "'");
+        }
+        if (!first) {
+            notify.run();
+        }
+        if (again) {
+            retryWaiting();
+        }
+    }
+
+    /** Starts or stops watching transport changes as endpoints wait or not; under this. */
+    private void watchWhileWaitingLocked() {
+        if (!waiting.isEmpty() && watch == null && !closed && network != null) {
+            watch = network.onTransportChange(this::retryWaiting);
+        } else if ((waiting.isEmpty() || closed) && watch != null) {
+            closeQuietly(watch);
+            watch = null;
+        }
+    }
+
+    /**
+     * On a transport change: binds again every endpoint that waits for a transport that can serve it; one retry per
+     * endpoint at a time (a change during a retry is remembered and tried after it).
+     */
+    private void retryWaiting() {
+        List<GatewayUri> again = new ArrayList<>();
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            for (GatewayUri e : waiting.keySet()) {
+                if (retrying.containsKey(e)) {
+                    retrying.put(e, Boolean.TRUE);
+                } else {
+                    retrying.put(e, Boolean.FALSE);
+                    again.add(e);
+                }
+            }
+        }
+        for (GatewayUri e : again) {
+            bindOne(e, false);
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            LOG.log(System.Logger.Level.DEBUG, "closing " + c + " failed", e);
+        }
     }
 
     private static void closeQuietly(Network.Bound b) {
@@ -132,25 +292,49 @@ final class Listeners implements AutoCloseable {
     /**
      * @return each bound endpoint as in {@link #listening()}, followed by the transport it is bound on now, e.g.
      *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener or socket has closed
-     *         meanwhile); every kind of endpoint moves on a transport swap
+     *         meanwhile); every kind of endpoint moves on a transport swap. An endpoint whose transport went away and
+     *         that the selected transport cannot serve ({@link Network.Bound#problem()}) is not here but in
+     *         {@link #failures()}
      */
     List<String> bindings() {
-        List<String> descriptions;
-        List<Network.Bound> bound;
-        synchronized (this) {
-            descriptions = new ArrayList<>(listening);
-            bound = new ArrayList<>(channels);
-        }
-        List<String> out = new ArrayList<>(descriptions.size());
-        for (int i = 0; i < descriptions.size(); i++) {
-            String t = bound.get(i).transportName(); // outside the lock: ManagedServer takes its own
-            out.add(descriptions.get(i) + " [" + (t != null ? t : "closed") + "]");
+        List<String> out = new ArrayList<>();
+        for (BoundEndpoint b : boundEndpoints()) {
+            if (b.bound().problem() == null) {
+                String t = b.bound().transportName();
+                out.add(b.shown() + " [" + (t != null ? t : "closed") + "]");
+            }
         }
         return Collections.unmodifiableList(out);
     }
 
-    synchronized List<String> failures() {
-        return Collections.unmodifiableList(new ArrayList<>(failures));
+    /**
+     * @return one line per problem: what could not be bound or configured, then each bound endpoint that has no
+     *         listener now because the selected transport cannot serve it ({@link Network.Bound#problem()})
+     */
+    List<String> failures() {
+        List<String> out;
+        synchronized (this) {
+            out = new ArrayList<>(failures);
+        }
+        for (BoundEndpoint b : boundEndpoints()) {
+            String problem = b.bound().problem(); // outside the lock: ManagedServer takes its own
+            if (problem != null) {
+                out.add("cannot listen on " + b.endpoint() + ": " + problem);
+            }
+        }
+        return Collections.unmodifiableList(out);
+    }
+
+    /** One bound endpoint: what was configured, how it is shown, and what was bound. */
+    private record BoundEndpoint(GatewayUri endpoint, String shown, Network.Bound bound) {
+    }
+
+    private synchronized List<BoundEndpoint> boundEndpoints() {
+        List<BoundEndpoint> out = new ArrayList<>(channels.size());
+        for (int i = 0; i < channels.size(); i++) {
+            out.add(new BoundEndpoint(endpointsBound.get(i), listening.get(i), channels.get(i)));
+        }
+        return out;
     }
 
     @Override
@@ -158,8 +342,11 @@ final class Listeners implements AutoCloseable {
         List<Network.Bound> toClose;
         synchronized (this) {
             closed = true;
+            waiting.clear();
+            watchWhileWaitingLocked();
             toClose = new ArrayList<>(channels);
             channels.clear();
+            endpointsBound.clear();
             listening.clear();
         }
         boolean interrupted = false;

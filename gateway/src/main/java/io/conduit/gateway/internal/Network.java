@@ -3,6 +3,7 @@ package io.conduit.gateway.internal;
 import java.net.SocketAddress;
 import java.util.concurrent.CompletionStage;
 
+import java.util.List;
 import java.util.Map;
 
 import io.conduit.channel.Channel;
@@ -24,18 +25,55 @@ public interface Network {
     String transportName();
 
     /**
+     * Listens on a stream endpoint (TCP or Unix) whose connections reach nothing else.
+     *
+     * @see #listen(GatewayUri, List, Map, ChannelHandler)
+     */
+    default CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
+            ChannelHandler childHandler) {
+        return listen(endpoint, List.of(), childOptions, childHandler);
+    }
+
+    /**
      * Listens on a stream endpoint (TCP or Unix).
      *
      * @param endpoint     where to listen
+     * @param reaches      endpoints the accepted connections connect to (a relay's upstream): the listener runs only
+     *                     on a transport that can reach them too, and stays where it is on a swap to one that cannot
      * @param childOptions options of each accepted channel
      * @param childHandler added to each accepted channel; make it a {@link io.conduit.channel.ChannelInitializer} to
      *                     give each connection its own handlers
      * @return the listener once bound, or the failure (e.g. {@link java.net.BindException} "Address already in
-     *         use"), with the endpoint named in its message by the caller; the listener may re-bind on another
-     *         transport later (a transport swap) at the same address
+     *         use", or {@link NotOnThisTransport}), with the endpoint named in its message by the caller; the
+     *         listener may re-bind on another transport later (a transport swap) at the same address
      */
-    CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
-            ChannelHandler childHandler);
+    CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
+            Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler);
+
+    /**
+     * The failure of {@link #listen} or {@link #bindDatagram} when the selected transport cannot serve the endpoint:
+     * it has no channels of its type, or cannot bind its kind of address or reach the kind of an endpoint its
+     * connections reach (e.g. a Linux abstract Unix name on {@code nio}). Nothing else is wrong: the endpoint can be
+     * bound once a transport that can serve it is selected ({@link #onTransportChange}).
+     */
+    final class NotOnThisTransport extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        /** @param message what the selected transport cannot do and what works, one line */
+        public NotOnThisTransport(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Runs {@code onChange} after every change of the selected transport, on the thread that made it (keep it short),
+     * until the returned handle is closed.
+     *
+     * @return closes the subscription; idempotent
+     */
+    default AutoCloseable onTransportChange(Runnable onChange) {
+        return () -> { };
+    }
 
     /** Something bound: a listener or a datagram endpoint, either of which moves between transports. Thread-safe. */
     interface Bound {
@@ -53,6 +91,15 @@ public interface Network {
          *         when closed or unknown
          */
         default String transportName() {
+            return null;
+        }
+
+        /**
+         * @return why it has no listener or socket now although it was not closed (its transport went away and the
+         *         selected one cannot serve it, e.g. a relay to a Linux abstract Unix name on {@code nio}), one line
+         *         with what to do; {@code null} while it is bound
+         */
+        default String problem() {
             return null;
         }
     }

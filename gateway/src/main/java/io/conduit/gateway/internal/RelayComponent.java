@@ -45,15 +45,18 @@ public final class RelayComponent {
             status.publish(context);
             return;
         }
-        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), endpoint -> {
+        listeners.onChange(status::update);
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
-                return network.listen(endpoint, childOptions, new ChannelInitializer<Channel>() {
+                // the listener runs only where the upstream is reachable too (e.g. unix:@name: epoll)
+                ChannelInitializer<Channel> init = new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network));
                     }
-                });
+                };
+                return network.listen(endpoint, List.of(config.upstream()), childOptions, init);
             }
             return network.bindDatagram(endpoint, udp -> new UdpRelayHandler(config, network, udp));
         }).thenRun(() -> status.publish(context));

@@ -123,4 +123,160 @@ class AbstractUnixEndpointTest {
                 e.getMessage());
         assertEquals(UnixAbstractAddress.of("conduit-gw-nio"), uri.toSocketAddress("epoll"));
     }
+    private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static void tcpEcho(java.net.SocketAddress relay, String text) throws Exception {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(relay, 2000);
+            s.setSoTimeout(5000);
+            byte[] out = text.getBytes(StandardCharsets.UTF_8);
+            s.getOutputStream().write(out);
+            assertArrayEquals(out, s.getInputStream().readNBytes(out.length));
+        }
+    }
+
+    @Test
+    void aRelayToAnAbstractNameStaysOnEpollWhenNioIsSelectedAndKeepsRelaying() throws Exception {
+        Transport epoll = Transports.get("epoll");
+        String unique = ProcessHandle.current().pid() + "-" + System.nanoTime();
+        GatewayUri upstream = GatewayUri.parse("unix:@conduit-gw-up-" + unique);
+        Network.Bound echo = null;
+        Network.Bound relay = null;
+        Network.Bound plain = null;
+        try {
+            Transports.setPreference("epoll");
+            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            echo = network.listen(upstream, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream", upstream.toString()));
+            relay = network.listen(config.listen(), java.util.List.of(upstream),
+                    RelayFrontendHandler.connectionOptions(config), new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network));
+                        }
+                    }).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            plain = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
+                    .toCompletableFuture().get(10, TimeUnit.SECONDS);
+            assertEquals("epoll", relay.transportName());
+            tcpEcho(relay.localAddress(), "before the swap");
+
+            Transports.setPreference("nio"); // conduit:use nio
+            Network.Bound moved = plain;
+            await("a listener without an upstream moves to nio", () -> "nio".equals(moved.transportName()));
+            Thread.sleep(300); // the relay's own swap thread has seen the change as well
+            assertEquals("epoll", relay.transportName(), "nio cannot reach " + upstream + ": the relay stays");
+            assertEquals("epoll", echo.transportName(), "nio cannot bind " + upstream + ": the echo stays");
+            tcpEcho(relay.localAddress(), "after conduit:use nio");
+
+            // A relay configured while nio is selected waits: nio cannot reach its upstream.
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> network.listen(
+                            GatewayUri.parse("tcp://127.0.0.1:0"), java.util.List.of(upstream), Map.of(),
+                            new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof Network.NotOnThisTransport
+                    && e.getCause().getMessage().startsWith("the upstream \"" + upstream + "\": abstract Unix socket "
+                            + "names are not supported by transport 'nio'")
+                    && e.getCause().getMessage().endsWith("it listens as soon as a transport that can is selected"),
+                    String.valueOf(e.getCause()));
+        } finally {
+            for (Network.Bound b : new Network.Bound[] {plain, relay, echo}) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+            Transports.setPreference(null);
+        }
+    }
+
+    @Test
+    void anAbstractEndpointThatCouldNotBindOnNioListensOnceEpollIsSelected() throws Exception {
+        Transport epoll = Transports.get("epoll");
+        String unique = ProcessHandle.current().pid() + "-" + System.nanoTime();
+        GatewayUri name = GatewayUri.parse("unix:@conduit-gw-wait-" + unique);
+        EventLoopGroup group = epoll.newEventLoopGroup(1);
+        Listeners listeners = new Listeners("echo test");
+        try {
+            Transports.setPreference("nio"); // -Dconduit.transport=nio
+            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            listeners.bindAll(java.util.List.of(name, GatewayUri.parse("tcp://127.0.0.1:0")), d -> d, network,
+                    endpoint -> network.listen(endpoint, Map.of(), new EchoHandler())).get(10, TimeUnit.SECONDS);
+            assertEquals(1, listeners.failures().size(), listeners.failures().toString());
+            String failure = listeners.failures().get(0);
+            assertTrue(failure.startsWith("cannot listen on " + name + ": \"" + name + "\": abstract Unix socket names "
+                    + "are not supported by transport 'nio'") && failure.contains("(conduit:use epoll)")
+                    && failure.endsWith("it listens as soon as a transport that can is selected"), failure);
+
+            Transports.setPreference("epoll"); // the remedy the line names
+            await("the abstract endpoint listens on epoll", () -> listeners.failures().isEmpty()
+                    && listeners.bindings().contains(name + " [epoll]"));
+            assertArrayEquals("bound after all".getBytes(StandardCharsets.UTF_8), roundTrip(epoll, group,
+                    UnixAbstractAddress.of("conduit-gw-wait-" + unique), "bound after all"));
+        } finally {
+            listeners.close();
+            Transports.setPreference(null);
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aRelayToAnAbstractNameWhoseEpollGoesAwayReportsWhyItHasNoListenerAndListensAgainOnEpoll() throws Exception {
+        Transport epoll = Transports.get("epoll");
+        String unique = ProcessHandle.current().pid() + "-" + System.nanoTime();
+        GatewayUri upstream = GatewayUri.parse("unix:@conduit-gw-gone-" + unique);
+        io.conduit.transport.spi.TransportProvider epollB = new io.conduit.testsuite.RenamedTransport(epoll, "epoll-b")
+                .provider();
+        Listeners listeners = new Listeners("relay test");
+        Network.Bound echo = null;
+        try {
+            assertTrue(Transports.register(epollB));
+            Transports.setPreference("epoll-b"); // a transport that goes away like a stopped bundle's
+            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            echo = network.listen(upstream, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+            RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream", upstream.toString()));
+            listeners.bindAll(java.util.List.of(config.listen()), d -> d, network,
+                    endpoint -> network.listen(endpoint, java.util.List.of(upstream),
+                            RelayFrontendHandler.connectionOptions(config), new ChannelInitializer<Channel>() {
+                                @Override
+                                protected void initChannel(Channel ch) {
+                                    ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network));
+                                }
+                            })).get(10, TimeUnit.SECONDS);
+            assertEquals(1, listeners.bindings().size(), listeners.failures().toString());
+            assertTrue(listeners.bindings().get(0).endsWith(" [epoll-b]"), listeners.bindings().toString());
+
+            Transports.setPreference("nio");
+            Transports.unregister(epollB); // epoll-b goes away while nio, which cannot reach the upstream, is selected
+            await("the relay reports that it has no listener", () -> !listeners.failures().isEmpty());
+            assertEquals(java.util.List.of(), listeners.bindings(), "not shown as listening");
+            String failure = listeners.failures().get(0);
+            assertTrue(failure.startsWith("cannot listen on " + config.listen() + ": the upstream \"" + upstream
+                    + "\": abstract Unix socket names are not supported by transport 'nio'")
+                    && failure.contains("(conduit:use epoll)")
+                    && failure.endsWith("it listens again as soon as a transport that can is selected"), failure);
+
+            Transports.setPreference("epoll");
+            await("the relay listens on epoll again", () -> listeners.failures().isEmpty()
+                    && listeners.bindings().size() == 1 && listeners.bindings().get(0).endsWith(" [epoll]"));
+            Network.Bound upstreamEcho = echo;
+            await("the upstream echo listens on epoll again", () -> "epoll".equals(upstreamEcho.transportName()));
+            String bound = listeners.bindings().get(0);
+            int port = Integer.parseInt(bound.substring(bound.lastIndexOf(':') + 1, bound.indexOf(' ')));
+            tcpEcho(new java.net.InetSocketAddress("127.0.0.1", port), "relayed on epoll again");
+        } finally {
+            listeners.close();
+            if (echo != null) {
+                echo.close();
+            }
+            Transports.setPreference(null);
+            Transports.unregister(epollB);
+        }
+    }
 }

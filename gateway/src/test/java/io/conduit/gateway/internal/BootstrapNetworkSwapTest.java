@@ -187,4 +187,20 @@ class BootstrapNetworkSwapTest {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
         }
     }
+    @Test
+    void anAddressThatIsNotOnThisHostIsReportedAsSuchNotAsInUse() throws Exception {
+        BootstrapNetwork network = new BootstrapNetwork(Transports.get("nio"));
+        for (String uri : new String[] {"tcp://10.255.255.1:16385", "udp://10.255.255.1:16385"}) {
+            GatewayUri endpoint = GatewayUri.parse(uri);
+            java.util.concurrent.CompletableFuture<Network.Bound> f = (endpoint.kind() == GatewayUri.Kind.TCP
+                    ? network.listen(endpoint, Map.of(), new EchoHandler())
+                    : network.bindDatagram(endpoint, udp -> new EchoHandler())).toCompletableFuture();
+            java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            String m = e.getCause().getMessage();
+            assertTrue(e.getCause() instanceof java.net.BindException && m.contains("10.255.255.1 is not an address "
+                    + "of this host") && m.contains("127.0.0.1 for this host only, or 0.0.0.0 for every address")
+                    && !m.contains("already in use") && !m.contains("stop the other"), uri + ": " + m);
+        }
+    }
 }

@@ -28,8 +28,8 @@ class FakeNetwork implements Network {
     }
 
     @Override
-    public java.util.concurrent.CompletionStage<Bound> listen(GatewayUri endpoint, Map<ChannelOption<?>, Object> childOptions,
-            ChannelHandler childHandler) {
+    public java.util.concurrent.CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
+            Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
         throw new UnsupportedOperationException();
     }
 

@@ -49,7 +49,7 @@ class GatewayCommandsTest {
         FakeBound tcp = new FakeBound(new InetSocketAddress("127.0.0.1", 7007), "epoll");
         FakeBound udp = new FakeBound(new InetSocketAddress("127.0.0.1", 7007), "epoll");
         echoListeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007"), GatewayUri.parse("udp://127.0.0.1:7007")),
-                d -> d, e -> CompletableFuture.completedFuture(e.kind().isStream() ? tcp : udp))
+                d -> d, new FakeNetwork(), e -> CompletableFuture.completedFuture(e.kind().isStream() ? tcp : udp))
                 .get(5, TimeUnit.SECONDS);
         ComponentStatus echo = new ComponentStatus("io.conduit.gateway.echo-default.cfg",
                 "io.conduit.gateway.echo~default", "echo", echoListeners);
@@ -66,7 +66,7 @@ class GatewayCommandsTest {
         Listeners partListeners = new Listeners("echo io.conduit.gateway.echo-two.cfg");
         FakeBound unix = new FakeBound(new InetSocketAddress("127.0.0.1", 7008), "nio");
         partListeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7008"), GatewayUri.parse("tcp://127.0.0.1:22")),
-                d -> d, e -> e.port() == 22
+                d -> d, new FakeNetwork(), e -> e.port() == 22
                         ? CompletableFuture.failedFuture(new BindException("Address already in use"))
                         : CompletableFuture.completedFuture(unix))
                 .get(5, TimeUnit.SECONDS);

@@ -18,7 +18,8 @@ class ListenersBindingsTest {
         try (Listeners listeners = new Listeners("echo test")) {
             List<GatewayUri> endpoints = List.of(GatewayUri.parse("tcp://127.0.0.1:7007"),
                     GatewayUri.parse("udp://127.0.0.1:7007"));
-            listeners.bindAll(endpoints, d -> d, endpoint -> CompletableFuture.completedFuture(bound(transport)))
+            listeners.bindAll(endpoints, d -> d, new FakeNetwork(),
+                    endpoint -> CompletableFuture.completedFuture(bound(transport)))
                     .get();
             assertEquals(List.of("tcp://127.0.0.1:7007 [epoll]", "udp://127.0.0.1:7007 [epoll]"),
                     listeners.bindings());
@@ -27,6 +28,58 @@ class ListenersBindingsTest {
             transport[0] = null;
             assertEquals(List.of("tcp://127.0.0.1:7007 [closed]", "udp://127.0.0.1:7007 [closed]"),
                     listeners.bindings());
+        }
+    }
+
+    @Test
+    void anEndpointListedTwiceListensOnceAndTheSecondSaysSo() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger binds = new java.util.concurrent.atomic.AtomicInteger();
+        try (Listeners listeners = new Listeners("echo test")) {
+            listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007"), GatewayUri.parse("udp://127.0.0.1:7007"),
+                    GatewayUri.parse("tcp://127.0.0.1:7007"), GatewayUri.parse("tcp://localhost:7007")), d -> d,
+                    new FakeNetwork(), endpoint -> {
+                        binds.incrementAndGet();
+                        return CompletableFuture.completedFuture(bound(new String[] {"nio"}));
+                    }).get();
+            assertEquals(2, binds.get(), "tcp and udp once each");
+            List<String> failures = listeners.failures();
+            assertEquals(2, failures.size(), failures.toString());
+            assertEquals("cannot listen on tcp://127.0.0.1:7007: it is listed twice in 'listen'; it listens once: "
+                    + "remove the second entry", failures.get(0));
+            org.junit.jupiter.api.Assertions.assertTrue(failures.get(1).contains("listed twice")
+                    && failures.get(1).contains("(also as tcp://127.0.0.1:7007)"), failures.get(1));
+        }
+    }
+
+    @Test
+    void anEndpointTheSelectedTransportCannotServeIsBoundWhenOneThatCanIsSelected() throws Exception {
+        String[] selected = {"nio"};
+        Runnable[] change = new Runnable[1];
+        FakeNetwork network = new FakeNetwork() {
+            @Override
+            public AutoCloseable onTransportChange(Runnable onChange) {
+                change[0] = onChange;
+                return () -> change[0] = null;
+            }
+        };
+        int[] updates = {0};
+        try (Listeners listeners = new Listeners("echo test")) {
+            listeners.onChange(() -> updates[0]++);
+            GatewayUri name = GatewayUri.parse("unix:@conduit-test");
+            listeners.bindAll(List.of(name), d -> d, network, endpoint -> selected[0].equals("epoll")
+                    ? CompletableFuture.completedFuture(bound(selected))
+                    : CompletableFuture.failedFuture(new Network.NotOnThisTransport("not on " + selected[0]))).get();
+            assertEquals(List.of("cannot listen on unix:@conduit-test: not on nio"), listeners.failures());
+            org.junit.jupiter.api.Assertions.assertNotNull(change[0], "it waits for a transport change");
+            selected[0] = "kqueue";
+            change[0].run();
+            assertEquals(List.of("cannot listen on unix:@conduit-test: not on kqueue"), listeners.failures());
+            selected[0] = "epoll";
+            change[0].run();
+            assertEquals(List.of(), listeners.failures());
+            assertEquals(List.of("unix:@conduit-test [epoll]"), listeners.bindings());
+            assertEquals(2, updates[0], "the status is updated after each new outcome");
+            org.junit.jupiter.api.Assertions.assertNull(change[0], "nothing waits any more: the watch is closed");
         }
     }
 
