@@ -16,13 +16,17 @@ public record EchoConfig(String name, List<GatewayUri> listen) {
     /** Factory PID of echo configurations ({@code conf/io.conduit.gateway.echo-<name>.cfg}). */
     public static final String FACTORY_PID = "io.conduit.gateway.echo";
 
+    /** The keys an echo configuration takes; others (but the framework's own) are warned about and ignored. */
+    public static final List<String> KEYS = List.of("listen");
+
     /**
      * Validates an echo configuration.
      *
-     * @throws IllegalArgumentException naming the first problem found
+     * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
+     *         alone are a WARNING line, not a failure
      */
     public static EchoConfig from(Map<String, ?> props) {
-        return new EchoConfig(GatewayConfig.name(props),
-                GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007"));
+        return GatewayConfig.validated("echo", props, KEYS, () -> new EchoConfig(GatewayConfig.name(props),
+                GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007")));
     }
 }

@@ -15,6 +15,8 @@ import java.util.Map;
  */
 public final class GatewayConfig {
 
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+
     private GatewayConfig() {
     }
 
@@ -47,6 +49,99 @@ public final class GatewayConfig {
     public static String pid(Map<String, ?> props) {
         Object pid = props.get("service.pid");
         return pid != null ? pid.toString() : name(props);
+    }
+
+    /**
+     * Key prefixes that Configuration Admin, Felix FileInstall, Declarative Services and the framework put into a
+     * component's properties ({@code service.pid}, {@code service.factoryPid}, {@code felix.fileinstall.filename},
+     * {@code component.name}, {@code component.id}, ...): never reported as unknown. Keys starting with {@code .}
+     * (private configuration properties) are not reported either.
+     */
+    static final List<String> FRAMEWORK_KEY_PREFIXES = List.of("service.", "component.", "felix.", "osgi.",
+            "objectClass", ":");
+
+    /**
+     * The keys of {@code props} that are neither in {@code known} nor the framework's own, each with the known key it
+     * is most likely a typo of.
+     *
+     * @param known the keys the component reads
+     * @return e.g. {@code unknown key 'upstrem' (did you mean 'upstream'?)} or
+     *         {@code unknown keys 'colour', 'zerocopy' (did you mean 'zeroCopy'?)}, or {@code null} when every key is
+     *         known
+     */
+    public static String unknownKeys(Map<String, ?> props, List<String> known) {
+        List<String> keys = new ArrayList<>();
+        for (String key : new java.util.TreeSet<>(props.keySet())) {
+            if (known.contains(key) || key.startsWith(".") || FRAMEWORK_KEY_PREFIXES.stream().anyMatch(key::startsWith)) {
+                continue;
+            }
+            String guess = closest(key, known);
+            keys.add("'" + key + "'" + (guess != null ? " (did you mean '" + guess + "'?)" : ""));
+        }
+        if (keys.isEmpty()) {
+            return null;
+        }
+        return (keys.size() == 1 ? "unknown key " : "unknown keys ") + String.join(", ", keys);
+    }
+
+    /** @return the known key {@code key} is a plausible typo of (same letters in another case, or a few edits), or null */
+    private static String closest(String key, List<String> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String k : known) {
+            int d = k.equalsIgnoreCase(key) ? 0 : distance(key.toLowerCase(Locale.ROOT), k.toLowerCase(Locale.ROOT));
+            if (d < bestDistance) {
+                best = k;
+                bestDistance = d;
+            }
+        }
+        // one edit per four characters, at least one, at most three: 'upstrem' -> 'upstream', not 'port' -> 'listen'
+        int allowed = Math.max(1, Math.min(3, key.length() / 4));
+        return bestDistance <= allowed ? best : null;
+    }
+
+    /** @return the Levenshtein distance of {@code a} and {@code b} (insertions, deletions, substitutions) */
+    static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] row = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            row[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int substitute = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                row[j] = Math.min(substitute, Math.min(previous[j] + 1, row[j - 1] + 1));
+            }
+            int[] t = previous;
+            previous = row;
+            row = t;
+        }
+        return previous[b.length()];
+    }
+
+    /**
+     * Runs {@code parse}, then tells about the {@linkplain #unknownKeys unknown keys}: Configuration Admin passes any
+     * key through, so a misspelt one would be ignored silently. A configuration that is valid without them runs, with
+     * one WARNING line naming them and the known keys; one that is not fails with them named first, as they often
+     * explain the other problem ({@code upstrem}: "missing 'upstream'").
+     *
+     * @param kind e.g. {@code "relay"}, for the warning
+     * @throws IllegalArgumentException naming the unknown keys first, then the first other problem
+     */
+    static <T> T validated(String kind, Map<String, ?> props, List<String> known, java.util.function.Supplier<T> parse) {
+        String unknown = unknownKeys(props, known);
+        T value;
+        try {
+            value = parse.get();
+        } catch (IllegalArgumentException e) {
+            throw unknown == null ? e : new IllegalArgumentException(unknown + "; " + e.getMessage(), e);
+        }
+        if (unknown != null) {
+            LOG.log(System.Logger.Level.WARNING, kind + " " + name(props) + ": " + unknown + ", ignored; the keys of " + kind
+                    + " configurations are: " + String.join(", ", known));
+        }
+        return value;
     }
 
     /**

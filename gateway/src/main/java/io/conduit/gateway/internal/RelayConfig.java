@@ -41,14 +41,23 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = "io.conduit.gateway.relay";
 
+    /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
+    public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
+            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy");
+
     /**
      * Validates a relay configuration.
      *
      * @param props the component properties
      * @return the configuration
-     * @throws IllegalArgumentException naming the first problem found
+     * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
+     *         alone are a WARNING line, not a failure
      */
     public static RelayConfig from(Map<String, ?> props) {
+        return GatewayConfig.validated("relay", props, KEYS, () -> parse(props));
+    }
+
+    private static RelayConfig parse(Map<String, ?> props) {
         String name = GatewayConfig.name(props);
         GatewayUri listen = GatewayConfig.uri(props, "listen", "tcp://127.0.0.1:16379");
         GatewayUri upstream = GatewayConfig.uri(props, "upstream", "tcp://127.0.0.1:6379");

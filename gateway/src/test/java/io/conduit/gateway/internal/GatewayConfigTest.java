@@ -1,6 +1,7 @@
 package io.conduit.gateway.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -79,5 +80,46 @@ class GatewayConfigTest {
     private static void assertMessage(Map<String, ?> props, String expected) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RelayConfig.from(props));
         assertTrue(e.getMessage().contains(expected), () -> e.getMessage());
+    }
+    @Test
+    void aMisspeltKeyThatLeavesAKeyMissingIsNamedInTheFailure() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RelayConfig.from(Map.of(
+                "listen", "tcp://127.0.0.1:16379", "upstrem", "tcp://127.0.0.1:6379")));
+        assertEquals("unknown key 'upstrem' (did you mean 'upstream'?); missing 'upstream' (e.g. upstream = "
+                + "tcp://127.0.0.1:6379)", e.getMessage());
+    }
+
+    @Test
+    void unknownKeysOfAValidConfigurationAreOneWarningNamingThemAndTheKnownKeys() {
+        try (LogCapture log = new LogCapture()) {
+            RelayConfig relay = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:16379", "upstream",
+                    "tcp://127.0.0.1:6379", "zerocopy", "true", "write.buffer.hgh", "1000",
+                    "felix.fileinstall.filename", "file:/gw/conf/io.conduit.gateway.relay-r.cfg"));
+            assertFalse(relay.zeroCopy(), "a misspelt key is ignored, not read");
+            EchoConfig.from(Map.of("listen", "tcp://127.0.0.1:1", "colour", "blue", "service.pid", "echo~e"));
+            assertEquals(List.of("WARNING relay io.conduit.gateway.relay-r.cfg: unknown keys 'write.buffer.hgh' (did "
+                    + "you mean 'write.buffer.high'?), 'zerocopy' (did you mean 'zeroCopy'?), ignored; the keys of "
+                    + "relay configurations are: " + String.join(", ", RelayConfig.KEYS),
+                    "WARNING echo echo~e: unknown key 'colour', ignored; the keys of echo configurations are: listen"),
+                    log.messages());
+        }
+    }
+
+    @Test
+    void theKeysOfConfigurationAdminFileInstallAndDeclarativeServicesAreNotUnknown() {
+        Map<String, Object> props = new java.util.HashMap<>(Map.of("listen", "tcp://127.0.0.1:16379",
+                "upstream", "tcp://127.0.0.1:6379"));
+        props.put("service.pid", "io.conduit.gateway.relay.4f2c");
+        props.put("service.factoryPid", "io.conduit.gateway.relay");
+        props.put("service.bundleLocation", "?");
+        props.put("felix.fileinstall.filename", "file:/opt/gw/conf/io.conduit.gateway.relay-redis.cfg");
+        props.put("component.name", "io.conduit.gateway.relay");
+        props.put("component.id", 7L);
+        props.put(".private", "x");
+        assertEquals("io.conduit.gateway.relay-redis.cfg", RelayConfig.from(props).name());
+        props.remove("upstream");
+        props.remove("listen");
+        props.put("listen", "udp://127.0.0.1:7");
+        assertEquals(1, EchoConfig.from(props).listen().size());
     }
 }
