@@ -74,7 +74,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
             f = network.connect(config.upstream(), client.eventLoop(), options, new RelayHandler(client));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": cannot connect to " + config.upstream()
-                    + ": " + e.getMessage() + "; closing client " + client.remoteAddress());
+                    + ": " + e.getMessage() + "; closing client " + describeClient(client));
             client.close();
             return;
         }
@@ -108,11 +108,35 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 }
             } else if (!done.isCancelled()) {
                 LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": upstream " + config.upstream()
-                        + " unreachable (" + done.cause() + "); closed client " + client.remoteAddress());
+                        + " unreachable (" + done.cause() + "); closed client " + describeClient(client));
                 client.close();
             }
         });
         ctx.fireChannelActive();
+    }
+
+    /**
+     * @return the client for a log line: its address ({@code /127.0.0.1:40312}, a socket file path, an abstract
+     *         name); a Unix client whose socket has no name (the usual case: clients rarely bind) is
+     *         {@code an unnamed Unix socket (pid 4242, uid 1000)}, with the peer's credentials where the transport
+     *         reads them ({@code SO_PEERCRED}), else with the connection's channel id
+     */
+    static String describeClient(Channel client) {
+        java.net.SocketAddress remote = client.remoteAddress();
+        boolean unnamed = remote instanceof java.net.UnixDomainSocketAddress u && u.getPath().toString().isEmpty();
+        if (remote != null && !unnamed) {
+            return remote.toString();
+        }
+        String what = unnamed ? "an unnamed Unix socket" : "(address unknown)";
+        if (client instanceof io.conduit.channel.DomainSocketChannel d) {
+            try {
+                io.conduit.channel.PeerCredentials c = d.peerCredentials();
+                return what + " (pid " + c.pid() + ", uid " + c.uid() + ")";
+            } catch (RuntimeException noCredentials) {
+                // the transport cannot read them (nio), or the channel closed meanwhile
+            }
+        }
+        return what + " (connection " + client.id() + ")";
     }
 
     /**

@@ -97,4 +97,27 @@ class RelayFrontendHandlerTest {
         assertEquals(0, early.refCnt(), "held early input released");
         assertNull(client.readOutbound());
     }
+    @Test
+    void anUnreachableUpstreamNamesAUnixClientThatHasNoName() {
+        try (LogCapture log = new LogCapture()) {
+            FakeNetwork net = new FakeNetwork();
+            TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net)) {
+                @Override
+                public java.net.SocketAddress remoteAddress() {
+                    return java.net.UnixDomainSocketAddress.of(""); // what a client that did not bind looks like
+                }
+            };
+            net.connects.get(0).promise().setFailure(new java.net.ConnectException("Connection refused"));
+            client.runPendingTasks();
+            String line = log.messages().stream().filter(l -> l.contains("unreachable")).findFirst().orElseThrow();
+            assertTrue(line.endsWith("closed client an unnamed Unix socket (connection " + client.id() + ")"), line);
+        }
+        TestDuplexChannel tcp = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, new FakeNetwork())) {
+            @Override
+            public java.net.SocketAddress remoteAddress() {
+                return new java.net.InetSocketAddress("127.0.0.1", 40312);
+            }
+        };
+        assertEquals("/127.0.0.1:40312", RelayFrontendHandler.describeClient(tcp));
+    }
 }
