@@ -8,11 +8,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Hashtable;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.regex.Pattern;
 
 import org.osgi.framework.Bundle;
@@ -58,6 +60,15 @@ public final class Main {
     private final boolean shell;
     private final long bannerTimeoutMillis;
     private final PrintStream out;
+    /** The status {@code exit N} in the shell asked for (through {@link #EXIT_SERVICE_PROPERTY}); 0 otherwise. */
+    private volatile int exitStatus;
+
+    /**
+     * Service property of the {@link IntConsumer} the launcher registers in the system bundle's context: the gateway's
+     * shell command {@code exit [STATUS]} calls it, and the launcher then stops the framework, gives the terminal its
+     * size back and exits with that status.
+     */
+    static final String EXIT_SERVICE_PROPERTY = "conduit.gateway.exit";
 
     Main(Path home, Path conf, boolean shell, long bannerTimeoutMillis, PrintStream out) {
         this.home = home;
@@ -99,6 +110,12 @@ public final class Main {
             }
         }
         Path home = home();
+        if (!Files.isDirectory(home.resolve("bundles"))) {
+            System.err.println("conduit-gateway: " + home.resolve("bundles") + " does not exist: the home directory "
+                    + home + " (conduit.gateway.home) must hold the distribution's bundles/ (and conf/, unless --conf "
+                    + "names another one)");
+            System.exit(2);
+        }
         if (conf == null) {
             conf = home.resolve("conf");
         }
@@ -119,7 +136,8 @@ public final class Main {
         s.println("usage: conduit-gateway [--no-shell] [--conf DIR]");
         s.println("  --no-shell  run without the interactive Gogo shell (implied when stdin is not a terminal)");
         s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
-        s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR");
+        s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
+        s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory)");
         System.exit(error == null ? 0 : 2);
     }
 
@@ -159,11 +177,26 @@ public final class Main {
                 .orElseThrow(() -> new IllegalStateException("no OSGi framework on the class path (lib/"
                         + "org.apache.felix.framework.jar missing?)"));
         // A pty reporting 0x0 makes the shell's line reader spin (TerminalSize): give it a size first.
-        Runnable restoreTerminal = shell ? TerminalSize.ensureUsable(System.err) : null;
+        Runnable restoreTerminal = once(shell ? TerminalSize.ensureUsable(System.err) : null);
         Framework framework = factory.newFramework(props);
         framework.init();
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(framework), "conduit-gateway-shutdown"));
+        // Ctrl-C, SIGTERM, or System.exit from anywhere: the main thread may never run again, so the hook also gives
+        // the terminal its size back (after the shell is gone)
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            stop(framework);
+            restoreTerminal.run();
+        }, "conduit-gateway-shutdown"));
         BundleContext context = framework.getBundleContext();
+        Hashtable<String, Object> exitProps = new Hashtable<>();
+        exitProps.put(EXIT_SERVICE_PROPERTY, Boolean.TRUE);
+        context.registerService(IntConsumer.class, status -> {
+            exitStatus = status;
+            try {
+                framework.stop(); // returns at once; the framework stops on a thread of its own
+            } catch (BundleException e) {
+                System.err.println("conduit-gateway: stopping the framework failed: " + e.getMessage());
+            }
+        }, exitProps);
         List<Bundle> installed = installBundles(context, home.resolve("bundles"));
         // Bundles are marked for start before the framework starts, so they start while it is STARTING and
         // FrameworkEvent.STARTED follows them all (the API bundle defers "unknown transport" warnings until then).
@@ -202,11 +235,19 @@ public final class Main {
         try {
             framework.waitForStop(0);
         } finally {
-            if (restoreTerminal != null) {
-                restoreTerminal.run(); // after the shell is gone, so it never sees the old size again
-            }
+            restoreTerminal.run(); // after the shell is gone, so it never sees the old size again
         }
-        return 0;
+        return exitStatus;
+    }
+
+    /** @return a runnable that runs {@code r} at most once, whoever calls it first; {@code null} runs nothing */
+    private static Runnable once(Runnable r) {
+        java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+        return () -> {
+            if (r != null && done.compareAndSet(false, true)) {
+                r.run();
+            }
+        };
     }
 
     private static List<Bundle> installBundles(BundleContext context, Path dir) throws IOException {
@@ -289,14 +330,11 @@ public final class Main {
             for (ServiceReference<?> r : statuses) {
                 String kind = String.valueOf(r.getProperty("conduit.gateway.kind"));
                 String name = String.valueOf(r.getProperty("conduit.gateway.name"));
-                for (String l : strings(r.getProperty("conduit.gateway.listening"))) {
-                    lines.add(String.format(Locale.ROOT, "  listening %-5s %s  (%s)", kind, l, name));
-                    listening++;
-                }
-                for (String f : strings(r.getProperty("conduit.gateway.failures"))) {
-                    lines.add(String.format(Locale.ROOT, "  FAILED    %-5s %s  (%s)", kind, f, name));
-                    problems++;
-                }
+                String[] bound = strings(r.getProperty("conduit.gateway.listening"));
+                String[] failures = strings(r.getProperty("conduit.gateway.failures"));
+                lines.addAll(componentLines(kind, name, bound, failures));
+                listening += bound.length;
+                problems += failures.length;
             }
         }
         lines.sort(null);
@@ -326,6 +364,23 @@ public final class Main {
         out.println(b);
         out.flush();
         return noNetwork != null;
+    }
+
+    /**
+     * The banner's lines of one component: {@code listening KIND ENDPOINT (NAME)} per bound endpoint, then one line per
+     * problem that starts with the component's state as {@code conduit:gateway} shows it: {@code PARTIAL} when some
+     * endpoint is bound, {@code FAILED} when none is.
+     */
+    static List<String> componentLines(String kind, String name, String[] listening, String[] failures) {
+        List<String> lines = new ArrayList<>();
+        for (String l : listening) {
+            lines.add(String.format(Locale.ROOT, "  listening %-5s %s  (%s)", kind, l, name));
+        }
+        String state = listening.length > 0 ? "PARTIAL" : "FAILED";
+        for (String f : failures) {
+            lines.add(String.format(Locale.ROOT, "  %-9s %-5s %s  (%s)", state, kind, f, name));
+        }
+        return lines;
     }
 
     private static String stateName(int state) {

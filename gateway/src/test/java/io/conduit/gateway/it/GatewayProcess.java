@@ -64,6 +64,15 @@ final class GatewayProcess implements AutoCloseable {
      * @param conf configuration directory, or {@code null} for the distribution's default {@code conf/}
      */
     static GatewayProcess start(Path conf) throws IOException, InterruptedException {
+        return start(conf, null);
+    }
+
+    /**
+     * Like {@link #start(Path)} with {@code JAVA_OPTS}.
+     *
+     * @param javaOpts the value of {@code JAVA_OPTS}, or {@code null}
+     */
+    static GatewayProcess start(Path conf, String javaOpts) throws IOException, InterruptedException {
         Path dist = distribution();
         List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/conduit-gateway").toString(), "--no-shell"));
         if (conf != null) {
@@ -73,6 +82,9 @@ final class GatewayProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectInput(ProcessBuilder.Redirect.PIPE);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        if (javaOpts != null) {
+            pb.environment().put("JAVA_OPTS", javaOpts);
+        }
         GatewayProcess g = new GatewayProcess(pb.start());
         if (!g.ready.await(60, TimeUnit.SECONDS) || !g.process.isAlive()) {
             String out = g.output();
