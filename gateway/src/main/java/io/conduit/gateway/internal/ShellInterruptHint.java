@@ -21,7 +21,7 @@ import org.jline.reader.LineReader;
  *
  * <p>Thread-safe: the listener keeps no state; each {@link Prompt} is used by its session's shell thread.
  */
-final class ShellInterruptHint implements CommandSessionListener {
+final class ShellInterruptHint implements AfterEachCommand {
 
     /** The line printed after Ctrl-C at an empty prompt. */
     static final String HINT = "(Ctrl-C interrupts a running command; to stop the gateway type 'exit 0' or press Ctrl-D)";
@@ -29,18 +29,9 @@ final class ShellInterruptHint implements CommandSessionListener {
     private static final String PROMPT = "prompt";
     private static final String READER = ".reader";
 
+    /** Wraps the prompt once the profile has set it, and again after the user set a new one. */
     @Override
-    public void beforeExecute(CommandSession session, CharSequence command) {
-        // nothing: the prompt is wrapped once the profile has set it
-    }
-
-    @Override
-    public void afterExecute(CommandSession session, CharSequence command, Exception exception) {
-        wrapPrompt(session);
-    }
-
-    @Override
-    public void afterExecute(CommandSession session, CharSequence command, Object result) {
+    public void afterCommand(CommandSession session) {
         wrapPrompt(session);
     }
 

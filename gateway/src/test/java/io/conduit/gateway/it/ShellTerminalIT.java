@@ -4,27 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The interactive Gogo shell of the distribution on a real pseudo-terminal ({@code script(1)} makes one; the test
- * sets its size with {@code stty} first), with an empty configuration directory so nothing listens: a 0x0 terminal
- * gets a usable size and the shell does not spin; a normal terminal is left alone; Ctrl-C at an empty prompt prints
- * how to stop the gateway, Ctrl-C after typing something does not; {@code exit 0} stops the gateway.
+ * The interactive Gogo shell of the distribution on a real pseudo-terminal ({@link PtyGateway}), with an empty
+ * configuration directory so nothing listens: a 0x0 terminal gets a usable size, the shell does not spin, and
+ * {@code exit 0} gives the terminal its old size back; a normal terminal is left alone; Ctrl-C at an empty prompt
+ * prints how to stop the gateway, Ctrl-C after typing something does not; {@code exit N} stops the gateway with
+ * status N and prints nothing else.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShellTerminalIT {
@@ -35,117 +29,28 @@ class ShellTerminalIT {
     @TempDir
     Path conf;
 
-    /** The gateway under {@code script(1)}: types into the pty, collects what the pty shows. */
-    private static final class PtyGateway implements AutoCloseable {
-        final Process script;
-        final OutputStream keys;
-        final StringBuffer screen = new StringBuffer();
-
-        PtyGateway(String stty, Path conf) throws IOException {
-            Path scriptTool = Tools.require("script", "bsdutils");
-            String gateway = GatewayProcess.distribution().resolve("bin/conduit-gateway").toString();
-            ProcessBuilder pb = new ProcessBuilder(scriptTool.toString(), "-qfec",
-                    "stty " + stty + "; exec '" + gateway + "' --conf '" + conf + "'", "/dev/null")
-                    .redirectErrorStream(true);
-            pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-            pb.environment().put("TERM", "xterm");
-            script = pb.start();
-            keys = script.getOutputStream();
-            Thread reader = new Thread(() -> {
-                byte[] b = new byte[4096];
-                try (InputStream in = script.getInputStream()) {
-                    int n;
-                    while ((n = in.read(b)) > 0) {
-                        screen.append(new String(b, 0, n, StandardCharsets.UTF_8));
-                    }
-                } catch (IOException ignored) {
-                    // script ended
-                }
-            }, "pty-screen");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        /** @return what the pty showed, without terminal control sequences */
-        String text() {
-            return screen.toString().replaceAll("\u001B\\[[0-9;?]*[a-zA-Z]", "").replaceAll("\u001B[=>]", "")
-                    .replace("\r", "");
-        }
-
-        void awaitText(String what, Predicate<String> condition) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!condition.test(text())) {
-                if (System.nanoTime() - deadline > 0 || !script.isAlive() && !condition.test(text())) {
-                    throw new AssertionError("not on the terminal within 60 s: " + what + "; it shows:\n" + text());
-                }
-                Thread.sleep(50);
-            }
-        }
-
-        /** Waits for a prompt shown after position {@code from} of {@link #text()}. */
-        void awaitPromptAfter(int from) throws InterruptedException {
-            awaitText("a prompt", t -> t.indexOf("g! ", from) >= 0);
-        }
-
-        /** Waits for the banner (nothing listens) and the first prompt. */
-        PtyGateway awaitFirstPrompt() throws InterruptedException {
-            awaitText("the banner", t -> t.contains("Ready: 0 endpoint(s) listening"));
-            awaitText("the first prompt", t -> t.contains("g! "));
-            return this;
-        }
-
-        void type(String s) throws IOException {
-            keys.write(s.getBytes(StandardCharsets.UTF_8));
-            keys.flush();
-        }
-
-        /** @return the JVM's CPU time over {@code window} (the java process below script) */
-        Duration cpuOver(Duration window) throws InterruptedException {
-            Optional<ProcessHandle> jvm = script.toHandle().descendants()
-                    .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false)).findFirst();
-            assertTrue(jvm.isPresent(), "the gateway JVM runs below script(1)");
-            Duration before = jvm.get().info().totalCpuDuration().orElseThrow();
-            Thread.sleep(window.toMillis());
-            return jvm.get().info().totalCpuDuration().orElseThrow().minus(before);
-        }
-
-        int awaitExit() throws InterruptedException {
-            assertTrue(script.waitFor(30, TimeUnit.SECONDS), "the gateway ends after 'exit 0'; it shows:\n" + text());
-            return script.exitValue();
-        }
-
-        @Override
-        public void close() throws InterruptedException {
-            List<ProcessHandle> below = script.toHandle().descendants().toList();
-            script.destroy();
-            if (!script.waitFor(10, TimeUnit.SECONDS)) {
-                script.destroyForcibly();
-            }
-            for (ProcessHandle p : below) {
-                if (p.isAlive()) {
-                    p.destroyForcibly();
-                }
-            }
-        }
-    }
-
     @Test
-    void aZeroByZeroTerminalGetsAUsableSizeAndTheShellStaysIdle() throws Exception {
+    void aZeroByZeroTerminalGetsAUsableSizeTheShellStaysIdleAndExitGivesTheSizeBack() throws Exception {
         Files.createDirectories(conf);
-        try (PtyGateway g = new PtyGateway("rows 0 cols 0", conf).awaitFirstPrompt()) {
+        try (PtyGateway g = new PtyGateway("rows 0 cols 0", conf, null).awaitFirstPrompt()) {
+            assertTrue(g.text().contains("Ready: 0 endpoint(s) listening"), g.text());
             Duration cpu = g.cpuOver(Duration.ofSeconds(3));
             System.out.println("gateway shell on a 0x0 pty: " + cpu.toMillis() + " ms of CPU in 3 s");
             assertTrue(cpu.toMillis() < 1500, "the shell does not spin: " + cpu.toMillis() + " ms of CPU in 3 s");
             assertTrue(g.text().contains(RESIZED), g.text());
+            int typed = g.text().length();
             g.type("exit 0\r");
             assertEquals(0, g.awaitExit(), g.text());
+            String after = g.text().substring(typed);
+            assertFalse(after.contains("Exception"), "exit 0 prints no exception:\n" + after);
+            assertEquals("0 0", g.sizeAfter(), "exit 0 gives the terminal its size of 0x0 back:\n" + g.text());
         }
     }
 
     @Test
     void ctrlCAtAnEmptyPromptTellsHowToStopAndANormalTerminalIsLeftAlone() throws Exception {
         Files.createDirectories(conf);
-        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf).awaitFirstPrompt()) {
+        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf, null).awaitFirstPrompt()) {
             assertFalse(g.text().contains(HINT), "no hint before any Ctrl-C:\n" + g.text());
             g.type("\u0003"); // Ctrl-C at the empty prompt
             g.awaitText("the hint", t -> t.contains(HINT));
@@ -157,12 +62,14 @@ class ShellTerminalIT {
             int interrupted = g.text().length();
             g.type("\u0003"); // Ctrl-C with something typed: the line is dropped, no hint
             g.awaitPromptAfter(interrupted);
-            g.type("echo still-running\r");
-            g.awaitText("the shell still runs commands", t -> t.contains("\nstill-running"));
+            assertTrue(g.run("echo still-running").contains("\nstill-running"), g.text());
             assertEquals(hints, count(g.text(), HINT), "a hint only after Ctrl-C at an empty prompt:\n" + g.text());
             assertFalse(g.text().contains("the terminal reports a size"), "a sized terminal is left alone");
-            g.type("exit 0\r");
-            assertEquals(0, g.awaitExit(), g.text());
+            int exit = g.text().length();
+            g.type("exit 3\r");
+            assertEquals(3, g.awaitExit(), "exit N ends the gateway with status N:\n" + g.text());
+            assertFalse(g.text().substring(exit).contains("Exception"), g.text());
+            assertEquals("30 100", g.sizeAfter(), g.text());
         }
     }
 
