@@ -46,7 +46,11 @@ public final class ChannelOption<T> {
 
     // ---- standard socket options (every transport)
 
-    /** Listen backlog ({@code listen(2)}). */
+    /**
+     * Listen backlog ({@code listen(2)}). Default, the same on every transport: on Linux {@code net.core.somaxconn}
+     * (read from {@code /proc/sys/net/core/somaxconn}), elsewhere 4096, which the kernel caps at its own limit; a
+     * listener's {@code getOption} answers the backlog it uses.
+     */
     public static final ChannelOption<Integer> SO_BACKLOG = standard("SO_BACKLOG", Integer.class);
     public static final ChannelOption<Boolean> SO_BROADCAST = standard("SO_BROADCAST", Boolean.class);
     public static final ChannelOption<Boolean> SO_KEEPALIVE = standard("SO_KEEPALIVE", Boolean.class);

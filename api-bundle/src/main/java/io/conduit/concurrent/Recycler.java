@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.conduit.internal.concurrent.LoopThread;
+import io.conduit.internal.transport.ConduitProperties;
 
 /**
  * A light-weight pool of hot objects (per-message tasks, write entries), one pool per event-loop thread.
@@ -25,8 +26,10 @@ import io.conduit.internal.concurrent.LoopThread;
  * its next {@code get()} that finds the stack empty.</li>
  * <li>On any other thread (plain platform threads, virtual threads) nothing is pooled: {@code get()} always
  * calls {@link #newObject(Handle)} and recycling only checks for double recycling.</li>
- * <li>System property {@value #MAX_CAPACITY_PROPERTY} (default {@value #DEFAULT_MAX_CAPACITY_PER_THREAD}) sets the
- * default capacity when the class is loaded; {@code 0} disables pooling entirely.</li>
+ * <li>System property {@value #MAX_CAPACITY_PROPERTY} (default {@value #DEFAULT_MAX_CAPACITY_PER_THREAD}), read when
+ * the class is loaded, sets the capacity of recyclers made with {@link #Recycler()}; {@code 0} disables pooling
+ * entirely. A malformed value (not a whole number from 0 up) is an error, as for every Conduit property: that
+ * constructor throws {@link IllegalArgumentException} naming the property, and transport selection fails with it.</li>
  * </ul>
  *
  * <p>Keep one recycler per pooled type (a {@code static final} field): every instance has its own stack on every
@@ -44,7 +47,8 @@ public abstract class Recycler<T> {
     /** Per-thread capacity when the property is not set. */
     public static final int DEFAULT_MAX_CAPACITY_PER_THREAD = 4096;
 
-    private static final int CONFIGURED_MAX_CAPACITY = maxCapacityFrom(System.getProperty(MAX_CAPACITY_PROPERTY));
+    /** The raw value of {@value #MAX_CAPACITY_PROPERTY} when the class was loaded, or {@code null}. */
+    private static final String CONFIGURED_MAX_CAPACITY = System.getProperty(MAX_CAPACITY_PROPERTY);
 
     /**
      * Gives an object back to its pool.
@@ -64,9 +68,15 @@ public abstract class Recycler<T> {
 
     private final int maxCapacityPerThread;
 
-    /** A pool with the configured capacity ({@value #MAX_CAPACITY_PROPERTY}, default {@value #DEFAULT_MAX_CAPACITY_PER_THREAD}). */
+    /**
+     * A pool with the configured capacity ({@value #MAX_CAPACITY_PROPERTY}, default
+     * {@value #DEFAULT_MAX_CAPACITY_PER_THREAD}).
+     *
+     * @throws IllegalArgumentException when {@value #MAX_CAPACITY_PROPERTY} is malformed (the message names it, its
+     *         value and what is allowed)
+     */
     protected Recycler() {
-        this(CONFIGURED_MAX_CAPACITY);
+        this(maxCapacityFrom(CONFIGURED_MAX_CAPACITY));
     }
 
     /**
@@ -85,24 +95,12 @@ public abstract class Recycler<T> {
      * Parses the value of {@value #MAX_CAPACITY_PROPERTY}.
      *
      * @param value the property value, or {@code null}
-     * @return the capacity: the value when it is an integer {@code >= 0}, else {@value #DEFAULT_MAX_CAPACITY_PER_THREAD}
-     *         (a warning names the bad value)
+     * @return the capacity: {@value #DEFAULT_MAX_CAPACITY_PER_THREAD} for {@code null}, else the value, a whole number
+     *         {@code >= 0}
+     * @throws IllegalArgumentException for any other value (also an empty one), naming the property and what is allowed
      */
     static int maxCapacityFrom(String value) {
-        if (value == null || value.isBlank()) {
-            return DEFAULT_MAX_CAPACITY_PER_THREAD;
-        }
-        try {
-            int v = Integer.parseInt(value.trim());
-            if (v >= 0) {
-                return v;
-            }
-        } catch (NumberFormatException ignored) {
-            // fall through to the warning
-        }
-        System.getLogger(Recycler.class.getName()).log(System.Logger.Level.WARNING, "system property "
-                + MAX_CAPACITY_PROPERTY + "=" + value + " is not an integer >= 0; using " + DEFAULT_MAX_CAPACITY_PER_THREAD);
-        return DEFAULT_MAX_CAPACITY_PER_THREAD;
+        return ConduitProperties.parseRecyclerCapacity(value);
     }
 
     /** @return the capacity per thread; {@code 0} when pooling is disabled */

@@ -34,8 +34,13 @@ public final class PlatformInfo {
     public enum UnsafeStatus {
         /** Present and the JVM allows memory access without warnings; Conduit still does not use it. */
         AVAILABLE,
-        /** {@code conduit.noUnsafe=true} (or a malformed value, read as {@code true}): not even looked for. */
+        /** {@code conduit.noUnsafe=true}: not even looked for. */
         DISABLED_BY_PROPERTY,
+        /**
+         * {@code conduit.noUnsafe} has a value other than {@code true}/{@code false}: an error, as for every Conduit
+         * property (transport selection fails naming it); not looked for until it is fixed.
+         */
+        INVALID_PROPERTY,
         /** The JVM runs with {@code --sun-misc-unsafe-memory-access=deny}: memory access throws. */
         DENIED_BY_JVM,
         /** The JVM warns on first memory access ({@code warn}, {@code debug}, or the JDK 24+ default). */
@@ -101,8 +106,8 @@ public final class PlatformInfo {
                         "-D" + ConduitProperties.NO_UNSAFE + "=" + noUnsafe + ": Conduit does not look for it");
             }
         } catch (IllegalArgumentException e) {
-            return new UnsafeInfo(UnsafeStatus.DISABLED_BY_PROPERTY, e.getMessage()
-                    + "; read as true until it is fixed");
+            return new UnsafeInfo(UnsafeStatus.INVALID_PROPERTY, e.getMessage()
+                    + "; not looked for, and no transport is selected, until it is fixed");
         }
         if (!jdkUnsupportedPresent.getAsBoolean()) {
             return new UnsafeInfo(UnsafeStatus.ABSENT, "module jdk.unsupported is not in this runtime image");

@@ -159,13 +159,16 @@ class RecyclerTest {
     }
 
     @Test
-    void propertyValueIsParsedWithZeroDisablingAndBadValuesFallingBack() {
+    void propertyValueIsParsedWithZeroDisablingAndBadValuesRejectedNamingTheProperty() {
         assertEquals(Recycler.DEFAULT_MAX_CAPACITY_PER_THREAD, Recycler.maxCapacityFrom(null));
-        assertEquals(Recycler.DEFAULT_MAX_CAPACITY_PER_THREAD, Recycler.maxCapacityFrom(" "));
         assertEquals(0, Recycler.maxCapacityFrom("0"));
         assertEquals(17, Recycler.maxCapacityFrom(" 17 "));
-        assertEquals(Recycler.DEFAULT_MAX_CAPACITY_PER_THREAD, Recycler.maxCapacityFrom("-1"));
-        assertEquals(Recycler.DEFAULT_MAX_CAPACITY_PER_THREAD, Recycler.maxCapacityFrom("lots"));
+        for (String bad : new String[] {"-1", "lots", " "}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Recycler.maxCapacityFrom(bad), bad);
+            assertTrue(e.getMessage().contains("conduit.recycler.maxCapacityPerThread='" + bad + "'")
+                    && e.getMessage().contains("a whole number from 0"), e.getMessage());
+        }
         assertEquals("conduit.recycler.maxCapacityPerThread", Recycler.MAX_CAPACITY_PROPERTY);
         assertThrows(IllegalArgumentException.class, () -> new PooledRecycler(-1));
     }

@@ -30,9 +30,10 @@ class PlatformInfoTest {
     }
 
     @Test
-    void malformedNoUnsafeIsReportedAndReadAsTrue() {
+    void malformedNoUnsafeIsReportedAsAnErrorNotReadAsEitherValue() {
         UnsafeInfo info = detect(Map.of("conduit.noUnsafe", "yes"), 17, true);
-        assertEquals(UnsafeStatus.DISABLED_BY_PROPERTY, info.status());
+        assertEquals(UnsafeStatus.INVALID_PROPERTY, info.status());
+        assertTrue(info.explanation().contains("no transport is selected"), info.explanation());
         assertTrue(info.explanation().contains("conduit.noUnsafe='yes'")
                 && info.explanation().contains("true, false"), info.explanation());
     }

@@ -4,6 +4,7 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
+import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.NativeLibraryLoader;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -81,7 +82,13 @@ final class Epoll {
      * @param properties system-property lookup
      */
     static Availability probe(UnaryOperator<String> properties) {
-        if (Boolean.parseBoolean(properties.apply(NO_NATIVE_PROPERTY))) {
+        boolean noNative;
+        try {
+            noNative = IoTransportSupport.booleanProperty(properties, NO_NATIVE_PROPERTY, false);
+        } catch (IllegalArgumentException e) {
+            return Availability.unavailable(e); // malformed: not probed, as the selection does not probe it either
+        }
+        if (noNative) {
             return Availability.unavailable(new UnsupportedOperationException("epoll is disabled by the system"
                     + " property " + NO_NATIVE_PROPERTY + "=true (no native library was loaded); remove it or set"
                     + " it to false to use native transports"));

@@ -5,6 +5,7 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeIoException;
 
@@ -37,10 +38,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
         }
     }
 
-    /** {@code listen(2)} backlog when none is given; the kernel caps it at {@code net.core.somaxconn} */
-    static final int DEFAULT_BACKLOG = 4096;
-
-    private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
+    private volatile int backlog; // SO_BACKLOG, 0 = IoTransportSupport.defaultBacklog(); any thread
     /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
     private volatile UnixSocketFile socketFile;
     private final byte[] acceptAddress = Native.newAddressOut(); // loop-confined
@@ -64,7 +62,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             super.bind(localAddress);
             return localAddress();
         });
-        int n = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
+        int n = IoTransportSupport.listenBacklog(backlog, this.backlog);
         int r = Native.listen(liveFd("listen"), n);
         if (r < 0) {
             throw ERRORS.newIoException("listen", r);
@@ -119,7 +117,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(backlog);
+            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
         }
         return super.getOption(option);
     }

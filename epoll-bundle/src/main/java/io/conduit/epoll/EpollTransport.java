@@ -74,13 +74,8 @@ final class EpollTransport implements Transport {
 
     @Override
     public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
-        String busy = System.getProperty(BUSY_WAIT_PROPERTY);
-        if (busy != null && !busy.trim().equalsIgnoreCase("true") && !busy.trim().equalsIgnoreCase("false")) {
-            throw new IllegalArgumentException("system property " + BUSY_WAIT_PROPERTY + "=" + busy
-                    + " is not a boolean; use true or false");
-        }
-        return newEventLoopGroup(nThreads, threadFactory,
-                IoEventLoopGroup.Options.defaults().busyWait(busy != null && busy.trim().equalsIgnoreCase("true")));
+        boolean busy = IoTransportSupport.booleanProperty(System::getProperty, BUSY_WAIT_PROPERTY, false);
+        return newEventLoopGroup(nThreads, threadFactory, IoEventLoopGroup.Options.defaults().busyWait(busy));
     }
 
     /**

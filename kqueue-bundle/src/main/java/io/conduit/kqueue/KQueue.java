@@ -4,6 +4,7 @@ import static io.conduit.kqueue.NativeAbi.ERRORS;
 
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
+import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.NativeLibraryLoader;
 
 import java.nio.file.Files;
@@ -87,7 +88,15 @@ final class KQueue {
      * load is never attempted by tests: a library binds to one class loader).
      */
     static Availability probe(UnaryOperator<String> properties, Consumer<String> loadLibrary, Consumer<String> load) {
-        if (Boolean.parseBoolean(properties.apply(NO_NATIVE_PROPERTY))) {
+        boolean noNative;
+        boolean emulation;
+        try {
+            noNative = IoTransportSupport.booleanProperty(properties, NO_NATIVE_PROPERTY, false);
+            emulation = IoTransportSupport.booleanProperty(properties, EMULATION_PROPERTY, false);
+        } catch (IllegalArgumentException e) {
+            return Availability.unavailable(e); // malformed: an error naming the property, nothing is loaded
+        }
+        if (noNative) {
             return Availability.unavailable(new UnsupportedOperationException("kqueue is disabled by the system"
                     + " property " + NO_NATIVE_PROPERTY + "=true (no native library was loaded); remove it or set"
                     + " it to false to use native transports"));
@@ -98,7 +107,7 @@ final class KQueue {
             if (lower.startsWith("mac") || lower.startsWith("darwin") || lower.startsWith("freebsd")) {
                 loadedHow = NativeLibraryLoader.load(libraryName(), KQueue.class, loadLibrary, load);
             } else if (lower.startsWith("linux")) {
-                if (!Boolean.parseBoolean(properties.apply(EMULATION_PROPERTY))) {
+                if (!emulation) {
                     return Availability.unavailable(new UnsupportedOperationException(LINUX_CAUSE));
                 }
                 String path = properties.apply(EMULATION_LIBRARY_PROPERTY);

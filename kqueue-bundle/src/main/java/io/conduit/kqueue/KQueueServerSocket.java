@@ -5,6 +5,7 @@ import static io.conduit.kqueue.NativeAbi.ERRORS;
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTransportSupport;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -15,10 +16,7 @@ import java.net.SocketAddress;
  */
 final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
 
-    /** backlog used when neither bind nor SO_BACKLOG gives one */
-    private static final int DEFAULT_BACKLOG = 1024;
-
-    /** SO_BACKLOG, applied at bind; 0 = {@link #DEFAULT_BACKLOG}. Any thread. */
+    /** SO_BACKLOG, applied at bind; 0 = {@link IoTransportSupport#defaultBacklog()}. Any thread. */
     private volatile int backlog;
     /** the SO_ACCEPTFILTER name last set, "" = none. Any thread. */
     private volatile String acceptFilter = "";
@@ -36,7 +34,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         super.bind(localAddress);
-        int b = backlog > 0 ? backlog : this.backlog > 0 ? this.backlog : DEFAULT_BACKLOG;
+        int b = IoTransportSupport.listenBacklog(backlog, this.backlog);
         ERRORS.check("listen", Native.listen(fd(), b));
     }
 
@@ -92,7 +90,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(backlog);
+            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
         }
         if (option == ChannelOption.SO_ACCEPTFILTER) {
             return NativeAbi.HAS_SO_ACCEPTFILTER ? (T) acceptFilter : null;

@@ -20,6 +20,8 @@ import io.conduit.concurrent.Future;
 import io.conduit.transport.Availability;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
+import io.conduit.transport.spi.ChannelStats;
+import io.conduit.transport.spi.OpenChannels;
 import io.conduit.transport.spi.TransportProvider;
 
 import java.io.IOException;
@@ -253,6 +255,19 @@ public abstract class AbstractTransportTest {
                 fail("interrupted");
             }
         }
+    }
+
+    /**
+     * @return the traffic counters the channel core reports for {@code c} to {@code conduit:channels}
+     *         ({@link OpenChannels}); fails when {@code c} is not listed there
+     */
+    protected static ChannelStats traffic(Channel c) {
+        for (ChannelStats s : OpenChannels.snapshot()) {
+            if (s.channel() == c) {
+                return s;
+            }
+        }
+        throw new AssertionError("channel " + c + " is not in OpenChannels (conduit:channels)");
     }
 
     /** Closes quietly (for finally blocks). */

@@ -22,6 +22,8 @@ import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -282,6 +284,97 @@ public abstract class DatagramTest extends AbstractTransportTest {
             assertTrue(ch.isOpen());
         } finally {
             closeAll(ch);
+        }
+    }
+
+    /**
+     * The traffic counters {@code conduit:channels} shows count every datagram's payload both ways, unconnected
+     * (the {@code recvmmsg}/{@code sendmmsg} batches on the native transports) and connected: a burst written with one
+     * flush, so that the sender can batch it and the receiver read several at once.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void trafficCountersCountEveryDatagramsBytesUnconnectedAndConnected(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder rx = new Recorder();
+        Channel receiver = bindUdp(combo.serverTransport(), combo, rx);
+        Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
+        Recorder crx = new Recorder();
+        Channel connectedReceiver = bindUdp(combo.serverTransport(), combo, crx);
+        Channel connected = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress to = (InetSocketAddress) receiver.localAddress();
+            int[] sizes = {0, 1, 100, 512, 1400, 3000, 8192, 17, 0, 999, 1200, 64, 4096, 33, 7, 1472};
+            long total = 0;
+            List<io.conduit.concurrent.Future<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < sizes.length; i++) {
+                writes.add(sender.write(new DatagramPacket(sender.alloc().buffer(sizes[i])
+                        .writeBytes(randomBytes(sizes[i], i)), to)));
+                total += sizes[i];
+            }
+            sender.flush();
+            writes.forEach(AbstractTransportTest::await);
+            for (int i = 0; i < sizes.length; i++) {
+                assertNotNull(rx.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS), "datagram " + i);
+            }
+            assertEquals(total, traffic(sender).bytesWritten(), "bytes out of the unconnected sender");
+            assertEquals(total, traffic(receiver).bytesRead(), "bytes into the unconnected receiver");
+            assertEquals(0, traffic(sender).bytesRead());
+            assertEquals(0, traffic(receiver).bytesWritten());
+
+            // connected: no empty datagram (java.nio cannot send one from a connected channel, and says so)
+            await(connected.connect(connectedReceiver.localAddress()));
+            writes.clear();
+            int count = 0;
+            for (int size : sizes) {
+                if (size > 0) {
+                    writes.add(connected.write(connected.alloc().buffer(size).writeBytes(randomBytes(size, size))));
+                    count++;
+                }
+            }
+            connected.flush();
+            writes.forEach(AbstractTransportTest::await);
+            for (int i = 0; i < count; i++) {
+                assertNotNull(crx.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS), "connected datagram " + i);
+            }
+            assertEquals(total, traffic(connected).bytesWritten(), "bytes out of the connected channel");
+            assertEquals(total, traffic(connectedReceiver).bytesRead(), "bytes into its peer");
+        } finally {
+            closeAll(sender, receiver, connected, connectedReceiver);
+        }
+    }
+
+    /**
+     * A datagram read whose allocator fails (as the shared allocators do with a malformed
+     * {@code conduit.leakDetection}) fires that exception once and closes the channel, instead of warning on every
+     * datagram and delivering none; a socket error still leaves the channel open.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aReadWhoseAllocatorFailsFiresItOnceAndClosesTheChannel(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        RefusingAllocator refusing = new RefusingAllocator();
+        Recorder rx = new Recorder();
+        Transport t = combo.serverTransport();
+        Channel receiver = await(new Bootstrap().transport(t).group(group(t)).channelType(ChannelType.UDP).handler(rx)
+                .option(ChannelOption.ALLOCATOR, refusing).bind(loopback()));
+        Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress to = (InetSocketAddress) receiver.localAddress();
+            for (int i = 0; i < 3; i++) {
+                await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(8).writeLong(i), to)));
+            }
+            assertEquals(refusing.refusal, await(rx.firstException, "the allocator's exception"));
+            await(rx.inactive, "the receiver to close");
+            assertTrue(awaitDone(receiver.closeFuture()) == null && !receiver.isOpen());
+            assertEquals(1, rx.count(e -> e.startsWith("exception")), rx.events().toString());
+            assertEquals(0, rx.datagrams.size(), "nothing delivered");
+        } finally {
+            closeAll(sender, receiver);
         }
     }
 }

@@ -663,4 +663,33 @@ public abstract class DomainDatagramTest extends AbstractTransportTest {
             closeAll(sender, connected, unconnected);
         }
     }
+
+    /**
+     * The traffic counters {@code conduit:channels} shows count every Unix datagram's payload both ways (the batch
+     * paths of the native transports), for a burst written with one flush.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void trafficCountersCountEveryDatagramsBytes(Combo combo) throws Exception {
+        if (!runnableWithUnixDatagrams(combo)) {
+            return;
+        }
+        try (Pair p = pair(combo, null, null)) {
+            int[] sizes = {0, 1, 100, 512, 2048, 17, 0, 999, 1200, 64};
+            long total = 0;
+            List<Future<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < sizes.length; i++) {
+                writes.add(p.sender().write(new DomainDatagramPacket(content(p.sender(), randomBytes(sizes[i], i)),
+                        p.rxAddress())));
+                total += sizes[i];
+            }
+            p.sender().flush();
+            writes.forEach(AbstractTransportTest::await);
+            for (int i = 0; i < sizes.length; i++) {
+                poll(p.rx(), "datagram " + i);
+            }
+            assertEquals(total, traffic(p.sender()).bytesWritten(), "bytes out of the sender");
+            assertEquals(total, traffic(p.receiver()).bytesRead(), "bytes into the receiver");
+        }
+    }
 }

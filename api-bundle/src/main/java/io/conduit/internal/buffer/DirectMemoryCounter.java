@@ -2,6 +2,8 @@ package io.conduit.internal.buffer;
 
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.conduit.internal.transport.ConduitProperties;
+
 /**
  * Counts the direct memory a pooled allocator holds (whole chunks and huge buffers) against a cap.
  *
@@ -11,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class DirectMemoryCounter {
 
-    static final String PROPERTY = "conduit.maxDirectMemory";
+    static final String PROPERTY = ConduitProperties.MAX_DIRECT_MEMORY;
 
     private final long capBytes;
     /** Bytes reserved now; CAS-updated, never above {@link #capBytes}. */
@@ -27,22 +29,12 @@ final class DirectMemoryCounter {
     /**
      * The cap from {@value #PROPERTY}, or the default.
      *
-     * @throws IllegalArgumentException when the property is not a positive number of bytes
+     * @throws IllegalArgumentException when the property is not a positive number of bytes (also when it is empty),
+     *         by the rule of every Conduit property ({@link ConduitProperties#parseMaxDirectMemory})
      */
     static long capFromSystemProperty() {
-        String value = System.getProperty(PROPERTY);
-        if (value == null || value.isBlank()) {
-            return Runtime.getRuntime().maxMemory() / 4 * 3;
-        }
-        try {
-            long cap = Long.parseLong(value.trim());
-            if (cap > 0) {
-                return cap;
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new IllegalArgumentException("-D" + PROPERTY + "=" + value + " is not valid; give a positive number of bytes");
+        long cap = ConduitProperties.parseMaxDirectMemory(System.getProperty(PROPERTY));
+        return cap > 0 ? cap : ConduitProperties.defaultMaxDirectMemory();
     }
 
     /** @throws OutOfMemoryError when {@code bytes} more would exceed the cap; the message gives cap and usage */

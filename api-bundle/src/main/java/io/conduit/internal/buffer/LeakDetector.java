@@ -12,6 +12,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
+import io.conduit.internal.transport.ConduitProperties;
+
 /**
  * Finds buffers that became unreachable without being released ({@code conduit.leakDetection}).
  *
@@ -43,7 +45,7 @@ import java.util.function.Consumer;
  */
 final class LeakDetector {
 
-    static final String PROPERTY = "conduit.leakDetection";
+    static final String PROPERTY = ConduitProperties.LEAK_DETECTION;
     static final String LOGGER_NAME = "io.conduit.buffer.leak";
     static final int SAMPLING_INTERVAL = 128;
     /** {@link Mode#SIMPLE}: most buffers tracked (stacks taken) per second by one detector. */
@@ -55,23 +57,14 @@ final class LeakDetector {
         DISABLED, SIMPLE, PARANOID;
 
         /**
-         * Parses a {@value LeakDetector#PROPERTY} value (case-insensitive); {@code null} or blank means
-         * {@link #SIMPLE}.
+         * Parses a {@value LeakDetector#PROPERTY} value by the rule of every Conduit property
+         * ({@link ConduitProperties#parseLeakDetection}); {@code null} (unset) means {@link #SIMPLE}.
          *
-         * @throws IllegalArgumentException for any other value, listing the allowed ones
+         * @throws IllegalArgumentException for any other value (also an empty one), naming the property and listing
+         *         the allowed values
          */
         static Mode parse(String value) {
-            if (value == null || value.isBlank()) {
-                return SIMPLE;
-            }
-            switch (value.trim().toLowerCase(Locale.ROOT)) {
-                case "disabled": return DISABLED;
-                case "simple": return SIMPLE;
-                case "paranoid": return PARANOID;
-                default:
-                    throw new IllegalArgumentException("-D" + PROPERTY + "=" + value
-                            + " is not valid; use one of disabled, simple, paranoid");
-            }
+            return valueOf(ConduitProperties.parseLeakDetection(value).toUpperCase(Locale.ROOT));
         }
     }
 

@@ -1,14 +1,24 @@
 package io.conduit.internal.osgi;
 
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
+import io.conduit.channel.DatagramChannel;
+import io.conduit.channel.DomainDatagramChannel;
+import io.conduit.channel.DomainSocketChannel;
+import io.conduit.channel.ServerChannel;
+import io.conduit.channel.SocketChannel;
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
 import io.conduit.transport.Diagnostics;
+import io.conduit.transport.ChannelType;
 import io.conduit.transport.TransportSelection;
+import io.conduit.transport.spi.AbstractIoChannel;
 import io.conduit.transport.spi.ChannelStats;
 import io.conduit.transport.spi.OpenChannels;
 
@@ -82,23 +92,72 @@ public final class ConduitCommands {
     }
 
     /**
-     * {@code conduit:channels} - one line per open channel reported to {@link OpenChannels}: id, transport, local
-     * and remote address, bytes in and out, age.
+     * {@code conduit:channels} - one line per open channel reported to {@link OpenChannels}: id, transport, type
+     * ({@link #type(Channel)}), local and remote address, bytes in and out, age. Each column is as wide as its
+     * longest cell (a long Unix socket path widens its column instead of pushing the row out of line); numbers are
+     * right-aligned.
      */
     public String channels() {
         List<ChannelStats> open = OpenChannels.snapshot();
-        StringBuilder out = new StringBuilder();
-        out.append(String.format("%-12s %-12s %-24s %-24s %12s %12s %10s%n", "ID", "TRANSPORT", "LOCAL", "REMOTE",
-                "BYTES IN", "BYTES OUT", "AGE"));
+        String[] header = {"ID", "TRANSPORT", "TYPE", "LOCAL", "REMOTE", "BYTES IN", "BYTES OUT", "AGE"};
+        boolean[] right = {false, false, false, false, false, true, true, true};
+        List<String[]> rows = new ArrayList<>();
+        rows.add(header);
         long now = System.nanoTime();
         for (ChannelStats s : open) {
             Channel c = s.channel();
-            out.append(String.format("%-12s %-12s %-24s %-24s %12d %12d %10s%n", c.id(), c.transportName(),
-                    address(c.localAddress()), address(c.remoteAddress()), s.bytesRead(), s.bytesWritten(),
-                    age(now - s.openedAtNanos())));
+            rows.add(new String[] {c.id(), c.transportName(), type(c), address(c.localAddress()),
+                address(c.remoteAddress()), Long.toString(s.bytesRead()), Long.toString(s.bytesWritten()),
+                age(now - s.openedAtNanos())});
+        }
+        int[] width = new int[header.length];
+        for (String[] row : rows) {
+            for (int i = 0; i < row.length; i++) {
+                width[i] = Math.max(width[i], row[i].length());
+            }
+        }
+        StringBuilder out = new StringBuilder();
+        for (String[] row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int i = 0; i < row.length; i++) {
+                if (i > 0) {
+                    line.append("  ");
+                }
+                String pad = " ".repeat(width[i] - row[i].length());
+                line.append(right[i] ? pad + row[i] : row[i] + pad);
+            }
+            out.append(line.toString().stripTrailing()).append('\n');
         }
         out.append(open.size()).append(open.size() == 1 ? " open channel" : " open channels").append('\n');
         return out.toString();
+    }
+
+    /**
+     * @return the kind of {@code c} for {@code conduit:channels}: {@code tcp}, {@code tcp-server}, {@code udp},
+     *         {@code unix}, {@code unix-server}, {@code unix-dgram}, or {@code other} for a channel of none of these
+     *         types (e.g. an embedded channel)
+     */
+    static String type(Channel c) {
+        ChannelType type = c instanceof AbstractIoChannel core ? core.channelType() : null;
+        if (c instanceof DomainDatagramChannel || type == ChannelType.UNIX_DATAGRAM) {
+            return "unix-dgram";
+        }
+        if (c instanceof DatagramChannel || type == ChannelType.UDP) {
+            return "udp";
+        }
+        boolean unix = type == ChannelType.UNIX_STREAM || c instanceof DomainSocketChannel
+                || (type == null && isUnixAddress(c.localAddress()));
+        if (c instanceof ServerChannel) {
+            return unix ? "unix-server" : "tcp-server";
+        }
+        if (unix) {
+            return "unix";
+        }
+        return c instanceof SocketChannel || type == ChannelType.TCP ? "tcp" : "other";
+    }
+
+    private static boolean isUnixAddress(SocketAddress a) {
+        return a instanceof UnixDomainSocketAddress || a instanceof UnixAbstractAddress;
     }
 
     private String selectedLine() {

@@ -44,9 +44,19 @@ public final class DiagnosticsReport {
         ConduitProperties props = ConduitProperties.fromSystem();
         out.append("\nSystem properties\n");
         for (Map.Entry<String, String> e : ConduitProperties.DEFAULTS.entrySet()) {
-            String raw = props.raw(e.getKey());
-            out.append("  ").append(e.getKey()).append(" = ")
-                    .append(raw != null ? raw + " (set)" : e.getValue() + " (default)").append('\n');
+            String name = e.getKey();
+            String raw = props.raw(name);
+            out.append("  ").append(name).append(" = ");
+            if (raw == null) {
+                out.append(e.getValue());
+                if (name.equals(ConduitProperties.MAX_DIRECT_MEMORY)) {
+                    out.append(": ").append(ConduitProperties.defaultMaxDirectMemory()).append(" bytes");
+                }
+                out.append(" (default)");
+            } else {
+                out.append(raw).append(props.isValid(name) ? " (set)" : " (set; INVALID - see Selection)");
+            }
+            out.append('\n');
         }
 
         List<TransportProvider> providers = registry.providers();
@@ -126,6 +136,8 @@ public final class DiagnosticsReport {
                 return "available";
             case DISABLED_BY_PROPERTY:
                 return "disabled by " + ConduitProperties.NO_UNSAFE;
+            case INVALID_PROPERTY:
+                return "not checked: " + ConduitProperties.NO_UNSAFE + " is invalid";
             case DENIED_BY_JVM:
                 return "denied by the JVM";
             case WARNED_BY_JVM:

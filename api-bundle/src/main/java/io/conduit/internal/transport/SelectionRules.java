@@ -38,9 +38,10 @@ import io.conduit.transport.spi.TransportProvider;
  *     was chosen; {@code auto} - a non-native transport was chosen although a native provider is registered and
  *     unavailable for a reason other than {@code conduit.noNative}. Choosing {@code kqueue} over an unavailable
  *     {@code epoll} in {@code auto} is not a fallback (both are native; only one can work on a given OS).</li>
- * <li>A malformed property ({@code conduit.transport}, {@code conduit.transport.strict},
- *     {@code conduit.noNative}) or override fails the selection with an {@link IllegalArgumentException} cause
- *     naming the property, the value and the allowed values.</li>
+ * <li>A malformed property (any of {@link ConduitProperties#DEFAULTS}: the preference in use, the booleans,
+ *     {@code conduit.leakDetection}, {@code conduit.maxDirectMemory}, {@code conduit.recycler.maxCapacityPerThread},
+ *     an empty path) or override fails the selection with an {@link IllegalArgumentException} cause naming the
+ *     property, the value and the allowed values (further ones are suppressed on it and appended to the reason).</li>
  * </ol>
  */
 public final class SelectionRules {
@@ -94,25 +95,27 @@ public final class SelectionRules {
             origin = ConduitProperties.TRANSPORT;
         }
 
+        // Every malformed property fails the selection, in documentation order (the preference is parsed below).
         IllegalArgumentException configError = null;
-        boolean strict = false;
-        try {
-            strict = props.bool(ConduitProperties.STRICT);
-        } catch (IllegalArgumentException e) {
-            configError = e;
+        for (IllegalArgumentException e : props.problems()) {
+            configError = chain(configError, e);
         }
-        boolean noNative = false;
+        boolean strict = props.isValid(ConduitProperties.STRICT) && props.bool(ConduitProperties.STRICT);
+        boolean noNative;
         String noNativeCause = null;
-        try {
+        if (!props.isValid(ConduitProperties.NO_NATIVE)) {
+            noNative = true;
+            try {
+                props.bool(ConduitProperties.NO_NATIVE);
+            } catch (IllegalArgumentException e) {
+                noNativeCause = "not probed because " + e.getMessage();
+            }
+        } else {
             noNative = props.bool(ConduitProperties.NO_NATIVE);
             if (noNative) {
                 noNativeCause = "native transports are disabled by -D" + ConduitProperties.NO_NATIVE + "="
                         + props.raw(ConduitProperties.NO_NATIVE) + " (not probed); remove the property to use it";
             }
-        } catch (IllegalArgumentException e) {
-            configError = chain(configError, e);
-            noNative = true;
-            noNativeCause = "not probed because " + e.getMessage();
         }
         List<String> listed = List.of();
         try {

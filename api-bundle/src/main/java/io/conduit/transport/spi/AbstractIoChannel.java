@@ -863,7 +863,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         readInProgress = true;
         try {
             do {
-                Buffer buf = alloc.buffer(recvSizer.guess());
+                Buffer buf = allocate(alloc, recvSizer.guess());
                 int attempted = buf.writableBytes();
                 int n;
                 try {
@@ -897,9 +897,13 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             pipeline.fireChannelReadComplete();
         }
         if (failure != null) {
-            pipeline.fireExceptionCaught(failure);
-            if (failure instanceof IOException) {
-                close0(failure, "an I/O error while reading", null);
+            // Whatever failed (the socket, or the allocator: e.g. a malformed conduit.leakDetection or the direct
+            // memory cap), the input cannot be read: left open, the channel would fail the same way on every event
+            // and the peer would wait forever. One exception, then the channel closes (Netty's closeOnRead).
+            Throwable cause = unwrapAllocatorFailure(failure);
+            pipeline.fireExceptionCaught(cause);
+            if (closesOnReadFailure(failure)) {
+                close0(cause, readFailureReason(failure, "reading"), null);
             }
             return;
         }
@@ -924,7 +928,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         ArrayDeque<Buffer> heldReads = heldReadsOrNull;
         try {
             while (heldBytes < READ_AHEAD_MAX_BYTES && heldReads.size() < READ_AHEAD_MAX_BUFFERS) {
-                Buffer buf = alloc.buffer(Math.min(recvSizer.guess(), READ_AHEAD_MAX_BYTES - heldBytes));
+                Buffer buf = allocate(alloc, Math.min(recvSizer.guess(), READ_AHEAD_MAX_BYTES - heldBytes));
                 int attempted = buf.writableBytes();
                 int n;
                 try {
@@ -949,12 +953,53 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             }
             setInterest(IoSocket.OP_READ, false); // full: wait for read()
         } catch (Throwable t) {
-            pipeline.fireExceptionCaught(t);
-            if (t instanceof IOException) {
+            Throwable cause = unwrapAllocatorFailure(t);
+            pipeline.fireExceptionCaught(cause);
+            if (closesOnReadFailure(t)) {
                 deliverHeld();
-                close0(t, "an I/O error while reading ahead", null);
+                close0(cause, readFailureReason(t, "reading ahead"), null); // as in streamRead: it would fail again
             }
         }
+    }
+
+    /**
+     * An allocator failure inside a read, wrapped so that the read can tell it from a socket error; never reaches
+     * the pipeline ({@link #unwrapAllocatorFailure}). No stack trace of its own: the cause has it.
+     */
+    private static final class AllocatorFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        AllocatorFailure(Throwable cause) {
+            super(null, cause, false, false);
+        }
+    }
+
+    /** {@code alloc.buffer(capacity)}, its failure wrapped in an {@link AllocatorFailure}. */
+    private static Buffer allocate(BufferAllocator alloc, int capacity) {
+        try {
+            return alloc.buffer(capacity);
+        } catch (RuntimeException | Error e) {
+            throw new AllocatorFailure(e);
+        }
+    }
+
+    /**
+     * @return whether a stream read that failed with {@code t} closes the channel: a socket error or an allocator
+     *         failure (either would fail the same way on the next readiness event)
+     */
+    private static boolean closesOnReadFailure(Throwable t) {
+        return t instanceof IOException || t instanceof AllocatorFailure;
+    }
+
+    private static Throwable unwrapAllocatorFailure(Throwable t) {
+        return t instanceof AllocatorFailure ? t.getCause() : t;
+    }
+
+    /** @return the close reason for a read that failed with {@code t}: it names the allocator when that failed */
+    private static String readFailureReason(Throwable t, String what) {
+        return t instanceof AllocatorFailure
+                ? "the channel's allocator failed while " + what + ": " + t.getCause()
+                : (t instanceof IOException ? "an I/O error while " : "a failure while ") + what + ": " + t;
     }
 
     private boolean hasHeld() {
@@ -1116,12 +1161,32 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (messages > 0) {
             pipeline.fireChannelReadComplete();
         }
-        if (failure != null) {
-            pipeline.fireExceptionCaught(failure); // e.g. ICMP port unreachable on a connected channel; stays open
+        if (datagramReadFailed(failure)) {
+            return;
         }
         if (!config.isAutoRead() && !readPending) {
             setInterest(IoSocket.OP_READ, false);
         }
+    }
+
+    /**
+     * Fires a datagram read's failure, if any. A socket error (e.g. ICMP port unreachable on a connected channel)
+     * leaves the channel open; an allocator failure closes it, as on a stream channel: every later datagram would
+     * fail the same way.
+     *
+     * @return {@code true} when the channel was closed
+     */
+    private boolean datagramReadFailed(Throwable failure) {
+        if (failure == null) {
+            return false;
+        }
+        Throwable cause = unwrapAllocatorFailure(failure);
+        pipeline.fireExceptionCaught(cause);
+        if (!(failure instanceof AllocatorFailure)) {
+            return false;
+        }
+        close0(cause, readFailureReason(failure, "reading a datagram"), null);
+        return true;
     }
 
     /**
@@ -1132,15 +1197,27 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      */
     private boolean datagramBatchRead(IoDatagramSocket s, BufferAllocator alloc, int max) {
         ArrayDeque<Object> packets = new ArrayDeque<>(Math.min(max, 64));
+        Throwable[] copyFailure = new Throwable[1];
         Throwable failure = null;
         int n;
         try {
             n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
-                packets.add(inboundDatagram(data, alloc, recipient, sender, truncated));
+                bytesRead += data.remaining(); // received, whether or not it can be copied
+                if (copyFailure[0] != null) {
+                    return; // the allocator failed on an earlier datagram of this batch: the channel closes
+                }
+                try {
+                    packets.add(inboundDatagram(data, alloc, recipient, sender, truncated));
+                } catch (AllocatorFailure e) {
+                    copyFailure[0] = e; // not thrown through the transport's receive loop
+                }
             });
         } catch (Throwable t) {
             n = 0;
             failure = t;
+        }
+        if (copyFailure[0] != null) {
+            failure = copyFailure[0]; // a socket error after it changes nothing: the channel closes anyway
         }
         if (n < 0) {
             datagramReceiveBatchUnsupported = true;
@@ -1163,8 +1240,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (any) {
             pipeline.fireChannelReadComplete();
         }
-        if (failure != null) {
-            pipeline.fireExceptionCaught(failure); // e.g. ICMP port unreachable on a connected channel; stays open
+        if (datagramReadFailed(failure)) {
+            return true;
         }
         if (!config.isAutoRead() && !readPending) {
             setInterest(IoSocket.OP_READ, false);
@@ -1196,7 +1273,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * again when the copy fails, so the caller owns it only on return.
      */
     private static Buffer copyOf(ByteBuffer data, BufferAllocator alloc) {
-        Buffer content = alloc.buffer(data.remaining());
+        Buffer content = allocate(alloc, data.remaining());
         try {
             return content.writeBytes(data);
         } catch (RuntimeException | Error e) {
@@ -1687,6 +1764,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         boolean changed = false;
         for (int i = 0; i < sent; i++) {
+            bytesWritten += srcs[i].remaining(); // sendBatch leaves the positions as they were
             changed |= outbound.removeHead(null);
         }
         if (changed) {

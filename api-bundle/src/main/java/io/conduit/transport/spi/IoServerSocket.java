@@ -9,7 +9,10 @@ import java.net.SocketAddress;
 @ConsumerType
 public interface IoServerSocket extends IoSocket {
 
-    /** {@code bind(2)} + {@code listen(2)} with {@code backlog} (0 = the system default). */
+    /**
+     * {@code bind(2)} + {@code listen(2)} with {@code backlog}; {@code 0} = the {@code SO_BACKLOG} option when set,
+     * else {@link IoTransportSupport#defaultBacklog()} ({@link IoTransportSupport#listenBacklog(int, int)}).
+     */
     void bind(SocketAddress localAddress, int backlog) throws IOException;
 
     @Override

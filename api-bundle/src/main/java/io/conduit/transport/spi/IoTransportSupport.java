@@ -3,16 +3,22 @@ package io.conduit.transport.spi;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.internal.transport.ConduitProperties;
 import io.conduit.transport.ChannelType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ThreadFactory;
+import java.util.function.Function;
 
 /**
  * SPI for transport implementers: the bookkeeping and checks every {@link io.conduit.transport.Transport} on the
@@ -60,13 +66,16 @@ public final class IoTransportSupport {
      * Makes a group of loops with {@code handlerFactory}'s pollers and remembers it as this transport's.
      *
      * @param nThreads loops; 0 = twice the available processors
-     * @throws IllegalArgumentException when {@code nThreads < 0}
+     * @throws IllegalArgumentException when {@code nThreads < 0}, or when a Conduit system property that channels
+     *         depend on is malformed (e.g. {@code conduit.leakDetection}, {@code conduit.maxDirectMemory}): the message
+     *         names the property, its value and what is allowed, so no channel is made that would fail every read
      */
     public IoEventLoopGroup newGroup(int nThreads, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
             IoEventLoopGroup.Options options) {
         if (nThreads < 0) {
             throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
         }
+        ConduitProperties.checkSystemProperties();
         IoEventLoopGroup group = new IoEventLoopGroup(nThreads, threadFactory, handlerFactory, options);
         groups.put(group, Boolean.TRUE);
         return group;
@@ -103,6 +112,65 @@ public final class IoTransportSupport {
         if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
             throw new UnsupportedOperationException(type + " has no server channel kind (TCP and UNIX_STREAM have)");
         }
+    }
+
+    /**
+     * Reads a boolean Conduit system property by the rule every Conduit property follows: unset gives
+     * {@code defaultValue}; {@code true} or {@code false} in any case (surrounding whitespace ignored); anything else
+     * is an error.
+     *
+     * @param properties the property lookup, e.g. {@code System::getProperty}
+     * @throws IllegalArgumentException for any other value, naming the property, the value and the allowed values
+     */
+    public static boolean booleanProperty(Function<String, String> properties, String name, boolean defaultValue) {
+        return ConduitProperties.parseBoolean(name, properties.apply(name), defaultValue);
+    }
+
+    /**
+     * The {@code listen(2)} backlog of a listener: {@code requested} when positive (a bind with an explicit backlog),
+     * else {@code soBacklog} when positive (the {@code SO_BACKLOG} option), else {@link #defaultBacklog()}.
+     */
+    public static int listenBacklog(int requested, int soBacklog) {
+        return requested > 0 ? requested : soBacklog > 0 ? soBacklog : defaultBacklog();
+    }
+
+    /**
+     * The {@code SO_BACKLOG} every transport uses when the option is not set, the same on each: on Linux
+     * {@code net.core.somaxconn} ({@value #SOMAXCONN_FILE}, read once), which the kernel caps every backlog at
+     * anyway; elsewhere, or when that file cannot be read, {@value #FALLBACK_BACKLOG} (Linux's default
+     * {@code somaxconn} since 5.4; macOS and FreeBSD silently cap a larger backlog at {@code kern.ipc.somaxconn}).
+     * Unlike the JDK's default of 50, it absorbs connection bursts without SYN retransmits.
+     */
+    public static int defaultBacklog() {
+        return DefaultBacklog.VALUE;
+    }
+
+    /** The file holding Linux's {@code net.core.somaxconn}. */
+    public static final String SOMAXCONN_FILE = "/proc/sys/net/core/somaxconn";
+    /** {@link #defaultBacklog()} where {@value #SOMAXCONN_FILE} is not available. */
+    public static final int FALLBACK_BACKLOG = 4096;
+
+    /**
+     * The rule of {@link #defaultBacklog()}.
+     *
+     * @param osName the {@code os.name} system property
+     * @param somaxconn the file to read on Linux
+     */
+    static int defaultBacklog(String osName, Path somaxconn) {
+        if (osName == null || !osName.toLowerCase(Locale.ROOT).startsWith("linux")) {
+            return FALLBACK_BACKLOG;
+        }
+        try {
+            int value = Integer.parseInt(Files.readString(somaxconn, StandardCharsets.US_ASCII).trim());
+            return value > 0 ? value : FALLBACK_BACKLOG;
+        } catch (IOException | RuntimeException e) {
+            return FALLBACK_BACKLOG; // e.g. no /proc in this container, or a value that is not a number
+        }
+    }
+
+    /** Holds the value of {@link #defaultBacklog()}, read on first use. */
+    private static final class DefaultBacklog {
+        static final int VALUE = defaultBacklog(System.getProperty("os.name"), Path.of(SOMAXCONN_FILE));
     }
 
     /**

@@ -13,6 +13,8 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Consumer;
 
+import io.conduit.internal.transport.ConduitProperties;
+
 /**
  * Loads the JNI library of a native transport for a <em>host class</em> (the transport bundle's class that
  * declares the native methods), trying in order:
@@ -54,10 +56,13 @@ import java.util.function.Consumer;
  */
 public final class NativeLibraryLoader {
 
-    /** System property: directory for extracted libraries; default {@code java.io.tmpdir}. */
+    /** System property: directory for extracted libraries; default {@code java.io.tmpdir}; not empty. */
     public static final String WORKDIR_PROPERTY = "conduit.native.workdir";
 
-    /** System property: {@code false} keeps extracted library files after loading; default {@code true}. */
+    /**
+     * System property: {@code false} keeps extracted library files after loading; default {@code true}; any value
+     * but {@code true}/{@code false} (any case) fails the extraction attempt, naming the property.
+     */
     public static final String DELETE_AFTER_LOADING_PROPERTY = "conduit.native.deleteLibAfterLoading";
 
     /** Resource folder of native libraries inside jars and fragments. */
@@ -164,14 +169,17 @@ public final class NativeLibraryLoader {
         if (url == null) {
             throw new IOException("resource " + resource + " not found by class loader " + loader);
         }
-        Path workdir = Path.of(System.getProperty(WORKDIR_PROPERTY, System.getProperty("java.io.tmpdir")));
+        // Both properties by the rule of every Conduit property: a malformed value fails this attempt, naming it.
+        String configured = ConduitProperties.parseText(WORKDIR_PROPERTY, System.getProperty(WORKDIR_PROPERTY));
+        Path workdir = Path.of(configured != null ? configured : System.getProperty("java.io.tmpdir"));
+        boolean delete = ConduitProperties.parseBoolean(DELETE_AFTER_LOADING_PROPERTY,
+                System.getProperty(DELETE_AFTER_LOADING_PROPERTY), true);
         Files.createDirectories(workdir);
         int dot = fileName.lastIndexOf('.');
         String prefix = (dot > 0 ? fileName.substring(0, dot) : fileName) + "_";
         String suffix = dot > 0 ? fileName.substring(dot) : "";
         // A new file per call: a library file can be bound to one class loader only.
         Path file = Files.createTempFile(workdir, prefix, suffix);
-        boolean delete = !"false".equalsIgnoreCase(System.getProperty(DELETE_AFTER_LOADING_PROPERTY, "true"));
         try {
             try (InputStream in = url.openStream()) {
                 Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);

@@ -188,12 +188,12 @@ class LeakDetectorTest {
     @Test
     void modeParsingAcceptsTheThreeValuesAndRejectsOthersListingThem() {
         assertEquals(LeakDetector.Mode.SIMPLE, LeakDetector.Mode.parse(null));
-        assertEquals(LeakDetector.Mode.SIMPLE, LeakDetector.Mode.parse(" "));
+        assertThrows(IllegalArgumentException.class, () -> LeakDetector.Mode.parse(" "), "set but empty");
         assertEquals(LeakDetector.Mode.DISABLED, LeakDetector.Mode.parse("disabled"));
         assertEquals(LeakDetector.Mode.PARANOID, LeakDetector.Mode.parse("PARANOID"));
         assertEquals(LeakDetector.Mode.SIMPLE, LeakDetector.Mode.parse("Simple"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LeakDetector.Mode.parse("advanced"));
-        assertTrue(e.getMessage().contains("conduit.leakDetection=advanced")
+        assertTrue(e.getMessage().contains("conduit.leakDetection='advanced'")
                 && e.getMessage().contains("disabled, simple, paranoid"), e.getMessage());
     }
 
@@ -204,7 +204,7 @@ class LeakDetectorTest {
             System.setProperty(DirectMemoryCounter.PROPERTY, "lots");
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                     DirectMemoryCounter::capFromSystemProperty);
-            assertTrue(e.getMessage().contains("conduit.maxDirectMemory=lots"), e.getMessage());
+            assertTrue(e.getMessage().contains("conduit.maxDirectMemory='lots'"), e.getMessage());
             System.setProperty(DirectMemoryCounter.PROPERTY, "12345");
             assertEquals(12345, DirectMemoryCounter.capFromSystemProperty());
         } finally {

@@ -5,8 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Proxy;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import io.conduit.channel.Channel;
+import io.conduit.channel.DatagramChannel;
+import io.conduit.channel.DomainDatagramChannel;
+import io.conduit.channel.DomainSocketChannel;
+import io.conduit.channel.ServerChannel;
+import io.conduit.channel.SocketChannel;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
@@ -108,6 +120,98 @@ class ConduitCommandsTest {
             channel.close();
         }
         assertEquals(before, OpenChannels.snapshot().size());
+    }
+
+    /** A channel of the given public interface answering only what {@code conduit:channels} asks. */
+    private static Channel fakeChannel(Class<? extends Channel> type, String id, SocketAddress local,
+            SocketAddress remote) {
+        return (Channel) Proxy.newProxyInstance(ConduitCommandsTest.class.getClassLoader(), new Class<?>[] {type},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "id" -> id;
+                    case "transportName" -> "fake";
+                    case "localAddress" -> local;
+                    case "remoteAddress" -> remote;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> id;
+                    default -> null;
+                });
+    }
+
+    private static ChannelStats stats(Channel channel, long in, long out) {
+        long opened = System.nanoTime() - TimeUnit.SECONDS.toNanos(3);
+        return new ChannelStats() {
+            @Override
+            public Channel channel() {
+                return channel;
+            }
+
+            @Override
+            public long bytesRead() {
+                return in;
+            }
+
+            @Override
+            public long bytesWritten() {
+                return out;
+            }
+
+            @Override
+            public long openedAtNanos() {
+                return opened;
+            }
+        };
+    }
+
+    @Test
+    void channelsNamesEachChannelsTypeAndKeepsColumnsAlignedWithLongUnixPaths() {
+        InetSocketAddress tcp = new InetSocketAddress("127.0.0.1", 7007);
+        UnixDomainSocketAddress longPath = UnixDomainSocketAddress.of("/var/run/conduit/a/rather/long/directory/"
+                + "name/for/the/gateway/echo-service.sock");
+        List<ChannelStats> listed = List.of(
+                stats(fakeChannel(ServerChannel.class, "0xtcpserver", tcp, null), 0, 0),
+                stats(fakeChannel(SocketChannel.class, "0xtcp", tcp, new InetSocketAddress("127.0.0.1", 40000)), 5, 5),
+                stats(fakeChannel(DatagramChannel.class, "0xudp", tcp, null), 1234567, 89),
+                stats(fakeChannel(ServerChannel.class, "0xunixserver", longPath, null), 0, 0),
+                stats(fakeChannel(DomainSocketChannel.class, "0xunix", longPath, UnixDomainSocketAddress.of("")), 3, 4),
+                stats(fakeChannel(DomainDatagramChannel.class, "0xunixdgram", longPath, null), 7, 8));
+        listed.forEach(OpenChannels::add);
+        try {
+            String out = commands.channels();
+            List<String> lines = out.lines().toList();
+            String header = lines.get(0);
+            assertTrue(header.matches("ID\\s+TRANSPORT\\s+TYPE\\s+LOCAL\\s+REMOTE\\s+BYTES IN\\s+BYTES OUT\\s+AGE"),
+                    header);
+            Map<String, String> expectedType = Map.of("0xtcpserver", "tcp-server", "0xtcp", "tcp", "0xudp", "udp",
+                    "0xunixserver", "unix-server", "0xunix", "unix", "0xunixdgram", "unix-dgram");
+            int typeColumn = header.indexOf("TYPE");
+            int localColumn = header.indexOf("LOCAL");
+            int inEnd = header.indexOf("BYTES IN") + "BYTES IN".length();
+            int outEnd = header.indexOf("BYTES OUT") + "BYTES OUT".length();
+            for (Map.Entry<String, String> e : expectedType.entrySet()) {
+                String row = lines.stream().filter(l -> l.startsWith(e.getKey() + " ")).findFirst()
+                        .orElseThrow(() -> new AssertionError(e.getKey() + " missing in\n" + out));
+                assertEquals(e.getValue(), row.substring(typeColumn, localColumn).trim(), row);
+                assertTrue(row.charAt(inEnd - 1) != ' ' && row.charAt(inEnd) == ' ', "BYTES IN right-aligned:\n" + out);
+                assertTrue(row.charAt(outEnd - 1) != ' ' && row.charAt(outEnd) == ' ', "BYTES OUT right-aligned:\n"
+                        + out);
+            }
+            String udp = lines.stream().filter(l -> l.startsWith("0xudp ")).findFirst().orElseThrow();
+            assertTrue(udp.matches(".*\\s1234567\\s+89\\s+3s$"), udp);
+            assertTrue(out.contains(longPath.toString()), out);
+        } finally {
+            listed.forEach(OpenChannels::remove);
+        }
+    }
+
+    @Test
+    void aChannelOfNoKnownTypeIsOther() {
+        EmbeddedChannel channel = new EmbeddedChannel();
+        try {
+            assertEquals("other", ConduitCommands.type(channel));
+        } finally {
+            channel.close();
+        }
     }
 
     @Test

@@ -30,6 +30,42 @@ class DiagnosticsReportTest {
     }
 
     @Test
+    void everyPropertyIsListedWithItsValueOrDefaultAndAnInvalidOneIsMarked() {
+        String name = ConduitProperties.EPOLL_BUSY_WAIT;
+        String old = System.getProperty(name);
+        System.setProperty(name, "maybe");
+        try {
+            TransportRegistry r = new TransportRegistry(p -> List.of(), ConduitProperties::fromSystem,
+                    new RecordingLogger());
+            String report = DiagnosticsReport.render(r);
+            String section = report.substring(report.indexOf("\nSystem properties\n"),
+                    report.indexOf("\nNative access"));
+            List<String> lines = section.lines().filter(l -> l.startsWith("  conduit.")).toList();
+            assertEquals(ConduitProperties.DEFAULTS.size(), lines.size(), section);
+            int i = 0;
+            for (Map.Entry<String, String> e : ConduitProperties.DEFAULTS.entrySet()) {
+                String line = lines.get(i++);
+                assertTrue(line.startsWith("  " + e.getKey() + " = "), line);
+                if (!e.getKey().equals(name) && System.getProperty(e.getKey()) == null) {
+                    assertTrue(line.contains(e.getValue()) && line.endsWith(" (default)"), line);
+                }
+            }
+            assertTrue(section.contains("  conduit.epoll.busyWait = maybe (set; INVALID - see Selection)\n"), section);
+            assertTrue(section.contains("  conduit.maxDirectMemory = 3/4 of the heap limit: "
+                    + ConduitProperties.defaultMaxDirectMemory() + " bytes (default)\n")
+                    || System.getProperty(ConduitProperties.MAX_DIRECT_MEMORY) != null, section);
+            assertTrue(report.contains("selected: none - invalid configuration: system property conduit.epoll.busyWait="
+                    + "'maybe' is not a boolean"), report);
+        } finally {
+            if (old == null) {
+                System.clearProperty(name);
+            } else {
+                System.setProperty(name, old);
+            }
+        }
+    }
+
+    @Test
     void providersAreListedWithCausesAndEveryLoadAttempt() {
         TransportRegistry r = new TransportRegistry(p -> List.of(), () -> ConduitProperties.of(Map.of()),
                 new RecordingLogger());

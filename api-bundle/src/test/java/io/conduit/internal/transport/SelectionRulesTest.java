@@ -191,6 +191,35 @@ class SelectionRulesTest {
     }
 
     @Test
+    void everyMalformedPropertyFailsTheSelectionUpFrontNamingItsValue() {
+        for (Map.Entry<String, String> bad : ConduitPropertiesTest.MALFORMED.entrySet()) {
+            TransportSelection s = select(props(bad.getKey(), bad.getValue()), null, epollUp, nio);
+            assertNull(s.selectedName(), bad.toString());
+            String m = s.failure().getMessage();
+            assertTrue(m.startsWith("no transport selected: invalid configuration: system property " + bad.getKey()
+                    + "='" + bad.getValue() + "' is not "), m);
+            assertInstanceOf(IllegalArgumentException.class, s.failure().getCause());
+            assertEquals(2, s.candidates().size(), "providers are still listed");
+        }
+    }
+
+    @Test
+    void severalMalformedPropertiesAreAllNamedInOneReason() {
+        TransportSelection s = select(props("conduit.leakDetection", "bogus", "conduit.maxDirectMemory", "abc",
+                "conduit.transport", "nio,,epoll"), null, epollUp, nio);
+        String m = s.reason();
+        assertTrue(m.contains("conduit.leakDetection='bogus'") && m.contains("conduit.maxDirectMemory='abc'")
+                && m.contains("conduit.transport='nio,,epoll' has an empty entry"), m);
+        assertEquals(2, s.failure().getCause().getSuppressed().length, m);
+    }
+
+    @Test
+    void aMalformedPreferencePropertyIsIgnoredWhileAnOverrideTakesItsPlace() {
+        TransportSelection s = select(props("conduit.transport", "nio,,epoll"), "nio", epollUp, nio);
+        assertEquals("nio", s.selectedName());
+    }
+
+    @Test
     void malformedNoNativeDoesNotProbeNativeTransports() {
         FakeProvider epoll = FakeProvider.available("epoll", true, 100);
         select(props("conduit.noNative", "maybe"), null, epoll, nio);

@@ -358,6 +358,84 @@ class AbstractIoChannelTest {
                 g[0].cause().getMessage());
     }
 
+    /** An allocator that refuses every buffer with {@code refusal}, as the shared ones do with a malformed property. */
+    static BufferAllocator refusingAllocator(RuntimeException refusal) {
+        return new BufferAllocator() {
+            @Override
+            public io.conduit.buffer.Buffer buffer() {
+                throw refusal;
+            }
+
+            @Override
+            public io.conduit.buffer.Buffer buffer(int initialCapacity) {
+                throw refusal;
+            }
+
+            @Override
+            public io.conduit.buffer.Buffer buffer(int initialCapacity, int maxCapacity) {
+                throw refusal;
+            }
+
+            @Override
+            public io.conduit.buffer.Buffer heapBuffer(int initialCapacity) {
+                throw refusal;
+            }
+
+            @Override
+            public boolean isPooled() {
+                return false;
+            }
+        };
+    }
+
+    /**
+     * A stream read whose allocator throws fires that exception once and closes the channel (Netty's closeOnRead):
+     * left open it would fail the same way on every readiness event, and the peer would wait forever.
+     */
+    @Test
+    void anAllocatorFailingOnAReadFiresTheExceptionOnceAndClosesTheChannel() throws Exception {
+        for (boolean autoRead : new boolean[] {true, false}) {
+            List<Integer> reads = Collections.synchronizedList(new ArrayList<>());
+            ScriptedSocket input = new ScriptedSocket() {
+                @Override
+                public int read(ByteBuffer dst) {
+                    reads.add(dst.remaining());
+                    dst.put((byte) 1);
+                    return 1; // always more input
+                }
+            };
+            IoSocketChannel ch = new IoSocketChannel("scripted", input, null, group.next());
+            IllegalArgumentException refusal = new IllegalArgumentException(
+                    "system property conduit.leakDetection='bogus' is not valid");
+            ch.config().setOption(ChannelOption.ALLOCATOR, refusingAllocator(refusal));
+            ch.config().setOption(ChannelOption.AUTO_READ, autoRead); // off: the core still reads ahead
+            List<Throwable> caught = Collections.synchronizedList(new ArrayList<>());
+            ch.pipeline().addLast(new ChannelHandler() {
+                @Override
+                public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+                    caught.add(cause);
+                }
+            });
+            ch.register().sync();
+            Future<Void> pending = ch.write(BufferAllocator.unpooled().buffer(1).writeByte(7)); // not flushed
+            onLoop(() -> {
+                input.events.readReady();
+                input.events.readReady(); // a level-triggered poller reports the same input again
+            });
+            assertTrue(ch.closeFuture().await(5, TimeUnit.SECONDS), "closed, auto-read " + autoRead);
+            assertEquals(List.of(refusal), caught, "one exception, the allocator's own, auto-read " + autoRead);
+            assertEquals(List.of(), reads, "nothing was read without a buffer");
+            assertFalse(input.open, "the socket was closed");
+            assertTrue(pending.await(5, TimeUnit.SECONDS));
+            assertTrue(pending.cause().getMessage().contains("allocator failed while reading"),
+                    pending.cause().getMessage());
+            Future<Void> write = ch.writeAndFlush(BufferAllocator.unpooled().buffer(1).writeByte(1));
+            assertTrue(write.await(5, TimeUnit.SECONDS));
+            assertTrue(write.cause().getMessage().contains("allocator failed while reading"),
+                    write.cause().getMessage());
+        }
+    }
+
     @SuppressWarnings("unchecked")
     private static <E extends Throwable> void throwUnchecked(Throwable t) throws E {
         throw (E) t;

@@ -4,6 +4,7 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.UnixSocketFile;
 
 import java.io.IOException;
@@ -15,7 +16,7 @@ import java.nio.channels.SocketChannel;
 final class NioServerSocket extends NioSocket implements IoServerSocket {
 
     private final ServerSocketChannel ch;
-    private volatile int backlog; // SO_BACKLOG, applied at bind; 0 = the JDK default
+    private volatile int backlog; // SO_BACKLOG, applied at bind; 0 = IoTransportSupport.defaultBacklog()
     private final boolean unix;   // AF_UNIX listener; immutable
     private volatile UnixSocketFile socketFile; // the file bind created (Unix only); written at bind, read at close
 
@@ -31,7 +32,7 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
         socketFile = UnixSocketFile.bind(localAddress, () -> {
-            ch.bind(localAddress, backlog > 0 ? backlog : this.backlog);
+            ch.bind(localAddress, IoTransportSupport.listenBacklog(backlog, this.backlog));
             return ch.getLocalAddress();
         });
     }
@@ -90,7 +91,7 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(backlog);
+            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
         }
         return super.getOption(option);
     }
