@@ -1,6 +1,10 @@
 package io.conduit.gateway.internal;
 
 import java.util.Hashtable;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportSelection;
@@ -101,10 +105,21 @@ public final class NetworkComponent {
     static String problem(Throwable e) {
         String m = e.getMessage();
         String text = m == null || m.isBlank() ? e.toString() : m;
-        return text.strip().replaceAll("\\s*\\R\\s*", "; ")
-                + " (fix conduit.transport / conduit.transport.strict / conduit.noNative, e.g. in JAVA_OPTS, and "
-                + "restart)";
+        String line = text.strip().replaceAll("\\s*\\R\\s*", "; ");
+        Set<String> invalid = new LinkedHashSet<>();
+        Matcher named = INVALID_PROPERTY.matcher(line);
+        while (named.find()) {
+            invalid.add(named.group(1));
+        }
+        String fix = invalid.isEmpty()
+                ? "conduit.transport / conduit.transport.strict / conduit.noNative"
+                : String.join(" / ", invalid);
+        return line + " (fix " + fix + ", e.g. in JAVA_OPTS, and restart)";
     }
+
+    /** How the platform names a malformed property: "system property conduit.x='…' is not …". */
+    private static final Pattern INVALID_PROPERTY =
+            Pattern.compile("system property (conduit\\.[A-Za-z0-9_.]+)='");
 
     /** Withdraws the network (each endpoint's component closes its own endpoints and their event loops). */
     @Deactivate

@@ -228,7 +228,7 @@ public final class Main {
             // Nothing can ever listen: the network is only made at start-up. In the shell the user may still look
             // around (conduit:transports, conduit:diag) before leaving.
             System.err.println("conduit-gateway: no transport can be selected, so nothing can listen: exiting with "
-                    + "status " + EXIT_NO_TRANSPORT + " (fix the transport selection and start again)");
+                    + "status " + EXIT_NO_TRANSPORT + " (fix what the banner names and start again)");
             stop(framework);
             return EXIT_NO_TRANSPORT;
         }

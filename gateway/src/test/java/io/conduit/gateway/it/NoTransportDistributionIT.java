@@ -30,4 +30,17 @@ class NoTransportDistributionIT {
         assertFalse(out.contains("InvocationTargetException"), out);
         assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
     }
+
+    @Test
+    void aMalformedPlatformPropertyStopsTheGatewayNamingThatProperty() throws Exception {
+        GatewayProcess.Exit exit = GatewayProcess.runToExit("-Dconduit.leakDetection=bogus");
+        String out = exit.output();
+        System.out.println(out);
+        assertEquals(2, exit.status(), out);
+        assertTrue(out.contains("conduit.leakDetection='bogus'"), out);
+        assertTrue(out.contains("disabled, simple, paranoid"), "the accepted values:\n" + out);
+        assertTrue(out.contains("(fix conduit.leakDetection, e.g. in JAVA_OPTS, and restart)"), out);
+        assertTrue(out.contains("Ready: 0 endpoint(s) listening, 1 problem(s)"), out);
+        assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
+    }
 }
