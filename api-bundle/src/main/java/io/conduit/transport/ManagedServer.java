@@ -557,6 +557,9 @@ public final class ManagedServer {
         String newName = target == null ? "(none)" : target.name();
         String why = "transport swap of ManagedServer " + boundAddress + " from '" + oldName + "' to '" + newName + "'";
         if (target == null) {
+            if (old == null) {
+                return; // still nothing selected and no listener: the warning was given when it closed
+            }
             synchronized (lock) {
                 current = null;
             }
@@ -632,6 +635,9 @@ public final class ManagedServer {
      *         transport still available, keeping enabled), otherwise the cause text of their drain
      */
     private String drainCause(Generation g, String why) {
+        if (g == null) {
+            return null; // no old listener, nothing to drain
+        }
         if (!keepConnectionsOnSelectionChange) {
             return why;
         }

@@ -117,9 +117,9 @@ public final class NetworkComponent {
         return line + " (fix " + fix + ", e.g. in JAVA_OPTS, and restart)";
     }
 
-    /** How the platform names a malformed property: "system property conduit.x='…' is not …". */
+    /** How the platform quotes a property in its errors: "conduit.x='value'" (the first malformed or unsatisfiable one). */
     private static final Pattern INVALID_PROPERTY =
-            Pattern.compile("system property (conduit\\.[A-Za-z0-9_.]+)='");
+            Pattern.compile("\\b(conduit\\.[A-Za-z0-9_.]+)='");
 
     /** Withdraws the network (each endpoint's component closes its own endpoints and their event loops). */
     @Deactivate

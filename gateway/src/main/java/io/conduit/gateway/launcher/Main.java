@@ -26,6 +26,7 @@ import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
+import org.osgi.framework.startlevel.BundleStartLevel;
 
 /**
  * The gateway launcher ({@code bin/conduit-gateway}): starts an embedded OSGi framework (Apache Felix, found with
@@ -52,6 +53,10 @@ public final class Main {
     static final String NO_NETWORK_SERVICE = "io.conduit.gateway.internal.NoNetwork";
     /** Exit status of {@code --no-shell} when no transport can be selected at start-up: nothing can ever listen. */
     static final int EXIT_NO_TRANSPORT = 2;
+    /** Symbolic name of the bundle holding the gateway's components. */
+    static final String GATEWAY_BUNDLE = "io.conduit.gateway";
+    /** Start level of {@link #GATEWAY_BUNDLE}; every other bundle stays on the framework's default, 1. */
+    static final int APPLICATION_START_LEVEL = 2;
     /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
     static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)-.+\\.(cfg|config)");
 
@@ -166,6 +171,10 @@ public final class Main {
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
+        // The gateway bundle runs one start level above the platform (Conduit, SCR, Config Admin, Gogo): the framework
+        // stops level by level from the top (OSGi Core, Start Level API), so on any stop -- exit, SIGTERM, `stop 0` --
+        // the endpoints close while their transport is still there instead of first following it to nio.
+        props.put(Constants.FRAMEWORK_BEGINNING_STARTLEVEL, Integer.toString(APPLICATION_START_LEVEL));
         props.put("ds.loglevel", "warn"); // Felix SCR: component activation failures on standard output
         for (String key : System.getProperties().stringPropertyNames()) {
             if (key.startsWith("conduit.")) {
@@ -211,6 +220,9 @@ public final class Main {
         for (Bundle b : installed) {
             if (b.getHeaders().get(Constants.FRAGMENT_HOST) != null) {
                 continue;
+            }
+            if (GATEWAY_BUNDLE.equals(b.getSymbolicName())) {
+                b.adapt(BundleStartLevel.class).setStartLevel(APPLICATION_START_LEVEL);
             }
             if (!shell && "org.apache.felix.gogo.jline".equals(b.getSymbolicName())) {
                 continue; // the interactive shell needs a terminal; commands stay registered with the Gogo runtime

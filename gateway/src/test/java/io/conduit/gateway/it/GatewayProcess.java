@@ -21,10 +21,11 @@ final class GatewayProcess implements AutoCloseable {
     private final Process process;
     private final StringBuffer output = new StringBuffer();
     private final CountDownLatch ready = new CountDownLatch(1);
+    private final Thread reader;
 
     private GatewayProcess(Process process) {
         this.process = process;
-        Thread reader = new Thread(() -> {
+        reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
                     StandardCharsets.UTF_8))) {
                 String line;
@@ -114,6 +115,21 @@ final class GatewayProcess implements AutoCloseable {
         }
         g.ready.await(10, TimeUnit.SECONDS); // the output reader has seen the end of the stream
         return new Exit(g.process.exitValue(), g.output());
+    }
+
+    /**
+     * Stops the gateway with SIGTERM (as a service manager does) and waits at most 30 s for it to exit.
+     *
+     * @return its exit status (143 for SIGTERM) and everything it printed, to the end
+     */
+    Exit terminate() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            close();
+            throw new IllegalStateException("gateway did not stop within 30 s of SIGTERM; output:\n" + output());
+        }
+        reader.join(10_000);
+        return new Exit(process.exitValue(), output());
     }
 
     /** How a gateway run ended: its exit status and output. */

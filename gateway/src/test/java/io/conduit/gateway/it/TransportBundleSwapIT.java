@@ -79,8 +79,18 @@ class TransportBundleSwapIT {
             awaitGateway(g, "the echo back after the gateway bundle restarted", t -> count(t, "[epoll]") == 3);
             diag = g.run("conduit:diag");
             assertFalse(diag.contains("problem:"), "a gateway bundle restart adds no problem:\n" + diag);
+
+            // epoll restarted after the gateway: on exit the gateway bundle (start level 2) still stops first, so its
+            // endpoints close on epoll instead of following it to nio on the way out
+            g.run("stop " + epoll);
+            g.run("start " + epoll);
+            awaitGateway(g, "every endpoint on epoll after its second restart", t -> count(t, "[epoll]") == 3);
+            int exit = g.text().length();
             g.type("exit 0\r");
             assertEquals(0, g.awaitExit(), g.text());
+            String after = g.text().substring(exit);
+            assertFalse(after.contains("transport swap"), "no endpoint follows a stopping transport on exit:\n" + after);
+            assertFalse(after.contains("Exception"), "nothing thrown on exit:\n" + after);
         }
     }
 

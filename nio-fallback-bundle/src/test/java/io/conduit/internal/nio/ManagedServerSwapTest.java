@@ -129,6 +129,38 @@ class ManagedServerSwapTest {
         }
     }
 
+    @Test
+    void withNothingSelectedAgainAndAgainTheServerWaitsQuietlyAndFollowsTheNextSelection() throws Exception {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        String strictBefore = System.setProperty("conduit.transport.strict", "true");
+        try {
+            SwapTransports.Provider a = register("nio-a", true);
+            Transports.setPreference("nio-a");
+            ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                    .childHandler(new EchoHandler()));
+            InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+            assertTrue(Transports.unregister(a), "nio-a unregistered: strict, so nothing is selected");
+            await(() -> server.transportName() == null, "the listener to close");
+            // more changes while nothing can be selected (as when a framework stops bundle after bundle)
+            Transports.setPreference("nio-b");
+            Transports.setPreference("nio-c");
+            Thread.sleep(200); // let the swap thread see each of them
+            register("nio-c", true);
+            await(() -> "nio-c".equals(server.transportName()), "the server to bind on nio-c");
+            echoOnce(address, 100);
+            assertEquals(List.of(), uncaught, "nothing thrown on the server's swap thread");
+        } finally {
+            if (strictBefore == null) {
+                System.clearProperty("conduit.transport.strict");
+            } else {
+                System.setProperty("conduit.transport.strict", strictBefore);
+            }
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
     /** Writes {@code n} bytes on {@code s} and reads them back, asserting the echo. */
     private static void exchange(Socket s, int n, int seed) throws Exception {
         byte[] out = new byte[n];
