@@ -143,6 +143,12 @@ public final class UdpRelayHandler implements ChannelHandler {
         /** A datagram passed since the last idle check; written from any listening channel's loop. */
         private volatile boolean activeSinceCheck = true;
         private boolean closed;
+        /**
+         * The listening channel written to since the last flush, flushed at read complete: the endpoint's current
+         * channel can change between the write and the flush (a transport swap), and flushing the new one would leave
+         * the datagram queued on the old one until that closes and fails it. Confined to the upstream's loop.
+         */
+        private Channel unflushed;
 
         Session(InetSocketAddress client, EventLoop loop) {
             this.client = client;
@@ -259,12 +265,17 @@ public final class UdpRelayHandler implements ChannelHandler {
                 content.close();
                 return;
             }
+            if (unflushed != null && unflushed != out) {
+                unflushed.flush(); // the endpoint swapped mid-batch: what went to the old channel leaves now
+            }
+            unflushed = out;
             out.write(new DatagramPacket(content, client));
         }
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
-            Channel out = endpoint.channel();
+            Channel out = unflushed;
+            unflushed = null;
             if (out != null) {
                 out.flush();
             }

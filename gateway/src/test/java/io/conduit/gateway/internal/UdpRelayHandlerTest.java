@@ -4,6 +4,7 @@ import static io.conduit.gateway.internal.EchoHandlerTest.bytes;
 import static io.conduit.gateway.internal.EchoHandlerTest.text;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -62,6 +63,15 @@ class UdpRelayHandlerTest {
             EmbeddedChannel listener = new EmbeddedChannel(handler);
             endpoint.channel = listener;
             return new Relay(handler, listener, endpoint);
+        }
+
+        /** Opens {@code client}'s session with one datagram and returns its (next) upstream channel. */
+        TestDuplexChannel sessionOf(InetSocketAddress client, FakeNetwork net) {
+            listener.writeInbound(from(client, "first"));
+            TestDuplexChannel up = net.succeed(net.connects.size() - 1);
+            listener.runPendingTasks();
+            assertEquals("first", text(up.readOutbound()));
+            return up;
         }
     }
 
@@ -199,6 +209,27 @@ class UdpRelayHandlerTest {
         successor.finishAndReleaseAll();
         assertEquals(0, r.handler().sessionCount(), "the endpoint closed: sessions closed");
         assertFalse(aliceUp.isOpen());
+    }
+
+    @Test
+    void aReplyWrittenJustBeforeASwapIsFlushedOnTheChannelItWasWrittenTo() {
+        FakeNetwork net = new FakeNetwork();
+        Relay r = Relay.of(config(16), net);
+        EmbeddedChannel old = r.listener();
+        TestDuplexChannel aliceUp = r.sessionOf(ALICE, net);
+
+        aliceUp.pipeline().fireChannelRead(bytes("to alice")); // written to the old channel, not flushed yet
+        EmbeddedChannel successor = new EmbeddedChannel(r.handler());
+        r.endpoint().channel = successor; // the endpoint swaps before the upstream's read completes
+        aliceUp.pipeline().fireChannelReadComplete();
+        old.runPendingTasks();
+        DatagramPacket reply = old.readOutbound();
+        assertNotNull(reply, "the reply left through the channel it was written to, not queued there until it closes");
+        assertEquals(ALICE, reply.recipient());
+        assertEquals("to alice", text(reply.content()));
+        assertNull(successor.readOutbound());
+        old.finishAndReleaseAll();
+        successor.finishAndReleaseAll();
     }
 
     /**
