@@ -248,8 +248,13 @@ public final class ManagedServer {
      * cannot, and a swap to a selected transport that cannot is not made while the current one is still there (one
      * warning), exactly as for the listening address.
      *
+     * <p>Call before {@link #start()}, from one thread (like every setter); may be called more than once, each
+     * address adds to the requirement.
+     *
      * @param address an address the server's connections use, of any kind
      * @return this server
+     * @throws NullPointerException when {@code address} is {@code null}
+     * @throws IllegalStateException when the server was started already
      * @since 0.4.0
      */
     public ManagedServer requireSupportFor(SocketAddress address) {

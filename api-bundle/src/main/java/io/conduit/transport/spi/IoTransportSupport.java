@@ -119,7 +119,9 @@ public final class IoTransportSupport {
      * {@code defaultValue}; {@code true} or {@code false} in any case (surrounding whitespace ignored); anything else
      * is an error.
      *
-     * @param properties the property lookup, e.g. {@code System::getProperty}
+     * @param properties the property lookup, e.g. {@code System::getProperty}; called once, on the caller's thread
+     * @param name       the property's name, e.g. {@code conduit.noNative}
+     * @return the value, or {@code defaultValue} when unset
      * @throws IllegalArgumentException for any other value, naming the property, the value and the allowed values
      */
     public static boolean booleanProperty(Function<String, String> properties, String name, boolean defaultValue) {
@@ -128,7 +130,12 @@ public final class IoTransportSupport {
 
     /**
      * The {@code listen(2)} backlog of a listener: {@code requested} when positive (a bind with an explicit backlog),
-     * else {@code soBacklog} when positive (the {@code SO_BACKLOG} option), else {@link #defaultBacklog()}.
+     * else {@code soBacklog} when positive (the {@code SO_BACKLOG} option), else {@link #defaultBacklog()}. Pure,
+     * any thread.
+     *
+     * @param requested the backlog passed to the bind, in connections; 0 or less for none
+     * @param soBacklog the channel's {@code SO_BACKLOG}, in connections; 0 or less when not set
+     * @return the backlog to pass to {@code listen(2)}, in connections, always positive
      */
     public static int listenBacklog(int requested, int soBacklog) {
         return requested > 0 ? requested : soBacklog > 0 ? soBacklog : defaultBacklog();
@@ -139,7 +146,10 @@ public final class IoTransportSupport {
      * {@code net.core.somaxconn} ({@value #SOMAXCONN_FILE}, read once), which the kernel caps every backlog at
      * anyway; elsewhere, or when that file cannot be read, {@value #FALLBACK_BACKLOG} (Linux's default
      * {@code somaxconn} since 5.4; macOS and FreeBSD silently cap a larger backlog at {@code kern.ipc.somaxconn}).
-     * Unlike the JDK's default of 50, it absorbs connection bursts without SYN retransmits.
+     * Unlike the JDK's default of 50, it absorbs connection bursts without SYN retransmits. Any thread; never
+     * throws.
+     *
+     * @return the default backlog, in connections, always positive
      */
     public static int defaultBacklog() {
         return DefaultBacklog.VALUE;
