@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -16,19 +17,19 @@ import java.util.function.Predicate;
 /**
  * The distribution's gateway with its interactive Gogo shell on a real pseudo-terminal made by {@code script(1)}:
  * types into the pty and collects what the pty shows. The pty gets its size from {@code stty} before the gateway
- * starts; after the gateway ended, the shell that ran it prints the pty's size again on a line
- * {@code size after: ROWS COLS}.
+ * starts; after the gateway ended, the shell that ran it writes the pty's size to a file of its own (not to the pty:
+ * script(1) may end before the last output of its child has reached this process).
  */
 final class PtyGateway implements AutoCloseable {
 
     /** The prompt of the Gogo shell. */
     static final String PROMPT = "g! ";
-    /** Starts the line the pty's size is printed on after the gateway ended. */
-    static final String SIZE_AFTER = "size after: ";
-
     final Process script;
     private final OutputStream keys;
     private final StringBuffer screen = new StringBuffer();
+    private final Thread reader;
+    /** Where the shell around the gateway writes {@code stty size} once the gateway ended. */
+    private final Path sizeAfter;
 
     /**
      * @param stty     {@code stty} arguments giving the pty its size, e.g. {@code rows 30 cols 100}
@@ -38,9 +39,11 @@ final class PtyGateway implements AutoCloseable {
     PtyGateway(String stty, Path conf, String javaOpts) throws IOException {
         Path scriptTool = Tools.require("script", "bsdutils");
         String gateway = GatewayProcess.distribution().resolve("bin/conduit-gateway").toString();
+        sizeAfter = Files.createTempFile("conduit-pty-size", ".txt");
+        Files.delete(sizeAfter); // written only once the gateway ended
         ProcessBuilder pb = new ProcessBuilder(scriptTool.toString(), "-qfec",
-                "stty " + stty + "; '" + gateway + "' --conf '" + conf + "'; rc=$?; echo \"" + SIZE_AFTER
-                        + "$(stty size)\"; exit $rc", "/dev/null")
+                "stty " + stty + "; '" + gateway + "' --conf '" + conf + "'; rc=$?; stty size > '" + sizeAfter
+                        + ".part' && mv '" + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
                 .redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("TERM", "xterm");
@@ -49,7 +52,7 @@ final class PtyGateway implements AutoCloseable {
         }
         script = pb.start();
         keys = script.getOutputStream();
-        Thread reader = new Thread(() -> {
+        reader = new Thread(() -> {
             byte[] b = new byte[4096];
             try (InputStream in = script.getInputStream()) {
                 int n;
@@ -70,10 +73,20 @@ final class PtyGateway implements AutoCloseable {
                 .replace("\r", "");
     }
 
+    /**
+     * Waits at most 60 s for what the pty showed to meet {@code condition}; once script(1) ended, only until its
+     * output is read to the end.
+     */
     void awaitText(String what, Predicate<String> condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!condition.test(text())) {
-            if (System.nanoTime() - deadline > 0 || !script.isAlive() && !condition.test(text())) {
+            if (!script.isAlive()) {
+                reader.join(TimeUnit.SECONDS.toMillis(10)); // what script wrote before it ended may still be unread
+                if (condition.test(text())) {
+                    return;
+                }
+            }
+            if (System.nanoTime() - deadline > 0 || !script.isAlive()) {
                 throw new AssertionError("not on the terminal within 60 s: " + what + "; it shows:\n" + text());
             }
             Thread.sleep(50);
@@ -135,23 +148,20 @@ final class PtyGateway implements AutoCloseable {
     /** @return the exit status of the gateway, once it and the shell around it ended (at most 30 s) */
     int awaitExit() throws InterruptedException {
         assertTrue(script.waitFor(30, TimeUnit.SECONDS), "the gateway ends; it shows:\n" + text());
-        awaitText("the size after the gateway ended", t -> t.contains(SIZE_AFTER));
+        reader.join(TimeUnit.SECONDS.toMillis(10));
         return script.exitValue();
     }
 
-    /** @return the pty's size after the gateway ended, as {@code stty size} prints it ({@code ROWS COLS}) */
-    String sizeAfter() {
-        String t = text();
-        int at = t.lastIndexOf(SIZE_AFTER);
-        if (at < 0) {
-            return null;
-        }
-        int end = t.indexOf('\n', at);
-        return t.substring(at + SIZE_AFTER.length(), end < 0 ? t.length() : end).strip();
+    /**
+     * @return the pty's size after the gateway ended, as {@code stty size} prints it ({@code ROWS COLS}), or
+     *         {@code null} if the shell around the gateway did not write it
+     */
+    String sizeAfter() throws IOException {
+        return Files.exists(sizeAfter) ? Files.readString(sizeAfter).strip() : null;
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() throws InterruptedException, IOException {
         List<ProcessHandle> below = script.toHandle().descendants().toList();
         script.destroy();
         if (!script.waitFor(10, TimeUnit.SECONDS)) {
@@ -162,5 +172,7 @@ final class PtyGateway implements AutoCloseable {
                 p.destroyForcibly();
             }
         }
+        Files.deleteIfExists(sizeAfter);
+        Files.deleteIfExists(Path.of(sizeAfter + ".part"));
     }
 }
