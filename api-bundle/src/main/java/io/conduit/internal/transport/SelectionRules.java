@@ -48,6 +48,12 @@ public final class SelectionRules {
 
     /** How an unknown-name warning starts (the registry defers and deduplicates these). */
     static final String UNKNOWN_PREFIX = "unknown transport";
+    /**
+     * What an available candidate says when a malformed property failed the selection: the problem itself is
+     * stated once, in the selection's reason.
+     */
+    static final String INVALID_CONFIGURATION_CANDIDATE =
+            "available, not chosen: no transport is chosen while the configuration is invalid";
     /** Where an unknown-name warning's list of the registered transports starts. */
     static final String REGISTERED_MARK = "; registered transports: ";
 
@@ -104,12 +110,9 @@ public final class SelectionRules {
         boolean noNative;
         String noNativeCause = null;
         if (!props.isValid(ConduitProperties.NO_NATIVE)) {
-            noNative = true;
-            try {
-                props.bool(ConduitProperties.NO_NATIVE);
-            } catch (IllegalArgumentException e) {
-                noNativeCause = "not probed because " + e.getMessage();
-            }
+            noNative = true; // the value itself is quoted once, in the selection's reason
+            noNativeCause = "not probed because system property " + ConduitProperties.NO_NATIVE
+                    + " is not a boolean (true or false)";
         } else {
             noNative = props.bool(ConduitProperties.NO_NATIVE);
             if (noNative) {
@@ -173,7 +176,7 @@ public final class SelectionRules {
             }
             String reason = why.toString();
             return new TransportSelection(null, preferenceShown, source, strict, noNative,
-                    candidates(order, availability, null, "available, not chosen: " + reason, null), reason,
+                    candidates(order, availability, null, INVALID_CONFIGURATION_CANDIDATE, null), reason,
                     warnings, new UnavailableTransportException("no transport selected: " + reason, configError));
         }
         if (order.isEmpty()) {
@@ -273,7 +276,7 @@ public final class SelectionRules {
             }
         }
         return new TransportSelection(null, preference, source, strict, noNative,
-                candidates(order, availability, null, "available, not chosen: " + reason, null), reason, warnings,
+                candidates(order, availability, null, INVALID_CONFIGURATION_CANDIDATE, null), reason, warnings,
                 failure);
     }
 

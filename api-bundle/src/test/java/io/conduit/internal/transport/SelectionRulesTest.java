@@ -200,6 +200,16 @@ class SelectionRulesTest {
                     + "='" + bad.getValue() + "' is not "), m);
             assertInstanceOf(IllegalArgumentException.class, s.failure().getCause());
             assertEquals(2, s.candidates().size(), "providers are still listed");
+            String explained = s.explain();
+            assertEquals(explained.indexOf("='" + bad.getValue() + "'"), explained.lastIndexOf("='" + bad.getValue()
+                    + "'"), "the malformed value is quoted once, not on every candidate's line:\n" + explained);
+            for (TransportSelection.Candidate c : s.candidates()) {
+                if (c.outcome() == Outcome.UNAVAILABLE) {
+                    continue; // conduit.noNative=maybe: the native one is not probed, and says why
+                }
+                assertEquals("available, not chosen: no transport is chosen while the configuration is invalid",
+                        c.reason(), explained);
+            }
         }
     }
 
