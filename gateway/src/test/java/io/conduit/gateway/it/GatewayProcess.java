@@ -3,6 +3,10 @@ package io.conduit.gateway.it;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,6 +79,9 @@ final class GatewayProcess implements AutoCloseable {
      */
     static GatewayProcess start(Path conf, String javaOpts) throws IOException, InterruptedException {
         Path dist = distribution();
+        if (conf == null) {
+            requireDefaultPortFree();
+        }
         List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/conduit-gateway").toString(), "--no-shell"));
         if (conf != null) {
             cmd.add("--conf");
@@ -93,6 +100,23 @@ final class GatewayProcess implements AutoCloseable {
             throw new IllegalStateException("gateway did not print its banner within 60 s; output:\n" + out);
         }
         return g;
+    }
+
+    /** The port of the distribution's default configuration ({@code conf/io.conduit.gateway.echo-default.cfg}). */
+    static final int DEFAULT_PORT = 7007;
+
+    /**
+     * Fails at once, saying what to do, when another process (e.g. a gateway started by hand) listens on the default
+     * configuration's TCP port: the tests of the default configuration need it.
+     */
+    static void requireDefaultPortFree() throws IOException {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_PORT));
+        } catch (BindException inUse) {
+            throw new IllegalStateException("127.0.0.1:" + DEFAULT_PORT + ", the port of the distribution's default "
+                    + "configuration, is in use by another process (a gateway started by hand?): stop it (see "
+                    + "`ss -ltnp 'sport = :" + DEFAULT_PORT + "'`) and run the tests again", inUse);
+        }
     }
 
     /**
