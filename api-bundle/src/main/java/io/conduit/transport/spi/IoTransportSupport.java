@@ -8,8 +8,9 @@ import io.conduit.transport.ChannelType;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -171,10 +172,30 @@ public final class IoTransportSupport {
             return FALLBACK_BACKLOG;
         }
         try {
-            int value = Integer.parseInt(Files.readString(somaxconn, StandardCharsets.US_ASCII).trim());
+            int value = Integer.parseInt(readSysctl(somaxconn));
             return value > 0 ? value : FALLBACK_BACKLOG;
         } catch (IOException | RuntimeException e) {
             return FALLBACK_BACKLOG; // e.g. no /proc in this container, or a value that is not a number
+        }
+    }
+
+    /**
+     * Reads a small {@code /proc/sys} file in one {@code read(2)} of a large enough buffer. The kernel's integer
+     * handlers ({@code proc_dointvec}) give the whole value to the first read and nothing to a read at a later
+     * offset, so a reader that starts with a short read (as {@link java.nio.file.Files#readString} does for a file whose size
+     * is 0, which every {@code /proc} file reports) sees only the first digit: "4" for 4096.
+     *
+     * @return the file's text, trimmed
+     * @throws IOException when it cannot be read
+     */
+    static String readSysctl(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file)) {
+            ByteBuffer b = ByteBuffer.allocate(256);
+            while (b.hasRemaining() && ch.read(b) > 0) {
+                // the first read returns the whole value; a regular file (tests) may need more
+            }
+            b.flip();
+            return StandardCharsets.US_ASCII.decode(b).toString().trim();
         }
     }
 

@@ -35,7 +35,35 @@ class IoTransportSupportTest {
 
         Path proc = Path.of(IoTransportSupport.SOMAXCONN_FILE);
         if (System.getProperty("os.name").toLowerCase(Locale.ROOT).startsWith("linux") && Files.isReadable(proc)) {
-            assertEquals(Integer.parseInt(Files.readString(proc).trim()), IoTransportSupport.defaultBacklog());
+            assertEquals(somaxconn(), IoTransportSupport.defaultBacklog());
+        }
+    }
+
+    /**
+     * {@code /proc/sys} integer files give their whole value to the first read and nothing at a later offset:
+     * {@code Files.readString} (a 1-byte read first, the file's size being 0) saw "4" of "4096".
+     */
+    @Test
+    void aProcSysValueIsReadWhole() throws Exception {
+        Path proc = Path.of(IoTransportSupport.SOMAXCONN_FILE);
+        if (System.getProperty("os.name").toLowerCase(Locale.ROOT).startsWith("linux") && Files.isReadable(proc)) {
+            assertEquals(String.valueOf(somaxconn()), IoTransportSupport.readSysctl(proc));
+        }
+    }
+
+    /** @return {@code net.core.somaxconn} as sysctl(8) prints it, or read in one large read */
+    static int somaxconn() throws Exception {
+        try {
+            Process p = new ProcessBuilder("sysctl", "-n", "net.core.somaxconn").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
+            if (p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0) {
+                return Integer.parseInt(out);
+            }
+        } catch (java.io.IOException noSysctl) {
+            // procps is not installed: read the file in one read of 8 KiB, as cat(1) does
+        }
+        try (java.io.FileInputStream in = new java.io.FileInputStream(IoTransportSupport.SOMAXCONN_FILE)) {
+            return Integer.parseInt(new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim());
         }
     }
 
