@@ -183,8 +183,15 @@ public final class ConduitCommands {
         return nl < 0 ? m : m.substring(0, nl);
     }
 
-    private static String address(SocketAddress a) {
-        return a == null ? "-" : a.toString();
+    /** @return {@code a} as shown in a table: {@code -} for none, {@code (unnamed)} for an unbound Unix socket */
+    static String address(SocketAddress a) {
+        if (a == null) {
+            return "-";
+        }
+        if (a instanceof UnixDomainSocketAddress unix && unix.getPath().toString().isEmpty()) {
+            return "(unnamed)"; // a connecting Unix client that never bound a name (unix(7): unnamed)
+        }
+        return a.toString();
     }
 
     /** @return a duration as {@code 950ms}, {@code 12s}, {@code 3m05s} or {@code 2h07m} */

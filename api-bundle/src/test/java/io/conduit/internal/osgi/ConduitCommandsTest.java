@@ -196,6 +196,8 @@ class ConduitCommandsTest {
                 assertTrue(row.charAt(outEnd - 1) != ' ' && row.charAt(outEnd) == ' ', "BYTES OUT right-aligned:\n"
                         + out);
             }
+            String unix = lines.stream().filter(l -> l.startsWith("0xunix ")).findFirst().orElseThrow();
+            assertTrue(unix.contains(" (unnamed) "), "an unnamed Unix peer is shown as such, not blank:\n" + out);
             String udp = lines.stream().filter(l -> l.startsWith("0xudp ")).findFirst().orElseThrow();
             assertTrue(udp.matches(".*\\s1234567\\s+89\\s+3s$"), udp);
             assertTrue(out.contains(longPath.toString()), out);
