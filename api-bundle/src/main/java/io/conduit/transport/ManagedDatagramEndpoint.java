@@ -677,11 +677,10 @@ public final class ManagedDatagramEndpoint {
             probe.setReuseAddress(false);
             probe.bind(address);
         } catch (java.net.BindException e) {
-            throw SwapSteps.probeFailed("ManagedDatagramEndpoint cannot bind", address, t, "address already in use, "
-                    + "another socket is bound there ({system}). The endpoint binds with SO_REUSEPORT so that a "
-                    + "transport swap can bind the new socket before closing the old one, and checks first that no "
-                    + "other socket holds the address so it never shares it; stop the other socket or configure "
-                    + "another port", e);
+            throw SwapSteps.probeFailed("ManagedDatagramEndpoint cannot bind", address, t, "address already in use: "
+                    + "another socket is bound there ({system}); stop it or configure another port (checked before "
+                    + "binding, as the SO_REUSEPORT used for transport swaps would otherwise share the port with it)",
+                    e);
         }
     }
 

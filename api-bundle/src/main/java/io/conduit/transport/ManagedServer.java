@@ -743,11 +743,9 @@ public final class ManagedServer {
             probe.setReuseAddress(true);
             probe.bind(inet);
         } catch (java.net.BindException e) {
-            throw SwapSteps.probeFailed("ManagedServer cannot listen on", inet, t, "address already in use, another "
-                    + "socket already listens there ({system}). ManagedServer listens with SO_REUSEPORT so that a "
-                    + "transport swap can bind the new listener before closing the old one, and checks first that no "
-                    + "other socket listens on the address so it never shares it; stop the other listener or configure "
-                    + "another port", e);
+            throw SwapSteps.probeFailed("ManagedServer cannot listen on", inet, t, "address already in use: another "
+                    + "socket listens there ({system}); stop it or configure another port (checked before binding, as"
+                    + " the SO_REUSEPORT used for transport swaps would otherwise share the port with it)", e);
         }
     }
 

@@ -271,6 +271,17 @@ public abstract class AbstractTransportTest {
     }
 
     /** Closes quietly (for finally blocks). */
+    /** Fails unless {@code failure} or one of its causes is a {@code type}. */
+    protected static void assertCausedBy(Class<? extends Throwable> type, Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return;
+            }
+        }
+        org.junit.jupiter.api.Assertions.fail("expected a " + type.getSimpleName() + " in the cause chain of "
+                + failure, failure);
+    }
+
     protected static void closeAll(Channel... channels) {
         for (Channel c : channels) {
             if (c != null) {

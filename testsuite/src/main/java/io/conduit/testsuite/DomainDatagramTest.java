@@ -205,15 +205,6 @@ public abstract class DomainDatagramTest extends AbstractTransportTest {
         return d;
     }
 
-    private static void assertCausedBy(Class<? extends Throwable> type, Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return;
-            }
-        }
-        fail("expected a " + type.getSimpleName() + " in the cause chain of " + failure, failure);
-    }
-
     // -------------------------------------------------------------------------------------------- tests
 
     @ParameterizedTest(name = "{0}")

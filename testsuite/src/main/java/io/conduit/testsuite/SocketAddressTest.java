@@ -14,6 +14,7 @@ import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.StandardProtocolFamily;
@@ -23,6 +24,8 @@ import java.nio.channels.UnresolvedAddressException;
 import java.nio.channels.UnsupportedAddressTypeException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.params.ParameterizedTest;
@@ -167,6 +170,45 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
                 && message.contains("remove"), message);
         assertTrue(Files.exists(address.getPath()), "a failed bind must not remove the file that is in the way");
         Files.delete(address.getPath());
+    }
+
+    /**
+     * bind(2) EADDRINUSE on a TCP port another listener holds, and on an abstract Unix name another socket holds
+     * (where the transport has them): a {@link java.net.BindException} naming the address and what to do.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aBindToAnAddressInUseFailsNamingItAndWhatToDo(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Transport t = combo.serverTransport();
+        List<SocketAddress> taken = new ArrayList<>();
+        try (ServerSocketChannel other = ServerSocketChannel.open()) {
+            other.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            taken.add(other.getLocalAddress());
+            Channel abstractHolder = null;
+            if (hasAbstractNames(t)) {
+                UnixAbstractAddress name = UnixAbstractAddress.of("conduit-conformance-inuse-"
+                        + ProcessHandle.current().pid() + "-" + System.nanoTime());
+                abstractHolder = bindServer(combo, ChannelType.UNIX_STREAM, name, new EchoHandler(), null);
+                taken.add(name);
+            }
+            try {
+                for (SocketAddress address : taken) {
+                    ChannelType type = address instanceof InetSocketAddress ? ChannelType.TCP : ChannelType.UNIX_STREAM;
+                    Throwable cause = awaitDone(new ServerBootstrap().transport(t).group(group(t)).channelType(type)
+                            .childHandler(new EchoHandler()).bind(address));
+                    assertNotNull(cause, "a second bind to " + address + " succeeded");
+                    assertCausedBy(java.net.BindException.class, cause);
+                    String message = String.valueOf(cause.getMessage());
+                    assertTrue(message.contains(address.toString()) && message.contains("another socket is bound")
+                            && message.contains("choose another address"), message);
+                }
+            } finally {
+                closeAll(abstractHolder);
+            }
+        }
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2073,8 +2073,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 socket.bind(local);
                 localAddress = socket.localAddress();
             } catch (IOException | RuntimeException e) {
-                promise.tryFailure(e instanceof IOException ? new IOException("bind to " + local + " failed: "
-                        + e.getMessage(), e) : e);
+                promise.tryFailure(e instanceof IOException io ? bindFailure(local, io) : e);
                 return;
             }
             if (kind == Kind.STREAM) {
@@ -2087,6 +2086,23 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         @Override
         public void connect(SocketAddress remote, SocketAddress local, Promise<Void> promise) {
             connect0(remote, local, promise);
+        }
+
+        /**
+         * @return the error of a failed bind naming {@code local}: a {@link java.net.BindException} for one, and for
+         *         EADDRINUSE (bind(2)) one that also says what to do
+         */
+        private IOException bindFailure(SocketAddress local, IOException e) {
+            String m = String.valueOf(e.getMessage());
+            boolean inUse = m.toLowerCase(java.util.Locale.ROOT).contains("already in use");
+            if (inUse || e instanceof java.net.BindException) {
+                java.net.BindException b = new java.net.BindException("bind to " + local + " failed: " + m
+                        + (inUse ? ": another socket is bound to " + local + "; close it or choose another address"
+                                : ""));
+                b.initCause(e);
+                return b;
+            }
+            return new IOException("bind to " + local + " failed: " + m, e);
         }
 
         @Override
