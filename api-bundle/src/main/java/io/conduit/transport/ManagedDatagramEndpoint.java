@@ -463,6 +463,9 @@ public final class ManagedDatagramEndpoint {
         String why = "transport swap of ManagedDatagramEndpoint " + boundAddress + " from '" + oldName + "' to '"
                 + newName + "'";
         if (target == null) {
+            if (old == null) {
+                return; // still nothing to bind on and no socket: the warning was given when it closed
+            }
             synchronized (lock) {
                 current = null;
             }

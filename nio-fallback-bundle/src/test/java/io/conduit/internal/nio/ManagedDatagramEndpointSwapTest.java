@@ -112,6 +112,59 @@ class ManagedDatagramEndpointSwapTest {
         assertEquals(1, b.transport.groups.size());
     }
 
+    /**
+     * While nothing can be selected, more selection changes (a framework stopping bundle after bundle) leave the
+     * closed endpoint quiet: one warning when its socket closed, none "from '(none)' to '(none)'"; it binds again on
+     * the next selected transport.
+     */
+    @Test
+    void withNothingSelectedAgainAndAgainTheEndpointWarnsOnceAndFollowsTheNextSelection() throws Exception {
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(ManagedDatagramEndpoint.class.getName());
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(r.getMessage());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(capture);
+        String strictBefore = System.setProperty("conduit.transport.strict", "true");
+        try {
+            SwapTransports.Provider a = register("nio-a", true);
+            Transports.setPreference("nio-a");
+            ManagedDatagramEndpoint endpoint = echoEndpoint();
+            InetSocketAddress address = endpoint.start().sync().getNow();
+            assertTrue(Transports.unregister(a), "nio-a unregistered: strict, so nothing is selected");
+            await(() -> endpoint.transportName() == null, "the socket to close");
+            Transports.setPreference("nio-b");
+            Transports.setPreference("nio-c");
+            Thread.sleep(200); // let the swap thread see each of them
+            register("nio-c", true);
+            await(() -> "nio-c".equals(endpoint.transportName()), "the endpoint to bind on nio-c");
+            echoOnce(address);
+            assertEquals(1, warnings.stream().filter(w -> w.contains("closed until one is")).count(),
+                    "one warning when the socket closed: " + warnings);
+            assertFalse(warnings.stream().anyMatch(w -> w.contains("from '(none)' to '(none)'")), warnings.toString());
+        } finally {
+            log.removeHandler(capture);
+            if (strictBefore == null) {
+                System.clearProperty("conduit.transport.strict");
+            } else {
+                System.setProperty("conduit.transport.strict", strictBefore);
+            }
+        }
+    }
+
     @Test
     void aSecondEndpointOnATakenAddressFailsWithAlreadyInUse() throws Exception {
         register("nio-a", true);
