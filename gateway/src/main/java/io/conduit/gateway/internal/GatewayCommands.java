@@ -62,11 +62,12 @@ public final class GatewayCommands {
 
     /**
      * The command's text: per configuration (sorted by PID) a line {@code <pid>  <kind>  <STATE>  (<file name>)},
-     * then one {@code listening:} line per bound endpoint with the transport it is bound on now, e.g.
-     * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem. STATE is
-     * {@code RUNNING} (every endpoint bound), {@code FAILED} (nothing bound: a bad configuration or no endpoint could
-     * be bound) or {@code PARTIAL} (some endpoints bound, some failed). A last line counts them. Configurations whose
-     * endpoints are still being bound are not shown yet.
+     * then one {@code listening:} line per endpoint listening now with the transport it is bound on, e.g.
+     * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem, including each
+     * endpoint that has no listener or socket now (e.g. no transport is selected). STATE is {@code RUNNING} (every
+     * endpoint listening), {@code FAILED} (nothing listening: a bad configuration, no endpoint could be bound, or none
+     * has a transport now) or {@code PARTIAL} (some endpoints listening, some not). A last line counts them.
+     * Configurations whose endpoints are still being bound are not shown yet.
      *
      * @param statuses the status of each configuration
      * @return lines ending in {@code \n}
@@ -79,15 +80,16 @@ public final class GatewayCommands {
         int partial = 0;
         int failed = 0;
         for (GatewayStatus s : sorted) {
-            List<String> bindings = s.bindings();
-            List<String> failures = s.failures();
+            GatewayStatus.Now now = s.now(); // each endpoint once: listening, or a problem
+            List<String> bindings = now.bindings();
+            List<String> failures = now.failures();
             String state;
-            if (failures.isEmpty()) {
-                state = "RUNNING";
-                running++;
-            } else if (bindings.isEmpty()) {
+            if (bindings.isEmpty()) { // never RUNNING with nothing listening
                 state = "FAILED";
                 failed++;
+            } else if (failures.isEmpty()) {
+                state = "RUNNING";
+                running++;
             } else {
                 state = "PARTIAL";
                 partial++;

@@ -1,7 +1,9 @@
 package io.conduit.gateway.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -90,6 +92,50 @@ class GatewayCommandsTest {
         // a transport swap moves the listeners: the command shows where they are now
         tcp.transport = "nio";
         assertEquals(true, GatewayCommands.render(List.of(echo)).contains("listening: tcp://127.0.0.1:7007 [nio]\n"));
+    }
+
+    /**
+     * With no transport (nio and epoll bundles stopped) nothing listens: an echo and a UDP relay whose every endpoint
+     * lost its transport are FAILED, show no {@code listening:} line and say why in an {@code error:} line each.
+     */
+    @Test
+    void aConfigurationWhoseEndpointsAllLostTheirTransportIsFailedWithAnErrorPerEndpoint() throws Exception {
+        FakeBound tcp = new FakeBound(new InetSocketAddress("127.0.0.1", 7007), "epoll");
+        FakeBound udp = new FakeBound(new InetSocketAddress("127.0.0.1", 7007), "epoll");
+        Listeners echoListeners = new Listeners("echo io.conduit.gateway.echo-default.cfg");
+        echoListeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007"), GatewayUri.parse("udp://127.0.0.1:7007")),
+                d -> d, new FakeNetwork(), e -> CompletableFuture.completedFuture(e.kind().isStream() ? tcp : udp))
+                .get(5, TimeUnit.SECONDS);
+        ComponentStatus echo = new ComponentStatus("io.conduit.gateway.echo-default.cfg",
+                "io.conduit.gateway.echo~default", "echo", echoListeners);
+        FakeBound relayUdp = new FakeBound(new InetSocketAddress("127.0.0.1", 18013), "epoll");
+        Listeners relayListeners = new Listeners("relay io.conduit.gateway.relay-udp.cfg");
+        relayListeners.bindAll(List.of(GatewayUri.parse("udp://127.0.0.1:18013")), d -> d + " -> udp://127.0.0.1:7007",
+                new FakeNetwork(), e -> CompletableFuture.completedFuture(relayUdp)).get(5, TimeUnit.SECONDS);
+        ComponentStatus relay = new ComponentStatus("io.conduit.gateway.relay-udp.cfg", "io.conduit.gateway.relay~udp",
+                "relay", relayListeners);
+
+        udp.transport = null; // one endpoint of the echo lost its transport: PARTIAL
+        String partial = GatewayCommands.render(List.of(echo, relay)).replace("\r\n", "\n");
+        assertTrue(partial.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.echo~default", "echo",
+                "PARTIAL")), partial);
+        assertTrue(partial.contains("    listening: tcp://127.0.0.1:7007 [epoll]\n"
+                + "    error: cannot listen on udp://127.0.0.1:7007: "), partial);
+
+        tcp.transport = null;
+        relayUdp.transport = null;
+        String text = GatewayCommands.render(List.of(echo, relay)).replace("\r\n", "\n");
+        assertFalse(text.contains("listening:"), "nothing listens:\n" + text);
+        assertFalse(text.contains("[closed]"), text);
+        assertFalse(text.contains("RUNNING"), "never RUNNING with no listening endpoint:\n" + text);
+        assertTrue(text.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.echo~default", "echo",
+                "FAILED")), text);
+        assertTrue(text.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.relay~udp", "relay",
+                "FAILED")), text);
+        assertTrue(text.contains("    error: cannot listen on tcp://127.0.0.1:7007: "), text);
+        assertTrue(text.contains("    error: cannot listen on udp://127.0.0.1:7007: "), text);
+        assertTrue(text.contains("    error: cannot listen on udp://127.0.0.1:18013: "), text);
+        assertTrue(text.endsWith("2 configurations: 0 running, 0 partial, 2 failed\n"), text);
     }
 
     @Test
