@@ -33,7 +33,9 @@ public final class GatewayCommands {
     }
 
     /**
-     * {@code conduit:gateway} - one block per echo/relay configuration (see {@link #render(Collection)}).
+     * {@code conduit:gateway} - one block per echo/relay configuration (see {@link #render(Collection)}); while the
+     * gateway's network is not running, first why, and every configuration Configuration Admin holds (see
+     * {@link #render(Collection, NetworkDown)}).
      *
      * @return the text Gogo prints
      */
@@ -52,12 +54,59 @@ public final class GatewayCommands {
             }
         }
         try {
-            return render(statuses);
+            return render(statuses, networkDown());
         } finally {
             for (ServiceReference<GatewayStatus> r : refs) {
                 context.ungetService(r);
             }
         }
+    }
+
+    /**
+     * Why no echo or relay can run now, for {@link #render(Collection, NetworkDown)}.
+     *
+     * @param network    what the network is doing, after {@code network: }
+     * @param notStarted the {@code error:} line of each configuration that therefore runs no component
+     * @param configured the configurations Configuration Admin holds
+     * @param notListed  why {@code configured} could not be read (e.g. Configuration Admin is not running), else
+     *                   {@code null}
+     */
+    record NetworkDown(String network, String notStarted, List<Configurations.Configured> configured,
+            String notListed) {
+    }
+
+    /** @return {@code null} while a {@link Network} is registered, else what is wrong and the configurations */
+    private NetworkDown networkDown() {
+        if (context.getServiceReference(Network.class) != null) {
+            return null;
+        }
+        ServiceReference<NoNetwork> none = context.getServiceReference(NoNetwork.class);
+        Object problem = none == null ? null : none.getProperty(NoNetwork.PROP_PROBLEM);
+        String network;
+        String notStarted;
+        if (none != null) {
+            // the problem ends in "(fix <property>, e.g. in JAVA_OPTS, and restart)": the network is made at start-up
+            network = "not running, so nothing listens: " + problem;
+            notStarted = "not started: the gateway's network is not running (see 'network:' above)";
+        } else {
+            network = "not started yet: it starts once the framework has started (if this stays, see the log and "
+                    + "'lb': is io.conduit.gateway active?)";
+            notStarted = "not started yet: waiting for the gateway's network (see 'network:' above)";
+        }
+        List<Configurations.Configured> configured = List.of();
+        String notListed = null;
+        if (context.getServiceReference(Configurations.CONFIGURATION_ADMIN) == null) {
+            notListed = "Configuration Admin is not running (is org.apache.felix.configadmin started? see 'lb')";
+        } else {
+            try {
+                configured = Configurations.list(context);
+            } catch (java.io.IOException e) {
+                notListed = e.getMessage();
+            } catch (LinkageError | IllegalStateException e) {
+                notListed = "Configuration Admin cannot be read by the gateway bundle (" + e + ")";
+            }
+        }
+        return new NetworkDown(network, notStarted, configured, notListed);
     }
 
     /**
@@ -73,9 +122,37 @@ public final class GatewayCommands {
      * @return lines ending in {@code \n}
      */
     static String render(Collection<? extends GatewayStatus> statuses) {
+        return render(statuses, null);
+    }
+
+    /**
+     * The command's text while the network is not running (no transport could be selected at start-up, or it has
+     * not started yet): first {@code network: <why>}, then as {@link #render(Collection)} with every configuration
+     * of {@code down} that has no status shown {@code FAILED} with {@code down}'s {@code error:} line (no component
+     * runs without a network). When the configurations could not be read, a line says why instead of
+     * "no echo or relay configuration".
+     *
+     * @param statuses the status of each configuration
+     * @param down     why the network is not running and the configurations, or {@code null} while it runs
+     * @return lines ending in {@code \n}
+     */
+    static String render(Collection<? extends GatewayStatus> statuses, NetworkDown down) {
         List<GatewayStatus> sorted = new ArrayList<>(statuses);
-        sorted.sort(Comparator.comparing(GatewayStatus::pid));
         StringBuilder out = new StringBuilder();
+        if (down != null) {
+            out.append("network: ").append(down.network()).append('\n');
+            java.util.Set<String> reported = new java.util.HashSet<>();
+            statuses.forEach(s -> reported.add(s.pid()));
+            for (Configurations.Configured c : down.configured()) {
+                if (reported.add(c.pid())) {
+                    sorted.add(notStarted(c, down.notStarted()));
+                }
+            }
+            if (down.notListed() != null) {
+                out.append("the configurations cannot be listed: ").append(down.notListed()).append('\n');
+            }
+        }
+        sorted.sort(Comparator.comparing(GatewayStatus::pid));
         int running = 0;
         int partial = 0;
         int failed = 0;
@@ -106,14 +183,49 @@ public final class GatewayCommands {
                 out.append("    error: ").append(f).append('\n');
             }
         }
-        if (sorted.isEmpty()) {
+        if (sorted.isEmpty() && (down == null || down.notListed() == null)) {
             out.append("no echo or relay configuration (add conf/io.conduit.gateway.echo-<name>.cfg or "
                     + "io.conduit.gateway.relay-<name>.cfg)\n");
-        } else {
+        } else if (!sorted.isEmpty()) {
             out.append(sorted.size()).append(sorted.size() == 1 ? " configuration: " : " configurations: ")
                     .append(running).append(" running, ").append(partial).append(" partial, ").append(failed)
                     .append(" failed\n");
         }
         return out.toString();
+    }
+
+    /** @return the status of a configuration that runs no component, with one problem: {@code why} */
+    private static GatewayStatus notStarted(Configurations.Configured c, String why) {
+        return new GatewayStatus() {
+            @Override
+            public String name() {
+                return c.name();
+            }
+
+            @Override
+            public String pid() {
+                return c.pid();
+            }
+
+            @Override
+            public String kind() {
+                return c.kind();
+            }
+
+            @Override
+            public List<String> listening() {
+                return List.of();
+            }
+
+            @Override
+            public List<String> bindings() {
+                return List.of();
+            }
+
+            @Override
+            public List<String> failures() {
+                return List.of(why);
+            }
+        };
     }
 }

@@ -138,6 +138,57 @@ class GatewayCommandsTest {
         assertTrue(text.endsWith("2 configurations: 0 running, 0 partial, 2 failed\n"), text);
     }
 
+    /**
+     * While the network is not running (no transport could be selected at start-up) no component runs and none
+     * reports a status: the command says why first, then lists every configuration Configuration Admin holds as
+     * FAILED, instead of claiming that nothing is configured.
+     */
+    @Test
+    void whileTheNetworkIsNotRunningItSaysWhyAndListsEveryConfiguration() {
+        GatewayCommands.NetworkDown down = new GatewayCommands.NetworkDown("not running: the selection error",
+                "not started: the gateway's network is not running (see 'network:' above)", List.of(
+                        new Configurations.Configured("io.conduit.gateway.relay~r", "io.conduit.gateway.relay-r.cfg",
+                                "relay"),
+                        new Configurations.Configured("io.conduit.gateway.echo~default",
+                                "io.conduit.gateway.echo-default.cfg", "echo")), null);
+        String text = GatewayCommands.render(List.of(), down).replace("\r\n", "\n");
+        assertEquals("network: not running: the selection error\n"
+                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "FAILED",
+                        "  (io.conduit.gateway.echo-default.cfg)").replace("\r\n", "\n")
+                + "    error: not started: the gateway's network is not running (see 'network:' above)\n"
+                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.relay~r", "relay", "FAILED",
+                        "  (io.conduit.gateway.relay-r.cfg)").replace("\r\n", "\n")
+                + "    error: not started: the gateway's network is not running (see 'network:' above)\n"
+                + "2 configurations: 0 running, 0 partial, 2 failed\n", text);
+    }
+
+    @Test
+    void whileTheNetworkIsNotRunningAConfigurationWithAStatusIsShownOnceAndNothingConfiguredIsSaid() {
+        Listeners bad = new Listeners("relay io.conduit.gateway.relay-bad.cfg");
+        bad.fail("bad configuration: missing 'upstream'");
+        ComponentStatus relay = new ComponentStatus("io.conduit.gateway.relay-bad.cfg", "io.conduit.gateway.relay~bad",
+                "relay", bad);
+        String text = GatewayCommands.render(List.of(relay), new GatewayCommands.NetworkDown("not started yet",
+                "not started yet: waiting", List.of(new Configurations.Configured("io.conduit.gateway.relay~bad",
+                        "io.conduit.gateway.relay-bad.cfg", "relay")), null));
+        assertEquals(1, text.split("io.conduit.gateway.relay~bad", -1).length - 1, text);
+        assertTrue(text.contains("error: bad configuration: missing 'upstream'"), text);
+        assertFalse(text.contains("waiting"), text);
+
+        String none = GatewayCommands.render(List.of(), new GatewayCommands.NetworkDown("not running: x", "-",
+                List.of(), null));
+        assertTrue(none.contains("network: not running: x\nno echo or relay configuration (add conf/"), none);
+    }
+
+    @Test
+    void whenTheConfigurationsCannotBeListedItSaysWhyInsteadOfNothingIsConfigured() {
+        String text = GatewayCommands.render(List.of(), new GatewayCommands.NetworkDown("not running: x", "-",
+                List.of(), "Configuration Admin is not running (is org.apache.felix.configadmin started? see 'lb')"))
+                .replace("\r\n", "\n");
+        assertEquals("network: not running: x\nthe configurations cannot be listed: Configuration Admin is not running "
+                + "(is org.apache.felix.configadmin started? see 'lb')\n", text);
+    }
+
     @Test
     void saysSoWhenNothingIsConfigured() {
         assertEquals(true, GatewayCommands.render(List.of()).startsWith("no echo or relay configuration"));
