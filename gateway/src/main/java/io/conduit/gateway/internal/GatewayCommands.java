@@ -18,7 +18,9 @@ import org.osgi.service.component.annotations.Component;
  * reflection, returning the text to print (so the gateway has no dependency on Gogo; in Karaf, pipe
  * {@code bin/client -b} output through {@code | cat}).
  *
- * <p>Reads the {@link GatewayStatus} services at each call. Thread-safe (stateless apart from the bundle context).
+ * <p>Reads the {@link GatewayStatus} services at each call and, while no {@link Network} is registered, the
+ * {@link NoNetwork} and Configuration Admin's echo/relay configurations. Thread-safe (stateless apart from the bundle
+ * context); never throws for a missing or stopping service (the text says what could not be read).
  */
 @Component(service = GatewayCommands.class, immediate = true,
         property = {"osgi.command.scope=conduit", "osgi.command.function=gateway"})
