@@ -20,7 +20,7 @@ import org.osgi.service.component.annotations.Component;
  *
  * <p>Reads the {@link GatewayStatus} services at each call and, while no {@link Network} is registered, the
  * {@link NoNetwork} and Configuration Admin's echo/relay configurations. Thread-safe (stateless apart from the bundle
- * context); never throws for a missing or stopping service (the text says what could not be read).
+ * context); a missing Configuration Admin is a line of the text, not an exception.
  */
 @Component(service = GatewayCommands.class, immediate = true,
         property = {"osgi.command.scope=conduit", "osgi.command.function=gateway"})
