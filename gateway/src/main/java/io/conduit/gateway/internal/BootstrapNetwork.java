@@ -37,12 +37,60 @@ public final class BootstrapNetwork implements Network {
     /** Datagram endpoints made by {@link #bindDatagram}, until closed; concurrent list. */
     private final List<ManagedDatagramEndpoint> datagramEndpoints = new CopyOnWriteArrayList<>();
 
+    /** Why no transport can be selected and what to do, from the selection error; see the constructor. */
+    private final Function<RuntimeException, String> noTransport;
+
     /**
+     * A network whose endpoints say "no transport is selected (the selection error)" while none is.
+     *
      * @param transport the transport selected at start-up: named while nothing is selected, and used by connects on
      *                  a loop that belongs to no endpoint of this network
      */
     public BootstrapNetwork(Transport transport) {
+        this(transport, BootstrapNetwork::noTransportSelected);
+    }
+
+    /**
+     * @param transport   the transport selected at start-up: named while nothing is selected, and used by connects
+     *                    on a loop that belongs to no endpoint of this network
+     * @param noTransport from the error of {@link Transports#selected()}, why no transport can be selected and what
+     *                    to do, one clause (e.g. which stopped transport bundle to start); called by
+     *                    {@link Bound#problem()} on the caller's thread while no transport is selected, must not throw
+     */
+    public BootstrapNetwork(Transport transport, Function<RuntimeException, String> noTransport) {
         this.transport = transport;
+        this.noTransport = noTransport;
+    }
+
+    /** @return {@code no transport is selected (<the selection error>)}, the default of {@link Bound#problem()} */
+    static String noTransportSelected(RuntimeException selectionError) {
+        return "no transport is selected (" + selectionError.getMessage() + ")";
+    }
+
+    /**
+     * Why an endpoint that was bound and not closed has no listener or socket now ({@link Bound#problem()}).
+     *
+     * @param endpoint the endpoint
+     * @param reaches  the endpoints its connections reach
+     * @return one line: no transport is selected, or the selected one cannot serve it, or binding on it failed
+     */
+    private String notListening(GatewayUri endpoint, List<GatewayUri> reaches) {
+        String again = "; it listens again as soon as a transport is selected";
+        Transport now;
+        try {
+            now = Transports.selected();
+        } catch (RuntimeException noneSelected) {
+            return noTransport.apply(noneSelected) + again;
+        }
+        if (now == null) {
+            return "no transport is selected" + again;
+        }
+        String cannot = cannotServe(endpoint, reaches, now);
+        if (cannot != null) {
+            return cannot + "; its transport went away, it listens again as soon as a transport that can is selected";
+        }
+        return "it is not bound on the selected transport '" + now.name() + "' (the bind failed or is under way: see the"
+                + " log); it is bound again on the next transport change";
     }
 
     @Override
@@ -101,18 +149,7 @@ public final class BootstrapNetwork implements Network {
                 if (closed || server.transportName() != null) {
                     return null; // listening, or closed on purpose
                 }
-                Transport now;
-                try {
-                    now = Transports.selected();
-                } catch (RuntimeException noTransport) {
-                    return "no transport is selected (" + noTransport.getMessage() + ")";
-                }
-                if (now == null) {
-                    return "no transport is selected";
-                }
-                String cannot = cannotServe(endpoint, reaches, now);
-                return cannot == null ? null : cannot + "; its transport went away, it listens again as soon as a "
-                        + "transport that can is selected";
+                return notListening(endpoint, reaches);
             }
         }).whenComplete((b, failure) -> {
             if (failure != null) {
@@ -186,6 +223,9 @@ public final class BootstrapNetwork implements Network {
         }));
         datagramEndpoints.add(udp);
         return udp.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            /** Set once by {@link #close()}. */
+            private volatile boolean closed;
+
             @Override
             public SocketAddress localAddress() {
                 return udp.localAddress();
@@ -193,6 +233,7 @@ public final class BootstrapNetwork implements Network {
 
             @Override
             public void close() throws InterruptedException {
+                closed = true;
                 udp.close().await(15, TimeUnit.SECONDS);
                 datagramEndpoints.remove(udp);
             }
@@ -200,6 +241,14 @@ public final class BootstrapNetwork implements Network {
             @Override
             public String transportName() {
                 return udp.transportName();
+            }
+
+            @Override
+            public String problem() {
+                if (closed || udp.transportName() != null) {
+                    return null; // bound, or closed on purpose
+                }
+                return notListening(endpoint, List.of());
             }
         }).whenComplete((b, failure) -> {
             if (failure != null) {

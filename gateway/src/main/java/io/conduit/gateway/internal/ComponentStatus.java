@@ -58,6 +58,11 @@ final class ComponentStatus implements GatewayStatus {
         return listeners.failures();
     }
 
+    @Override
+    public Now now() {
+        return listeners.now();
+    }
+
     /** Registers the status service with the facts as service properties; ignored after {@link #withdraw()}. */
     synchronized void publish(BundleContext context) {
         if (withdrawn || registration != null) {

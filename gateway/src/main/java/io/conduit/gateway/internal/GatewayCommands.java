@@ -18,7 +18,9 @@ import org.osgi.service.component.annotations.Component;
  * reflection, returning the text to print (so the gateway has no dependency on Gogo; in Karaf, pipe
  * {@code bin/client -b} output through {@code | cat}).
  *
- * <p>Reads the {@link GatewayStatus} services at each call. Thread-safe (stateless apart from the bundle context).
+ * <p>Reads the {@link GatewayStatus} services at each call and, while no {@link Network} is registered, the
+ * {@link NoNetwork} and Configuration Admin's echo/relay configurations. Thread-safe (stateless apart from the bundle
+ * context); a missing Configuration Admin is a line of the text, not an exception.
  */
 @Component(service = GatewayCommands.class, immediate = true,
         property = {"osgi.command.scope=conduit", "osgi.command.function=gateway"})
@@ -33,7 +35,9 @@ public final class GatewayCommands {
     }
 
     /**
-     * {@code conduit:gateway} - one block per echo/relay configuration (see {@link #render(Collection)}).
+     * {@code conduit:gateway} - one block per echo/relay configuration (see {@link #render(Collection)}); while the
+     * gateway's network is not running, first why, and every configuration Configuration Admin holds (see
+     * {@link #render(Collection, NetworkDown)}).
      *
      * @return the text Gogo prints
      */
@@ -52,7 +56,7 @@ public final class GatewayCommands {
             }
         }
         try {
-            return render(statuses);
+            return render(statuses, networkDown());
         } finally {
             for (ServiceReference<GatewayStatus> r : refs) {
                 context.ungetService(r);
@@ -61,33 +65,110 @@ public final class GatewayCommands {
     }
 
     /**
+     * Why no echo or relay can run now, for {@link #render(Collection, NetworkDown)}.
+     *
+     * @param network    what the network is doing, after {@code network: }
+     * @param notStarted the {@code error:} line of each configuration that therefore runs no component
+     * @param configured the configurations Configuration Admin holds
+     * @param notListed  why {@code configured} could not be read (e.g. Configuration Admin is not running), else
+     *                   {@code null}
+     */
+    record NetworkDown(String network, String notStarted, List<Configurations.Configured> configured,
+            String notListed) {
+    }
+
+    /** @return {@code null} while a {@link Network} is registered, else what is wrong and the configurations */
+    private NetworkDown networkDown() {
+        if (context.getServiceReference(Network.class) != null) {
+            return null;
+        }
+        ServiceReference<NoNetwork> none = context.getServiceReference(NoNetwork.class);
+        Object problem = none == null ? null : none.getProperty(NoNetwork.PROP_PROBLEM);
+        String network;
+        String notStarted;
+        if (none != null) {
+            // the problem ends in "(fix <property>, e.g. in JAVA_OPTS, and restart)": the network is made at start-up
+            network = "not running, so nothing listens: " + problem;
+            notStarted = "not started: the gateway's network is not running (see 'network:' above)";
+        } else {
+            network = "not started yet: it starts once the framework has started (if this stays, see the log and "
+                    + "'lb': is io.conduit.gateway active?)";
+            notStarted = "not started yet: waiting for the gateway's network (see 'network:' above)";
+        }
+        List<Configurations.Configured> configured = List.of();
+        String notListed = null;
+        if (context.getServiceReference(Configurations.CONFIGURATION_ADMIN) == null) {
+            notListed = "Configuration Admin is not running (is org.apache.felix.configadmin started? see 'lb')";
+        } else {
+            try {
+                configured = Configurations.list(context);
+            } catch (java.io.IOException e) {
+                notListed = e.getMessage();
+            } catch (LinkageError | IllegalStateException e) {
+                notListed = "Configuration Admin cannot be read by the gateway bundle (" + e + ")";
+            }
+        }
+        return new NetworkDown(network, notStarted, configured, notListed);
+    }
+
+    /**
      * The command's text: per configuration (sorted by PID) a line {@code <pid>  <kind>  <STATE>  (<file name>)},
-     * then one {@code listening:} line per bound endpoint with the transport it is bound on now, e.g.
-     * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem. STATE is
-     * {@code RUNNING} (every endpoint bound), {@code FAILED} (nothing bound: a bad configuration or no endpoint could
-     * be bound) or {@code PARTIAL} (some endpoints bound, some failed). A last line counts them. Configurations whose
-     * endpoints are still being bound are not shown yet.
+     * then one {@code listening:} line per endpoint listening now with the transport it is bound on, e.g.
+     * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem, including each
+     * endpoint that has no listener or socket now (e.g. no transport is selected). STATE is {@code RUNNING} (every
+     * endpoint listening), {@code FAILED} (nothing listening: a bad configuration, no endpoint could be bound, or none
+     * has a transport now) or {@code PARTIAL} (some endpoints listening, some not). A last line counts them.
+     * Configurations whose endpoints are still being bound are not shown yet.
      *
      * @param statuses the status of each configuration
      * @return lines ending in {@code \n}
      */
     static String render(Collection<? extends GatewayStatus> statuses) {
+        return render(statuses, null);
+    }
+
+    /**
+     * The command's text while the network is not running (no transport could be selected at start-up, or it has
+     * not started yet): first {@code network: <why>}, then as {@link #render(Collection)} with every configuration
+     * of {@code down} that has no status shown {@code FAILED} with {@code down}'s {@code error:} line (no component
+     * runs without a network). When the configurations could not be read, a line says why instead of
+     * "no echo or relay configuration".
+     *
+     * @param statuses the status of each configuration
+     * @param down     why the network is not running and the configurations, or {@code null} while it runs
+     * @return lines ending in {@code \n}
+     */
+    static String render(Collection<? extends GatewayStatus> statuses, NetworkDown down) {
         List<GatewayStatus> sorted = new ArrayList<>(statuses);
-        sorted.sort(Comparator.comparing(GatewayStatus::pid));
         StringBuilder out = new StringBuilder();
+        if (down != null) {
+            out.append("network: ").append(down.network()).append('\n');
+            java.util.Set<String> reported = new java.util.HashSet<>();
+            statuses.forEach(s -> reported.add(s.pid()));
+            for (Configurations.Configured c : down.configured()) {
+                if (reported.add(c.pid())) {
+                    sorted.add(notStarted(c, down.notStarted()));
+                }
+            }
+            if (down.notListed() != null) {
+                out.append("the configurations cannot be listed: ").append(down.notListed()).append('\n');
+            }
+        }
+        sorted.sort(Comparator.comparing(GatewayStatus::pid));
         int running = 0;
         int partial = 0;
         int failed = 0;
         for (GatewayStatus s : sorted) {
-            List<String> bindings = s.bindings();
-            List<String> failures = s.failures();
+            GatewayStatus.Now now = s.now(); // each endpoint once: listening, or a problem
+            List<String> bindings = now.bindings();
+            List<String> failures = now.failures();
             String state;
-            if (failures.isEmpty()) {
-                state = "RUNNING";
-                running++;
-            } else if (bindings.isEmpty()) {
+            if (bindings.isEmpty()) { // never RUNNING with nothing listening
                 state = "FAILED";
                 failed++;
+            } else if (failures.isEmpty()) {
+                state = "RUNNING";
+                running++;
             } else {
                 state = "PARTIAL";
                 partial++;
@@ -104,14 +185,49 @@ public final class GatewayCommands {
                 out.append("    error: ").append(f).append('\n');
             }
         }
-        if (sorted.isEmpty()) {
+        if (sorted.isEmpty() && (down == null || down.notListed() == null)) {
             out.append("no echo or relay configuration (add conf/io.conduit.gateway.echo-<name>.cfg or "
                     + "io.conduit.gateway.relay-<name>.cfg)\n");
-        } else {
+        } else if (!sorted.isEmpty()) {
             out.append(sorted.size()).append(sorted.size() == 1 ? " configuration: " : " configurations: ")
                     .append(running).append(" running, ").append(partial).append(" partial, ").append(failed)
                     .append(" failed\n");
         }
         return out.toString();
+    }
+
+    /** @return the status of a configuration that runs no component, with one problem: {@code why} */
+    private static GatewayStatus notStarted(Configurations.Configured c, String why) {
+        return new GatewayStatus() {
+            @Override
+            public String name() {
+                return c.name();
+            }
+
+            @Override
+            public String pid() {
+                return c.pid();
+            }
+
+            @Override
+            public String kind() {
+                return c.kind();
+            }
+
+            @Override
+            public List<String> listening() {
+                return List.of();
+            }
+
+            @Override
+            public List<String> bindings() {
+                return List.of();
+            }
+
+            @Override
+            public List<String> failures() {
+                return List.of(why);
+            }
+        };
     }
 }

@@ -17,8 +17,11 @@ import java.util.List;
  *       followed by {@code " -> "} and the upstream;</li>
  *   <li>{@value #PROP_FAILURES}: {@code String[]}, one line per problem (bad configuration, bind failure).</li>
  * </ul>
+ * The properties are set when the status is published and when an endpoint that waited for a capable transport is
+ * bound; what every endpoint does at the time of a call (it may have lost its transport since) is {@link #now()}.
  *
- * <p>Immutable, thread-safe.
+ * <p>Thread-safe; what {@link #bindings()}, {@link #failures()} and {@link #now()} return changes as endpoints move
+ * between transports.
  */
 public interface GatewayStatus {
 
@@ -46,11 +49,35 @@ public interface GatewayStatus {
     List<String> listening();
 
     /**
-     * @return the bound endpoints, each followed by the transport it is bound on at the time of the call, e.g.
-     *         {@code tcp://127.0.0.1:7007 [epoll]}; a listener moves to another transport on a swap
+     * @return the endpoints listening at the time of the call, each followed by the transport it is bound on, e.g.
+     *         {@code tcp://127.0.0.1:7007 [epoll]}; a listener moves to another transport on a swap, and one that has
+     *         no transport now is in {@link #failures()} instead
      */
     List<String> bindings();
 
     /** @return one line per problem; empty when everything is listening */
     List<String> failures();
+
+    /**
+     * @return {@link #bindings()} and {@link #failures()} of one moment: every endpoint is in exactly one of them (an
+     *         endpoint that has no listener or socket now, e.g. because no transport is selected, is a failure and
+     *         not a binding)
+     */
+    default Now now() {
+        return new Now(bindings(), failures());
+    }
+
+    /**
+     * What a component is doing at one moment.
+     *
+     * @param bindings the endpoints listening now, each with its transport (see {@link #bindings()})
+     * @param failures one line per problem, including each endpoint that is not listening now
+     */
+    record Now(List<String> bindings, List<String> failures) {
+        /** Copies both lists. */
+        public Now {
+            bindings = List.copyOf(bindings);
+            failures = List.copyOf(failures);
+        }
+    }
 }

@@ -290,39 +290,48 @@ final class Listeners implements AutoCloseable {
     }
 
     /**
-     * @return each bound endpoint as in {@link #listening()}, followed by the transport it is bound on now, e.g.
-     *         {@code tcp://127.0.0.1:7007 [epoll]} ({@code [closed]} when its listener or socket has closed
-     *         meanwhile); every kind of endpoint moves on a transport swap. An endpoint whose transport went away and
-     *         that the selected transport cannot serve ({@link Network.Bound#problem()}) is not here but in
-     *         {@link #failures()}
+     * @return each endpoint listening now as in {@link #listening()}, followed by the transport it is bound on, e.g.
+     *         {@code tcp://127.0.0.1:7007 [epoll]}; every kind of endpoint moves on a transport swap. A bound endpoint
+     *         that has no listener or socket now (its transport went away and none that can serve it is selected) is
+     *         not here but in {@link #failures()}
+     * @see #now()
      */
     List<String> bindings() {
-        List<String> out = new ArrayList<>();
-        for (BoundEndpoint b : boundEndpoints()) {
-            if (b.bound().problem() == null) {
-                String t = b.bound().transportName();
-                out.add(b.shown() + " [" + (t != null ? t : "closed") + "]");
-            }
-        }
-        return Collections.unmodifiableList(out);
+        return now().bindings();
     }
 
     /**
      * @return one line per problem: what could not be bound or configured, then each bound endpoint that has no
-     *         listener now because the selected transport cannot serve it ({@link Network.Bound#problem()})
+     *         listener or socket now, with why ({@link Network.Bound#problem()})
+     * @see #now()
      */
     List<String> failures() {
-        List<String> out;
+        return now().failures();
+    }
+
+    /**
+     * Looks at every bound endpoint once (outside this object's lock: a {@code ManagedServer} takes its own), so each
+     * is either listening or a problem, never both or neither.
+     *
+     * @return {@link #bindings()} and {@link #failures()} of one moment
+     */
+    GatewayStatus.Now now() {
+        List<String> failed;
         synchronized (this) {
-            out = new ArrayList<>(failures);
+            failed = new ArrayList<>(failures);
         }
+        List<String> bound = new ArrayList<>();
         for (BoundEndpoint b : boundEndpoints()) {
-            String problem = b.bound().problem(); // outside the lock: ManagedServer takes its own
-            if (problem != null) {
-                out.add("cannot listen on " + b.endpoint() + ": " + problem);
+            String t = b.bound().transportName();
+            if (t != null) {
+                bound.add(b.shown() + " [" + t + "]");
+                continue;
             }
+            String problem = b.bound().problem();
+            failed.add("cannot listen on " + b.endpoint() + ": " + (problem != null ? problem
+                    : "it has no listener or socket now (see the log); it listens again on the next transport change"));
         }
-        return Collections.unmodifiableList(out);
+        return new GatewayStatus.Now(bound, failed);
     }
 
     /** One bound endpoint: what was configured, how it is shown, and what was bound. */

@@ -95,9 +95,11 @@ public interface Network {
         }
 
         /**
-         * @return why it has no listener or socket now although it was not closed (its transport went away and the
-         *         selected one cannot serve it, e.g. a relay to a Linux abstract Unix name on {@code nio}), one line
-         *         with what to do; {@code null} while it is bound
+         * @return why it has no listener or socket now although it was not closed, one line with what to do: no
+         *         transport is selected (e.g. every transport bundle stopped), its transport went away and the selected
+         *         one cannot serve it (e.g. a relay to a Linux abstract Unix name on {@code nio}), or binding on the
+         *         selected one failed; {@code null} while it is bound ({@link #transportName()} is not {@code null})
+         *         and after {@link #close()}
          */
         default String problem() {
             return null;

@@ -98,7 +98,23 @@ public final class NetworkComponent {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("conduit.transport.name", transport.name());
         props.put("conduit.transport.selection", selection.explain());
-        registration = context.registerService(Network.class, new BootstrapNetwork(transport), props);
+        registration = context.registerService(Network.class, new BootstrapNetwork(transport, this::noTransport),
+                props);
+    }
+
+    /**
+     * What an endpoint says while no transport can be selected: when no provider is registered although transport
+     * bundles are installed but stopped (e.g. {@code stop} of nio and epoll in the shell), which one to start
+     * again; otherwise the selection error. On the caller's thread; never throws.
+     */
+    private String noTransport(RuntimeException selectionError) {
+        if (Transports.providers().isEmpty()) {
+            String start = TransportBundles.noneRegistered(TransportBundles.installed(context));
+            if (start != null) {
+                return start;
+            }
+        }
+        return BootstrapNetwork.noTransportSelected(selectionError);
     }
 
     /** @return the selection error on one line, e.g. the message of an {@code UnavailableTransportException} */

@@ -34,7 +34,9 @@ import org.osgi.framework.startlevel.BundleStartLevel;
  * of {@code <home>/bundles}, lets Felix FileInstall feed {@code <home>/conf} to Configuration Admin, prints one banner
  * (the selected transport and why, then every listening endpoint and every configuration problem), and runs until
  * the framework stops (Ctrl-C or SIGTERM; {@code exit 0} or Ctrl-D in the shell). With {@code --no-shell} it exits
- * with status {@value #EXIT_NO_TRANSPORT} right after the banner when no transport can be selected at start-up.
+ * with status {@value #EXIT_NO_TRANSPORT} right after the banner when no transport can be selected at start-up, and
+ * with status {@value #EXIT_HOME_IN_USE} before starting anything when another gateway runs on the same home
+ * ({@link HomeLock}: a lock on {@code <home>/data/gateway.lock}, held for the life of the process).
  *
  * <p>Options: {@code --no-shell} (no interactive Gogo shell; also implied when standard input is not a terminal),
  * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
@@ -53,6 +55,11 @@ public final class Main {
     static final String NO_NETWORK_SERVICE = "io.conduit.gateway.internal.NoNetwork";
     /** Exit status of {@code --no-shell} when no transport can be selected at start-up: nothing can ever listen. */
     static final int EXIT_NO_TRANSPORT = 2;
+    /**
+     * Exit status when the home cannot be used: another gateway runs on it ({@link HomeLock}), or it is not writable;
+     * the same as for a missing {@code bundles/} or configuration directory.
+     */
+    static final int EXIT_HOME_IN_USE = 2;
     /** Symbolic name of the bundle holding the gateway's components. */
     static final String GATEWAY_BUNDLE = "io.conduit.gateway";
     /** Start level of {@link #GATEWAY_BUNDLE}; every other bundle stays on the framework's default, 1. */
@@ -120,6 +127,21 @@ public final class Main {
                     + home + " (conduit.gateway.home) must hold the distribution's bundles/ (and conf/, unless --conf "
                     + "names another one)");
             System.exit(2);
+        }
+        // One gateway per home (they would share data/felix-cache and the configured ports): before anything uses it.
+        try {
+            HomeLock lock = HomeLock.acquire(home);
+            if (lock.warning() != null) {
+                System.err.println("conduit-gateway: " + lock.warning());
+            }
+        } catch (HomeLock.InUse e) {
+            System.err.println("conduit-gateway: " + e.getMessage());
+            System.exit(EXIT_HOME_IN_USE);
+        } catch (IOException e) {
+            System.err.println("conduit-gateway: cannot open " + home.resolve("data").resolve(HomeLock.FILE_NAME)
+                    + " (" + e + "): the home directory " + home + " must be writable (data/ holds the framework's "
+                    + "cache), or use another home with JAVA_OPTS=-Dconduit.gateway.home=DIR");
+            System.exit(EXIT_HOME_IN_USE);
         }
         if (conf == null) {
             conf = home.resolve("conf");

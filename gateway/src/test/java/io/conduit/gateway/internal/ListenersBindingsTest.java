@@ -25,9 +25,43 @@ class ListenersBindingsTest {
                     listeners.bindings());
             transport[0] = "nio"; // both moved on a swap
             assertEquals(List.of("tcp://127.0.0.1:7007 [nio]", "udp://127.0.0.1:7007 [nio]"), listeners.bindings());
-            transport[0] = null;
-            assertEquals(List.of("tcp://127.0.0.1:7007 [closed]", "udp://127.0.0.1:7007 [closed]"),
-                    listeners.bindings());
+            transport[0] = null; // no listener or socket now, and the Bound does not say why
+            assertEquals(List.of(), listeners.bindings(), "an endpoint with no transport is not listening");
+            assertEquals(List.of("cannot listen on tcp://127.0.0.1:7007: it has no listener or socket now (see the "
+                    + "log); it listens again on the next transport change", "cannot listen on udp://127.0.0.1:7007: "
+                    + "it has no listener or socket now (see the log); it listens again on the next transport change"),
+                    listeners.failures());
+        }
+    }
+
+    /**
+     * An endpoint whose transport went away (e.g. every transport bundle stopped) is a problem with the reason its
+     * {@link Network.Bound#problem()} gives, and no longer a binding; the others stay listening. Once it has a
+     * transport again it is listening again.
+     */
+    @Test
+    void anEndpointWithoutATransportNowIsAProblemWithItsReasonAndNotABinding() throws Exception {
+        String[] tcp = {"epoll"};
+        String[] udp = {"epoll"};
+        try (Listeners listeners = new Listeners("echo test")) {
+            listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007"), GatewayUri.parse("udp://127.0.0.1:7007")),
+                    d -> d, new FakeNetwork(), endpoint -> CompletableFuture.completedFuture(endpoint.kind().isStream()
+                            ? bound(tcp, "no transport is selected (test)") : bound(udp, "no transport is selected (test)")))
+                    .get();
+            udp[0] = null;
+            GatewayStatus.Now now = listeners.now();
+            assertEquals(List.of("tcp://127.0.0.1:7007 [epoll]"), now.bindings());
+            assertEquals(List.of("cannot listen on udp://127.0.0.1:7007: no transport is selected (test)"),
+                    now.failures());
+            assertEquals(now.bindings(), listeners.bindings());
+            assertEquals(now.failures(), listeners.failures());
+            tcp[0] = null;
+            assertEquals(List.of(), listeners.bindings());
+            assertEquals(2, listeners.failures().size(), listeners.failures().toString());
+            tcp[0] = "nio";
+            udp[0] = "nio";
+            assertEquals(List.of("tcp://127.0.0.1:7007 [nio]", "udp://127.0.0.1:7007 [nio]"), listeners.bindings());
+            assertEquals(List.of(), listeners.failures());
         }
     }
 
@@ -84,7 +118,17 @@ class ListenersBindingsTest {
     }
 
     private static Network.Bound bound(String[] transport) {
+        return bound(transport, null);
+    }
+
+    /** @param problem what {@link Network.Bound#problem()} says while {@code transport[0]} is {@code null} */
+    private static Network.Bound bound(String[] transport, String problem) {
         return new Network.Bound() {
+            @Override
+            public String problem() {
+                return transport[0] == null ? problem : null;
+            }
+
             @Override
             public SocketAddress localAddress() {
                 return new InetSocketAddress("127.0.0.1", 7007);

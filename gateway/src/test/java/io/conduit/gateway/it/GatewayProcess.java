@@ -164,6 +164,20 @@ final class GatewayProcess implements AutoCloseable {
         return output.toString();
     }
 
+    /** @return the process id of the gateway's JVM (the script {@code exec}s it) */
+    long pid() {
+        return process.pid();
+    }
+
+    /** Kills the gateway with SIGKILL, as a crash would end it, and waits at most 30 s for it to be gone. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("gateway " + process.pid() + " still runs 30 s after SIGKILL");
+        }
+        reader.join(10_000);
+    }
+
     @Override
     public void close() throws InterruptedException {
         process.destroy();

@@ -94,6 +94,53 @@ class TransportBundleSwapIT {
         }
     }
 
+    /**
+     * With every transport bundle stopped nothing listens, and {@code conduit:gateway} says so: an echo and a UDP
+     * relay are FAILED, with no {@code listening:} line and one {@code error:} line per endpoint naming the stopped
+     * transport bundles and the {@code start} command. Starting nio again makes both RUNNING on nio.
+     */
+    @Test
+    void withEveryTransportBundleStoppedEveryComponentIsFailedAndSaysWhichBundleToStart() throws Exception {
+        int port = Tools.freeTcpPort();
+        int relayPort = Tools.freeTcpPort();
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-none.cfg"), "listen = tcp://127.0.0.1:" + port
+                + ", udp://127.0.0.1:" + port + "\n");
+        Files.writeString(conf.resolve("io.conduit.gateway.relay-udp.cfg"), "listen = udp://127.0.0.1:" + relayPort
+                + "\nupstream = udp://127.0.0.1:" + port + "\n");
+        try (PtyGateway g = new PtyGateway("rows 50 cols 400", conf, null).awaitFirstPrompt()) {
+            assertTrue(g.text().contains("Ready: 3 endpoint(s) listening, 0 problem(s)"), g.text());
+            String lb = g.run("lb -s");
+            String nio = bundleId(lb, "io.conduit.nio");
+            String epoll = bundleId(lb, "io.conduit.epoll");
+            g.run("stop " + nio);
+            g.run("stop " + epoll);
+            String none = awaitGateway(g, "every component FAILED", t -> count(t, "FAILED") == 2);
+            assertFalse(none.contains("listening:"), "nothing listens:\n" + none);
+            assertFalse(none.contains("[closed]"), none);
+            assertFalse(none.contains("RUNNING") || none.contains("PARTIAL"), none);
+            assertTrue(none.contains("2 configurations: 0 running, 0 partial, 2 failed"), none);
+            String first = Long.parseLong(nio) < Long.parseLong(epoll) ? nio : epoll;
+            for (String endpoint : List.of("tcp://127.0.0.1:" + port, "udp://127.0.0.1:" + port,
+                    "udp://127.0.0.1:" + relayPort)) {
+                assertTrue(none.contains("error: cannot listen on " + endpoint + ": no transport is registered: "),
+                        endpoint + ":\n" + none);
+            }
+            assertEquals(3, count(none, "installed but stopped: start one again, e.g. 'start " + first
+                    + "' ('lb' lists the bundles); it listens again as soon as a transport is selected"), none);
+            assertTrue(none.contains("io.conduit.nio (bundle " + nio + ")")
+                    && none.contains("io.conduit.epoll (bundle " + epoll + ")"), none);
+            assertFalse(none.contains("add the conduit-nio jar"), "the bundles are there: start one\n" + none);
+
+            g.run("start " + nio);
+            String back = awaitGateway(g, "every endpoint on nio again", t -> count(t, "[nio]") == 3);
+            assertEquals(2, count(back, "RUNNING"), back);
+            assertFalse(back.contains("error:"), back);
+            g.type("exit 0\r");
+            assertEquals(0, g.awaitExit(), g.text());
+        }
+    }
+
     /** One client that opens a connection, echoes a line and closes it, again and again, until closed. */
     private static final class Traffic implements AutoCloseable {
         final AtomicInteger served = new AtomicInteger();
