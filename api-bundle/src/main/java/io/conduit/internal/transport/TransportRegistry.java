@@ -92,6 +92,8 @@ public final class TransportRegistry {
     private final ArrayDeque<Transport[]> pendingEvents = new ArrayDeque<>();
     /** Guarded by lock: a thread is delivering events. */
     private boolean delivering;
+    /** Why the last Configuration Admin configuration was rejected, or {@code null} (see {@link #rejectedConfiguration}). */
+    private volatile String rejectedConfiguration;
     /** Written under lock, read without: the last selection; {@code null} after a change invalidates it. */
     private volatile Snapshot cached;
 
@@ -369,6 +371,25 @@ public final class TransportRegistry {
             lock.unlock();
         }
         deliverEvents();
+    }
+
+    /**
+     * Records that the Configuration Admin configuration of PID {@code io.conduit.transport} was rejected and not
+     * applied, or clears that record with {@code null} (a valid configuration was applied, it was deleted, or the API
+     * bundle stopped). Does not change the selection. Any thread.
+     *
+     * @param problem one line naming the PID and every bad property with its value and allowed values
+     */
+    public void setRejectedConfiguration(String problem) {
+        rejectedConfiguration = problem;
+    }
+
+    /**
+     * @return why the last configuration of PID {@code io.conduit.transport} was rejected (the diagnostics report
+     *         and {@code conduit:transports} show it), or {@code null} when none is rejected now
+     */
+    public String rejectedConfiguration() {
+        return rejectedConfiguration;
     }
 
     /** @return the run-time strict flag, or {@code null} when {@code conduit.transport.strict} applies */
