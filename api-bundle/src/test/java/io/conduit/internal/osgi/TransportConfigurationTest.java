@@ -126,7 +126,7 @@ class TransportConfigurationTest {
                 + " comma-separated list of transport names, e.g. 'epoll,nio'."), line);
         assertTrue(line.contains("Still in effect, unchanged: system properties conduit.transport and"
                 + " conduit.transport.strict."), line);
-        assertEquals(line, registry.rejectedConfiguration() + line.substring(registry.rejectedConfiguration().length()));
+        assertTrue(line.startsWith(registry.rejectedConfiguration() + ". Still in effect"), line);
     }
 
     @Test

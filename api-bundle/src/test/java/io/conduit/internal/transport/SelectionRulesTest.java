@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.TransportSelection.Outcome;
@@ -41,6 +42,12 @@ class SelectionRulesTest {
 
     private static TransportSelection select(ConduitProperties props, String override, FakeProvider... providers) {
         return SelectionRules.select(Arrays.asList(providers), props, override);
+    }
+
+    /** Like {@link #select(ConduitProperties, String, FakeProvider...)} after {@code formerly} were registered. */
+    private static TransportSelection select(ConduitProperties props, String override, Set<String> formerly,
+            FakeProvider... providers) {
+        return SelectionRules.select(Arrays.asList(providers), props, override, formerly);
     }
 
     @Test
@@ -111,6 +118,31 @@ class SelectionRulesTest {
         assertEquals(1, s.warnings().size());
         String w = s.warnings().get(0);
         assertTrue(w.contains("epol") && w.contains("registered transports: epoll, nio"), w);
+    }
+
+    @Test
+    void aListedTransportThatWasRegisteredBeforeIsNotRegisteredNowNotUnknown() {
+        TransportSelection s = select(props("conduit.transport", "epoll,nio"), null, Set.of("epoll", "nio"), nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(List.of("transport 'epoll' in conduit.transport='epoll,nio' is not registered now (its bundle"
+                + " stopped?); registered transports: nio; skipped until it is registered again"), s.warnings());
+
+        s = select(props(), "bogus,epoll", Set.of("epoll"), nio);
+        assertEquals(List.of("unknown transport bogus in the transport preference override='bogus,epoll'; registered"
+                + " transports: nio; skipped", "transport 'epoll' in the transport preference override='bogus,epoll'"
+                + " is not registered now (its bundle stopped?); registered transports: nio; skipped until it is"
+                + " registered again"), s.warnings());
+    }
+
+    @Test
+    void aTransportNotRegisteredNowFailsInStrictModeSayingSo() {
+        TransportSelection s = select(props("conduit.transport", "epoll", "conduit.transport.strict", "true"), null,
+                Set.of("epoll"), nio);
+        assertNull(s.selectedName());
+        String m = s.failure().getMessage();
+        assertTrue(m.contains("transport 'epoll' in conduit.transport='epoll' is not registered now (its bundle"
+                + " stopped?); registered transports: nio (conduit.transport.strict=true)"), m);
+        assertFalse(m.contains("unknown"), m);
     }
 
     @Test
