@@ -28,7 +28,8 @@ import io.conduit.transport.spi.TransportProvider;
  * <li><b>Names not registered</b> in a list: strict mode fails the selection (the message lists the registered
  *     names); otherwise they are skipped with a warning. A name that was registered before (the registry passes
  *     those) is "not registered now (its bundle stopped?)", one warning per name; any other name is "unknown", one
- *     warning for all of them.</li>
+ *     warning for all of them. When no listed name is registered, the {@code auto} order applies and the reason
+ *     says so, naming the skipped entries: it never reads as if the preference were {@code auto}.</li>
  * <li><b>{@code conduit.noNative=true}</b>: native providers are unavailable with a cause naming the property,
  *     and are not probed.</li>
  * <li>The first available provider in order wins.</li>
@@ -38,9 +39,10 @@ import io.conduit.transport.spi.TransportProvider;
  *     selection fails with the highest-ranked native provider's cause (the others are suppressed on the
  *     exception). A transport that is preferred but not native never fails {@code auto}.</li>
  * <li><b>Fallback warnings</b> (not strict): list - the first listed transport is unavailable and another one
- *     was chosen; {@code auto} - a non-native transport was chosen although a native provider is registered and
- *     unavailable for a reason other than {@code conduit.noNative}. Choosing {@code kqueue} over an unavailable
- *     {@code epoll} in {@code auto} is not a fallback (both are native; only one can work on a given OS).</li>
+ *     was chosen; {@code auto} (also a list naming no registered transport) - a non-native transport was chosen
+ *     although a native provider is registered and unavailable for a reason other than {@code conduit.noNative}.
+ *     Choosing {@code kqueue} over an unavailable {@code epoll} in {@code auto} is not a fallback (both are native;
+ *     only one can work on a given OS).</li>
  * <li>A malformed property (any of {@link ConduitProperties#DEFAULTS}: the preference in use, the booleans,
  *     {@code conduit.leakDetection}, {@code conduit.maxDirectMemory}, {@code conduit.recycler.maxCapacityPerThread},
  *     an empty path) or override fails the selection with an {@link IllegalArgumentException} cause naming the
@@ -175,11 +177,17 @@ public final class SelectionRules {
         List<String> warnings = new ArrayList<>();
         List<String> unknown = new ArrayList<>();
         List<String> gone = new ArrayList<>();
+        // The listed names skipped before the first registered one, for the reason ("bogus: unknown").
+        List<String> skippedFirst = new ArrayList<>();
         List<TransportProvider> order = new ArrayList<>();
         for (String name : listed) {
             TransportProvider p = byName(autoOrder, name);
             if (p == null) {
-                (formerlyRegistered.contains(name) ? gone : unknown).add(name);
+                boolean wasRegistered = formerlyRegistered.contains(name);
+                (wasRegistered ? gone : unknown).add(name);
+                if (order.isEmpty()) {
+                    skippedFirst.add(name + (wasRegistered ? ": not registered now" : ": unknown"));
+                }
             } else {
                 order.add(p);
             }
@@ -281,28 +289,41 @@ public final class SelectionRules {
         }
 
         String reason;
+        String skipped = String.join("; ", skippedFirst);
+        String listText = origin + "='" + preferenceText.trim() + "'";
         if (explicit) {
+            String first = skipped.isEmpty() ? "first in " + listText
+                    : "first registered transport in " + listText + " (" + skipped + ")";
             if (chosen == preferred) {
-                reason = "first in " + origin + "='" + preferenceText.trim() + "'";
+                reason = first;
             } else {
                 Throwable cause = availability.get(preferred).unavailabilityCause();
-                reason = "preferred transport '" + preferred.name() + "' (first in " + origin + "='"
-                        + preferenceText.trim() + "') is unavailable, fell back to '" + chosen.name() + "': "
-                        + cause.getMessage();
+                reason = "preferred transport '" + preferred.name() + "' ("
+                        + (skipped.isEmpty() ? "first in " + listText
+                                : "first registered in " + listText + "; " + skipped)
+                        + ") is unavailable, fell back to '" + chosen.name() + "': " + cause.getMessage();
                 warnings.add(reason);
             }
-        } else if (chosen.isNative()) {
-            reason = "highest-ranked available native transport (auto)";
-        } else if (missedNative != null) {
-            Throwable cause = availability.get(missedNative).unavailabilityCause();
-            reason = "native transport '" + missedNative.name() + "' is unavailable, fell back to '"
-                    + chosen.name() + "': " + cause.getMessage();
-            warnings.add(reason);
-        } else if (noNative && providers.stream().anyMatch(TransportProvider::isNative)) {
-            reason = "highest-ranked available transport (auto); native transports are disabled by "
-                    + ConduitProperties.NO_NATIVE;
         } else {
-            reason = "highest-ranked available transport (auto); no native transport is registered";
+            // auto, or a list naming no registered transport, which leaves the auto order
+            boolean auto = listed.isEmpty();
+            String prefix = auto ? "" : "no transport listed in " + listText + " is registered (" + skipped
+                    + "), so the auto order applies: ";
+            String autoMark = auto ? " (auto)" : "";
+            if (chosen.isNative()) {
+                reason = prefix + "highest-ranked available native transport" + autoMark;
+            } else if (missedNative != null) {
+                Throwable cause = availability.get(missedNative).unavailabilityCause();
+                reason = prefix + "native transport '" + missedNative.name() + "' is unavailable, fell back to '"
+                        + chosen.name() + "': " + cause.getMessage();
+                warnings.add(reason);
+            } else if (noNative && providers.stream().anyMatch(TransportProvider::isNative)) {
+                reason = prefix + "highest-ranked available transport" + autoMark
+                        + "; native transports are disabled by " + ConduitProperties.NO_NATIVE;
+            } else {
+                reason = prefix + "highest-ranked available transport" + autoMark
+                        + "; no native transport is registered";
+            }
         }
         return new TransportSelection(chosen.name(), preferenceShown, source, strict, noNative,
                 candidates(order, availability, chosen, "available, not chosen: '" + chosen.name()

@@ -298,6 +298,8 @@ class TransportRegistryTest {
                 + " bundle stopped?); registered transports: nio; skipped until it is registered again";
         assertEquals(List.of(gone), log.warnings());
         assertEquals("nio", registry.selected().name());
+        String reason = registry.selection().reason();
+        assertTrue(reason.contains("(epoll: not registered now)"), reason);
         registry.register(FakeProvider.available("nio-vthread", false, 5));
         registry.selection();
         assertEquals(List.of(gone), log.warnings(), "once while it stays away");
