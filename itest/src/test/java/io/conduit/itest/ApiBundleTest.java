@@ -19,6 +19,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.inject.Inject;
 
 import io.conduit.transport.Availability;
+import io.conduit.transport.Diagnostics;
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportChangeListener;
 import io.conduit.transport.TransportSelection;
@@ -167,6 +168,33 @@ public class ApiBundleTest {
                 Transports.selection()::explain);
         awaitPublished("alpha", 30);
         assertFalse(Transports.selection().strict());
+    }
+
+    @Test
+    public void aConfigurationWithABadValueIsRejectedAsAWholeAndShownUntilAValidOneReplacesIt() throws Exception {
+        registerProvider(FakeProvider.available("alpha", 30));
+        registerProvider(FakeProvider.available("beta", 20));
+        Configuration cfg = configAdmin.getConfiguration("io.conduit.transport", null);
+        Dictionary<String, Object> props = new Hashtable<>();
+        props.put("transport", "beta");
+        props.put("strict", "maybe"); // as FileInstall passes `strict = maybe` of a .cfg file
+        cfg.update(props);
+        String rejected = "configuration io.conduit.transport REJECTED, none of its values applied: property"
+                + " strict='maybe' is not a boolean";
+        Osgi.await("the rejection to show in the diagnostics report",
+                () -> Diagnostics.report().contains(rejected), Diagnostics::report);
+        assertNull("the valid key of the rejected configuration is not applied either", Transports.preference());
+        assertEquals("alpha", Transports.selected().name());
+        String transports = Osgi.gogo(context, "conduit:transports");
+        assertTrue(transports, transports.contains(rejected));
+
+        props.put("strict", "false");
+        cfg.update(props);
+        awaitPublished("beta", 20);
+        Osgi.await("a valid configuration to clear the rejection",
+                () -> !Diagnostics.report().contains("REJECTED"),
+                Diagnostics::report);
+        cfg.delete();
     }
 
     @Test

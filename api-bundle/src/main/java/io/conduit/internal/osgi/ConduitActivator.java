@@ -25,9 +25,11 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
  *
  * <p>On start, in this order:
  * <ol>
- * <li>when the framework is still starting (the system bundle is not yet ACTIVE), unknown-name warnings are
- *     {@linkplain TransportRegistry#deferUnknownNameWarnings() deferred} until {@code FrameworkEvent.STARTED}:
- *     a transport bundle that starts after this one is not "unknown";</li>
+ * <li>warnings about listed transport names that are not registered are
+ *     {@linkplain TransportRegistry#deferUnknownNameWarnings() deferred}: until the end of this method when the
+ *     framework is running (the tracker below adds the providers that are already there one at a time, and the
+ *     first of them is no reason to call the others missing), else until {@code FrameworkEvent.STARTED}: a
+ *     transport bundle that starts after this one is not "unknown";</li>
  * <li>{@link java.util.ServiceLoader} discovery runs now, with the thread context class loader set to the
  *     bundle's own loader, so it sees nothing of the launcher's class path (inside OSGi, providers come as
  *     services; discovery through the bundle loader finds a provider only with a Service Loader Mediator);</li>
@@ -44,6 +46,16 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
  * </ol>
  * On stop everything is undone in reverse order; the run-time preference is cleared, because the registry's
  * state outlives a stop/start cycle of a bundle that is not refreshed.
+ *
+ * <p><b>No warnings at shutdown.</b> Selection warnings are {@linkplain TransportRegistry#muteWarnings() muted}
+ * while this bundle stops (its tracker withdraws every provider) and from the moment a provider goes away while the
+ * framework stops (system bundle STOPPING: {@code exit 0}, {@code stop 0}, SIGTERM), so a preference such as
+ * {@code epoll,nio} does not produce "not registered" warnings as the transport bundles stop. A transport bundle
+ * that stops while the framework runs is reported ("transport 'epoll' ... is not registered now (its bundle
+ * stopped?)") when the preference lists it.
+ *
+ * <p>The framework calls {@link #start} and {@link #stop} on one thread at a time; the tracker callbacks run on
+ * the threads that register and unregister the services.
  */
 public final class ConduitActivator implements BundleActivator {
 
@@ -52,6 +64,8 @@ public final class ConduitActivator implements BundleActivator {
     /** The Configuration Admin API class whose presence enables {@link TransportConfiguration}. */
     static final String MANAGED_SERVICE = "org.osgi.service.cm.ManagedService";
 
+    /** The registry given by a test, or {@code null} for the global one. */
+    private final TransportRegistry given;
     // Written by start, read by stop; the framework calls both on one thread with a happens-before edge between.
     private TransportRegistry registry;
     private ServiceTracker<TransportChangeListener, TransportChangeListener> listeners;
@@ -61,10 +75,22 @@ public final class ConduitActivator implements BundleActivator {
     private ServiceRegistration<?> commands;
     private FrameworkListener started;
 
+    /** For the framework ({@code Bundle-Activator}): the registry behind {@link io.conduit.transport.Transports}. */
+    public ConduitActivator() {
+        this(null);
+    }
+
+    /** For tests: runs on {@code registry} instead of the global one ({@code null} = the global one). */
+    ConduitActivator(TransportRegistry registry) {
+        this.given = registry;
+    }
+
     @Override
     public void start(BundleContext context) {
-        registry = TransportRegistry.global();
-        deferUnknownNamesWhileStarting(context, registry);
+        registry = given != null ? given : TransportRegistry.global();
+        started = null;
+        registry.unmuteWarnings(); // a bundle restarted in the same framework after its stop muted them
+        registry.deferUnknownNameWarnings();
         discoverWithBundleLoader(registry);
 
         listeners = new ServiceTracker<>(context, TransportChangeListener.class, null);
@@ -88,10 +114,12 @@ public final class ConduitActivator implements BundleActivator {
         props.put("osgi.command.function", ConduitCommands.FUNCTIONS.clone());
         props.put(Constants.SERVICE_DESCRIPTION, "Conduit shell commands");
         commands = context.registerService(ConduitCommands.class, new ConduitCommands(registry), props);
+        endDeferralWhenStarted(context, registry);
     }
 
     @Override
     public void stop(BundleContext context) {
+        registry.muteWarnings(); // every provider is withdrawn below: nothing to report
         unregisterQuietly(commands);
         if (configuration != null) {
             configuration.run();
@@ -101,22 +129,26 @@ public final class ConduitActivator implements BundleActivator {
         publisher.close();
         listeners.close();
         registry.setOverrides(null, null);
-        context.removeFrameworkListener(started);
-        registry.frameworkStarted(); // a stop during start-up must not leave warnings held back
+        if (started != null) {
+            context.removeFrameworkListener(started);
+        }
+        registry.frameworkStarted(); // a stop during start-up must not leave warnings held back (nothing is logged)
+        if (!frameworkStopping(context)) {
+            registry.unmuteWarnings(); // bundles wired to this one may still use Transports
+        }
     }
 
     /**
-     * Defers unknown-name warnings until the framework reached STARTED. The listener is added before the state is
-     * read, so a STARTED event between the two is not missed ({@link TransportRegistry#frameworkStarted()} is
-     * idempotent).
+     * Ends the deferral begun by {@link #start} now when the framework is running, else when it reached STARTED.
+     * The listener is added before the state is read, so a STARTED event between the two is not missed
+     * ({@link TransportRegistry#frameworkStarted()} is idempotent).
      */
-    private void deferUnknownNamesWhileStarting(BundleContext context, TransportRegistry registry) {
+    private void endDeferralWhenStarted(BundleContext context, TransportRegistry registry) {
         Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_ID);
         if (system == null || system.getState() == Bundle.ACTIVE) {
-            started = event -> { };
+            registry.frameworkStarted();
             return;
         }
-        registry.deferUnknownNameWarnings();
         started = event -> {
             if (event.getType() == FrameworkEvent.STARTED) {
                 registry.frameworkStarted();
@@ -125,6 +157,16 @@ public final class ConduitActivator implements BundleActivator {
         context.addFrameworkListener(started);
         if (system.getState() == Bundle.ACTIVE) {
             registry.frameworkStarted();
+        }
+    }
+
+    /** @return whether the framework is stopping (the system bundle is STOPPING); {@code false} when unknown */
+    static boolean frameworkStopping(BundleContext context) {
+        try {
+            Bundle system = context.getBundle(Constants.SYSTEM_BUNDLE_ID);
+            return system != null && system.getState() == Bundle.STOPPING;
+        } catch (IllegalStateException invalidContext) {
+            return true; // this bundle's context is no longer valid: it is stopped, whatever the framework does
         }
     }
 
@@ -202,6 +244,9 @@ public final class ConduitActivator implements BundleActivator {
 
         @Override
         public void removedService(ServiceReference<TransportProvider> ref, TransportProvider p) {
+            if (frameworkStopping(context)) {
+                registry.muteWarnings(); // the transport bundles stop with the framework: nothing to report
+            }
             try {
                 registry.unregister(p);
             } finally {

@@ -44,8 +44,9 @@ public final class ConduitCommands {
 
     /**
      * {@code conduit:transports} - one line per registered transport: name, native or java, ranking, available or
-     * the first line of the unavailability cause, and {@code *} before the selected one; then the preference and
-     * the selection result.
+     * the first line of the unavailability cause, and {@code *} before the selected one; then a rejected
+     * configuration of PID {@code io.conduit.transport} (when the last one was rejected), the preference and the
+     * selection result.
      */
     public String transports() {
         TransportSelection s = registry.selection();
@@ -60,6 +61,10 @@ public final class ConduitCommands {
             out.append(String.format("%s %-12s %-6s %7d  %-9s %s%n",
                     c.name().equals(s.selectedName()) ? "*" : " ", c.name(), c.isNative() ? "native" : "java",
                     c.ranking(), a.isAvailable() ? "yes" : "no", cause));
+        }
+        String rejected = registry.rejectedConfiguration();
+        if (rejected != null) {
+            out.append(rejected).append('\n');
         }
         out.append("preference: ").append(s.preference()).append(" (").append(source(s)).append(')')
                 .append(s.strict() ? ", strict" : "").append('\n');

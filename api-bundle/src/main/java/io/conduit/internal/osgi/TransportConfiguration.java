@@ -1,9 +1,11 @@
 package io.conduit.internal.osgi;
 
 import java.lang.reflect.Array;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Dictionary;
 import java.util.Hashtable;
+import java.util.List;
 import java.util.StringJoiner;
 
 import io.conduit.internal.transport.ConduitProperties;
@@ -22,9 +24,19 @@ import org.osgi.service.cm.ManagedService;
  * configuration, returns to the system property. The metatype description is
  * {@code OSGI-INF/metatype/io.conduit.transport.xml}.
  *
+ * <p><b>A bad value rejects the whole configuration.</b> When any property is malformed, none of the configuration
+ * is applied (also not its valid properties): the settings in effect before stay — an earlier valid configuration,
+ * a {@code conduit:use} preference or the system properties. The rejection is one ERROR line on the logger
+ * {@code io.conduit.transport} naming the PID, every bad property with its value and allowed values, and what stays
+ * in effect; the diagnostics report and {@code conduit:transports} show it
+ * ({@link TransportRegistry#rejectedConfiguration()}) until a valid configuration replaces it, the configuration
+ * is deleted or the API bundle stops. {@link #updated} does not throw {@link ConfigurationException}, which the
+ * Config Admin specification allows but does not require: Apache Felix Configuration Admin logs a thrown one with
+ * its stack trace, which for a mistyped value in a {@code .cfg} file says less than the line above.
+ *
  * <p>Only loaded when the package {@code org.osgi.service.cm} is wired to the API bundle (its import is
  * optional); {@link ConduitActivator} checks that first. Configuration Admin calls {@link #updated} on its own
- * thread, one call at a time.
+ * thread, one call at a time; {@link #close} runs on the thread stopping the API bundle.
  */
 final class TransportConfiguration implements ManagedService {
 
@@ -35,15 +47,20 @@ final class TransportConfiguration implements ManagedService {
     /** The strict property. */
     static final String STRICT = "strict";
 
-    private static final System.Logger LOG = System.getLogger(TransportRegistry.LOGGER_NAME);
-
     private final TransportRegistry registry;
+    private final System.Logger log;
 
-    /** Written by Configuration Admin's thread, read by {@link #unregister}: whether a configuration was applied. */
+    /** Written by Configuration Admin's thread, read by {@link #close}: whether a configuration was applied. */
     private volatile boolean applied;
 
     TransportConfiguration(TransportRegistry registry) {
+        this(registry, System.getLogger(TransportRegistry.LOGGER_NAME));
+    }
+
+    /** Like {@link #TransportConfiguration(TransportRegistry)}, logging to {@code log} (tests). */
+    TransportConfiguration(TransportRegistry registry, System.Logger log) {
         this.registry = registry;
+        this.log = log;
     }
 
     /** Registers the managed service; returns a handle whose {@code run()} unregisters it. */
@@ -53,44 +70,85 @@ final class TransportConfiguration implements ManagedService {
         props.put(Constants.SERVICE_PID, PID);
         props.put(Constants.SERVICE_DESCRIPTION, "Conduit transport selection (io.conduit.transport)");
         ServiceRegistration<ManagedService> reg = context.registerService(ManagedService.class, binding, props);
-        return () -> binding.unregister(reg);
+        return () -> {
+            try {
+                reg.unregister();
+            } catch (IllegalStateException alreadyGone) {
+                // the framework unregisters a stopping bundle's services itself
+            }
+            binding.close();
+        };
     }
 
-    private void unregister(ServiceRegistration<ManagedService> reg) {
-        try {
-            reg.unregister();
-        } catch (IllegalStateException alreadyGone) {
-            // the framework unregisters a stopping bundle's services itself
-        }
+    /**
+     * Undoes what this binding applied (after the service was unregistered): the overrides of an applied
+     * configuration and a recorded rejection.
+     */
+    void close() {
+        registry.setRejectedConfiguration(null);
         if (applied) {
+            applied = false;
             registry.setOverrides(null, null);
         }
     }
 
+    /**
+     * Applies {@code properties}, or rejects all of them when one is malformed (see the class comment).
+     *
+     * @param properties the configuration, or {@code null} when there is none (deleted, or never created)
+     */
     @Override
-    public void updated(Dictionary<String, ?> properties) throws ConfigurationException {
+    public void updated(Dictionary<String, ?> properties) {
         if (properties == null) {
             if (applied) {
-                LOG.log(System.Logger.Level.INFO, "configuration " + PID + " deleted; conduit.transport and "
+                log.log(System.Logger.Level.INFO, "configuration " + PID + " deleted; conduit.transport and "
                         + "conduit.transport.strict apply again");
             }
             applied = false;
+            registry.setRejectedConfiguration(null);
             registry.setOverrides(null, null);
             return;
         }
+        List<String> problems = new ArrayList<>();
         String transport = text(properties.get(TRANSPORT));
-        Boolean strict;
+        if (transport != null) {
+            try {
+                ConduitProperties.parsePreference("property " + TRANSPORT, transport);
+            } catch (IllegalArgumentException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        Boolean strict = null;
         try {
             strict = bool(properties.get(STRICT));
         } catch (IllegalArgumentException e) {
-            throw new ConfigurationException(STRICT, e.getMessage(), e);
+            problems.add(e.getMessage());
         }
-        try {
-            registry.setOverrides(transport, strict);
-        } catch (IllegalArgumentException e) {
-            throw new ConfigurationException(TRANSPORT, "configuration " + PID + ": " + e.getMessage(), e);
+        if (!problems.isEmpty()) {
+            String rejection = "configuration " + PID + " REJECTED, none of its values applied: "
+                    + String.join("; ", problems);
+            registry.setRejectedConfiguration(rejection);
+            log.log(System.Logger.Level.ERROR, rejection + ". " + inEffect()
+                    + ". Correct the configuration, or delete it to return to the system properties");
+            return;
         }
+        registry.setOverrides(transport, strict); // the values were checked above: it does not throw
+        registry.setRejectedConfiguration(null);
         applied = true;
+    }
+
+    /** @return what a rejected configuration leaves in effect, for its log line */
+    private String inEffect() {
+        String preference = registry.preferenceOverride();
+        Boolean strict = registry.strictOverride();
+        if (preference == null && strict == null) {
+            return "Still in effect, unchanged: system properties " + ConduitProperties.TRANSPORT + " and "
+                    + ConduitProperties.STRICT;
+        }
+        return "Still in effect, unchanged: "
+                + (preference == null ? "system property " + ConduitProperties.TRANSPORT
+                        : TRANSPORT + "='" + preference + "'")
+                + ", " + (strict == null ? "system property " + ConduitProperties.STRICT : STRICT + "=" + strict);
     }
 
     /** @return the preference text, or {@code null} for a missing or blank value */
@@ -132,8 +190,7 @@ final class TransportConfiguration implements ManagedService {
         if (s.trim().equalsIgnoreCase("false")) {
             return Boolean.FALSE;
         }
-        throw new IllegalArgumentException("configuration " + PID + " property " + STRICT + "='" + s
-                + "' is not a boolean; allowed values: true, false (case-insensitive), or leave it out to use "
-                + ConduitProperties.STRICT);
+        throw new IllegalArgumentException("property " + STRICT + "='" + s + "' is not a boolean; allowed values:"
+                + " true, false (any case), or no value to use system property " + ConduitProperties.STRICT);
     }
 }

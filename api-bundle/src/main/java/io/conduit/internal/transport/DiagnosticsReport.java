@@ -19,7 +19,8 @@ import io.conduit.transport.spi.TransportProvider;
 /**
  * Renders the diagnostics report of {@link io.conduit.transport.Diagnostics}: Conduit version, JDK, OS and
  * processor, Unsafe status, the Conduit system properties, native access, every provider with its availability,
- * cause and load attempts, and the selection with its reason. Plain text, one fact per line, no stack traces.
+ * cause and load attempts, and the selection with its reason (after a rejected Configuration Admin configuration,
+ * first the line saying why it was rejected). Plain text, one fact per line, no stack traces.
  */
 public final class DiagnosticsReport {
 
@@ -114,6 +115,10 @@ public final class DiagnosticsReport {
         }
 
         out.append("\nSelection\n");
+        String rejected = registry.rejectedConfiguration();
+        if (rejected != null) {
+            out.append("  ").append(oneLine(rejected)).append('\n');
+        }
         out.append("  preference: ").append(selection.preference()).append(" (")
                 .append(describe(selection.preferenceSource())).append(")")
                 .append(selection.strict() ? ", strict" : "")

@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.conduit.internal.PlatformInfo;
 import io.conduit.transport.Availability;
@@ -24,8 +25,11 @@ import io.conduit.transport.spi.TransportProvider;
  * <li><b>Order.</b> {@code auto}: native providers by descending ranking, then the others by descending
  *     ranking (ties by name). A list such as {@code epoll,nio}: the listed, registered transports in list
  *     order, then every other provider in {@code auto} order. The list is a preference, not a filter.</li>
- * <li><b>Unknown names</b> in a list: strict mode fails the selection (the message lists the registered names);
- *     otherwise they are skipped with a warning.</li>
+ * <li><b>Names not registered</b> in a list: strict mode fails the selection (the message lists the registered
+ *     names); otherwise they are skipped with a warning. A name that was registered before (the registry passes
+ *     those) is "not registered now (its bundle stopped?)", one warning per name; any other name is "unknown", one
+ *     warning for all of them. When no listed name is registered, the {@code auto} order applies and the reason
+ *     says so, naming the skipped entries: it never reads as if the preference were {@code auto}.</li>
  * <li><b>{@code conduit.noNative=true}</b>: native providers are unavailable with a cause naming the property,
  *     and are not probed.</li>
  * <li>The first available provider in order wins.</li>
@@ -35,9 +39,10 @@ import io.conduit.transport.spi.TransportProvider;
  *     selection fails with the highest-ranked native provider's cause (the others are suppressed on the
  *     exception). A transport that is preferred but not native never fails {@code auto}.</li>
  * <li><b>Fallback warnings</b> (not strict): list - the first listed transport is unavailable and another one
- *     was chosen; {@code auto} - a non-native transport was chosen although a native provider is registered and
- *     unavailable for a reason other than {@code conduit.noNative}. Choosing {@code kqueue} over an unavailable
- *     {@code epoll} in {@code auto} is not a fallback (both are native; only one can work on a given OS).</li>
+ *     was chosen; {@code auto} (also a list naming no registered transport) - a non-native transport was chosen
+ *     although a native provider is registered and unavailable for a reason other than {@code conduit.noNative}.
+ *     Choosing {@code kqueue} over an unavailable {@code epoll} in {@code auto} is not a fallback (both are native;
+ *     only one can work on a given OS).</li>
  * <li>A malformed property (any of {@link ConduitProperties#DEFAULTS}: the preference in use, the booleans,
  *     {@code conduit.leakDetection}, {@code conduit.maxDirectMemory}, {@code conduit.recycler.maxCapacityPerThread},
  *     an empty path) or override fails the selection with an {@link IllegalArgumentException} cause naming the
@@ -49,6 +54,11 @@ public final class SelectionRules {
     /** How an unknown-name warning starts (the registry defers and deduplicates these). */
     static final String UNKNOWN_PREFIX = "unknown transport";
     /**
+     * How a warning about a listed transport that was registered before and is not now starts:
+     * {@code "transport 'epoll' in "} (see {@link #notRegisteredNowPrefix}).
+     */
+    static final String NOT_REGISTERED_NOW_PREFIX = "transport '";
+    /**
      * What an available candidate says when a malformed property failed the selection: the problem itself is
      * stated once, in the selection's reason.
      */
@@ -58,6 +68,19 @@ public final class SelectionRules {
     static final String REGISTERED_MARK = "; registered transports: ";
 
     private SelectionRules() {
+    }
+
+    /**
+     * @return how the warning about {@code name} not being registered now starts; the registry forgets such a
+     *         warning when {@code name} is registered again, so the next departure is reported too
+     */
+    static String notRegisteredNowPrefix(String name) {
+        return NOT_REGISTERED_NOW_PREFIX + name + "' in ";
+    }
+
+    /** @return whether {@code warning} is about listed names that are not registered (unknown or gone) */
+    static boolean isNameWarning(String warning) {
+        return warning.startsWith(UNKNOWN_PREFIX) || warning.startsWith(NOT_REGISTERED_NOW_PREFIX);
     }
 
     /** The sentence used whenever no provider is registered at all. */
@@ -75,15 +98,26 @@ public final class SelectionRules {
             .thenComparing(TransportProvider::name);
 
     /**
+     * Like {@link #select(List, ConduitProperties, String, Set)} with no provider registered before: every listed
+     * name that is not registered is unknown.
+     */
+    public static TransportSelection select(List<? extends TransportProvider> providers, ConduitProperties props,
+            String override) {
+        return select(providers, props, override, Set.of());
+    }
+
+    /**
      * @param providers registered providers, unique by name
      * @param props the property snapshot
      * @param override the run-time preference ({@link io.conduit.transport.Transports#setPreference}), or
      *        {@code null} to use {@code conduit.transport}
+     * @param formerlyRegistered names of providers that were registered at some time: a listed one that is not
+     *        registered now is described as gone, not as unknown
      * @return the selection; never throws for configuration or availability problems (they are in
      *         {@link TransportSelection#failure()})
      */
     public static TransportSelection select(List<? extends TransportProvider> providers, ConduitProperties props,
-            String override) {
+            String override, Set<String> formerlyRegistered) {
         PreferenceSource source;
         String preferenceText;
         String origin;
@@ -142,11 +176,18 @@ public final class SelectionRules {
 
         List<String> warnings = new ArrayList<>();
         List<String> unknown = new ArrayList<>();
+        List<String> gone = new ArrayList<>();
+        // The listed names skipped before the first registered one, for the reason ("bogus: unknown").
+        List<String> skippedFirst = new ArrayList<>();
         List<TransportProvider> order = new ArrayList<>();
         for (String name : listed) {
             TransportProvider p = byName(autoOrder, name);
             if (p == null) {
-                unknown.add(name);
+                boolean wasRegistered = formerlyRegistered.contains(name);
+                (wasRegistered ? gone : unknown).add(name);
+                if (order.isEmpty()) {
+                    skippedFirst.add(name + (wasRegistered ? ": not registered now" : ": unknown"));
+                }
             } else {
                 order.add(p);
             }
@@ -157,14 +198,27 @@ public final class SelectionRules {
                 order.add(p);
             }
         }
-        if (configError == null && !unknown.isEmpty()) {
-            String msg = UNKNOWN_PREFIX + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown)
-                    + " in " + origin + "='" + preferenceText + "'" + REGISTERED_MARK
-                    + (known.isEmpty() ? "none" : String.join(", ", known));
+        if (configError == null && (!unknown.isEmpty() || !gone.isEmpty())) {
+            String where = " in " + origin + "='" + preferenceText + "'";
+            String registered = REGISTERED_MARK + (known.isEmpty() ? "none" : String.join(", ", known));
+            List<String> problems = new ArrayList<>();
+            if (!unknown.isEmpty()) {
+                problems.add(UNKNOWN_PREFIX + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown) + where
+                        + registered);
+            }
+            for (String name : gone) {
+                problems.add(notRegisteredNowPrefix(name) + where.substring(" in ".length())
+                        + " is not registered now (its bundle stopped?)" + registered);
+            }
             if (strict) {
-                configError = new IllegalArgumentException(msg + " (conduit.transport.strict=true)");
+                configError = new IllegalArgumentException(String.join("; ", problems) + " ("
+                        + ConduitProperties.STRICT + "=true)");
             } else {
-                warnings.add(msg + "; skipped");
+                for (int i = 0; i < problems.size(); i++) {
+                    boolean unknownOne = i == 0 && !unknown.isEmpty();
+                    warnings.add(problems.get(i)
+                            + (unknownOne ? "; skipped" : "; skipped until it is registered again"));
+                }
             }
         }
 
@@ -235,28 +289,41 @@ public final class SelectionRules {
         }
 
         String reason;
+        String skipped = String.join("; ", skippedFirst);
+        String listText = origin + "='" + preferenceText.trim() + "'";
         if (explicit) {
+            String first = skipped.isEmpty() ? "first in " + listText
+                    : "first registered transport in " + listText + " (" + skipped + ")";
             if (chosen == preferred) {
-                reason = "first in " + origin + "='" + preferenceText.trim() + "'";
+                reason = first;
             } else {
                 Throwable cause = availability.get(preferred).unavailabilityCause();
-                reason = "preferred transport '" + preferred.name() + "' (first in " + origin + "='"
-                        + preferenceText.trim() + "') is unavailable, fell back to '" + chosen.name() + "': "
-                        + cause.getMessage();
+                reason = "preferred transport '" + preferred.name() + "' ("
+                        + (skipped.isEmpty() ? "first in " + listText
+                                : "first registered in " + listText + "; " + skipped)
+                        + ") is unavailable, fell back to '" + chosen.name() + "': " + cause.getMessage();
                 warnings.add(reason);
             }
-        } else if (chosen.isNative()) {
-            reason = "highest-ranked available native transport (auto)";
-        } else if (missedNative != null) {
-            Throwable cause = availability.get(missedNative).unavailabilityCause();
-            reason = "native transport '" + missedNative.name() + "' is unavailable, fell back to '"
-                    + chosen.name() + "': " + cause.getMessage();
-            warnings.add(reason);
-        } else if (noNative && providers.stream().anyMatch(TransportProvider::isNative)) {
-            reason = "highest-ranked available transport (auto); native transports are disabled by "
-                    + ConduitProperties.NO_NATIVE;
         } else {
-            reason = "highest-ranked available transport (auto); no native transport is registered";
+            // auto, or a list naming no registered transport, which leaves the auto order
+            boolean auto = listed.isEmpty();
+            String prefix = auto ? "" : "no transport listed in " + listText + " is registered (" + skipped
+                    + "), so the auto order applies: ";
+            String autoMark = auto ? " (auto)" : "";
+            if (chosen.isNative()) {
+                reason = prefix + "highest-ranked available native transport" + autoMark;
+            } else if (missedNative != null) {
+                Throwable cause = availability.get(missedNative).unavailabilityCause();
+                reason = prefix + "native transport '" + missedNative.name() + "' is unavailable, fell back to '"
+                        + chosen.name() + "': " + cause.getMessage();
+                warnings.add(reason);
+            } else if (noNative && providers.stream().anyMatch(TransportProvider::isNative)) {
+                reason = prefix + "highest-ranked available transport" + autoMark
+                        + "; native transports are disabled by " + ConduitProperties.NO_NATIVE;
+            } else {
+                reason = prefix + "highest-ranked available transport" + autoMark
+                        + "; no native transport is registered";
+            }
         }
         return new TransportSelection(chosen.name(), preferenceShown, source, strict, noNative,
                 candidates(order, availability, chosen, "available, not chosen: '" + chosen.name()

@@ -34,10 +34,14 @@ import io.conduit.transport.spi.TransportProvider;
  *
  * <p><b>Warnings</b> of a selection are logged at WARNING on the logger {@code io.conduit.transport}: fallbacks
  * once per distinct text, unknown names once per distinct (property, unknown names), whatever the registered
- * transports were at the time. While {@linkplain #deferUnknownNameWarnings() deferred} (an OSGi framework is still
- * starting and provider bundles may not have registered yet) unknown-name warnings are held back;
- * {@link #frameworkStarted()} logs them if the names are still unknown then. Without a framework (all providers
- * found at once by {@link ServiceLoader}) they are logged at once.
+ * transports were at the time. A listed name whose provider was registered before (the registry remembers every
+ * name it had) is not called unknown: "transport 'epoll' ... is not registered now (its bundle stopped?)", once per
+ * departure (registering that name again re-arms the warning). While {@linkplain #deferUnknownNameWarnings()
+ * deferred} (an OSGi framework is still starting, or the API bundle's tracker is still adding the providers) these
+ * name warnings are held back; {@link #frameworkStarted()} logs them if they still apply then. Without a framework
+ * (all providers found at once by {@link ServiceLoader}) they are logged at once. While {@linkplain #muteWarnings()
+ * muted} (the framework or the API bundle is stopping, so providers go away without anything being wrong) no
+ * selection warning is logged or remembered as logged.
  *
  * <p><b>Listeners</b> are told about every change of the selected transport, in order: events are queued under
  * the lock and delivered outside it by one thread at a time (normally the thread that made the change; when
@@ -84,14 +88,20 @@ public final class TransportRegistry {
     private Boolean strictOverride;
     /** Guarded by lock: warning keys already logged (see {@link #warningKey}). */
     private final Set<String> warned = new HashSet<>();
-    /** Guarded by lock: unknown-name warnings are held back until {@link #frameworkStarted()}. */
+    /** Guarded by lock: name warnings (unknown, not registered now) are held back until {@link #frameworkStarted()}. */
     private boolean deferUnknownNames;
+    /** Guarded by lock: no selection warning is logged (see {@link #muteWarnings()}). */
+    private boolean muted;
+    /** Guarded by lock: the name of every provider that was ever effective (registered or discovered). */
+    private final Set<String> everRegistered = new HashSet<>();
     /** Guarded by lock: the transport last announced to listeners (initially none). */
     private Transport announced;
     /** Guarded by lock: change events not yet delivered. */
     private final ArrayDeque<Transport[]> pendingEvents = new ArrayDeque<>();
     /** Guarded by lock: a thread is delivering events. */
     private boolean delivering;
+    /** Why the last configuration of PID io.conduit.transport was rejected, or {@code null}. */
+    private volatile String rejectedConfiguration;
     /** Written under lock, read without: the last selection; {@code null} after a change invalidates it. */
     private volatile Snapshot cached;
 
@@ -234,6 +244,8 @@ public final class TransportRegistry {
                 }
             }
             registered.add(provider);
+            String goneAgain = SelectionRules.notRegisteredNowPrefix(provider.name());
+            warned.removeIf(k -> k.startsWith(goneAgain)); // its next departure is reported again
             recomputeLocked(properties.get());
         } finally {
             lock.unlock();
@@ -371,6 +383,25 @@ public final class TransportRegistry {
         deliverEvents();
     }
 
+    /**
+     * Records that the Configuration Admin configuration of PID {@code io.conduit.transport} was rejected and not
+     * applied, or clears that record with {@code null} (a valid configuration was applied, it was deleted, or the API
+     * bundle stopped). Does not change the selection. Any thread.
+     *
+     * @param problem one line naming the PID and every bad property with its value and allowed values
+     */
+    public void setRejectedConfiguration(String problem) {
+        rejectedConfiguration = problem;
+    }
+
+    /**
+     * @return why the last configuration of PID {@code io.conduit.transport} was rejected (the diagnostics report
+     *         and {@code conduit:transports} show it), or {@code null} when none is rejected now
+     */
+    public String rejectedConfiguration() {
+        return rejectedConfiguration;
+    }
+
     /** @return the run-time strict flag, or {@code null} when {@code conduit.transport.strict} applies */
     public Boolean strictOverride() {
         lock.lock();
@@ -392,9 +423,10 @@ public final class TransportRegistry {
     }
 
     /**
-     * Holds back unknown-name warnings until {@link #frameworkStarted()}: the OSGi activator calls this when the
-     * framework is still starting, so a transport whose bundle has not registered its provider yet is not
-     * reported as unknown. Idempotent.
+     * Holds back the warnings about listed names that are not registered (unknown, or not registered now) until
+     * {@link #frameworkStarted()}: the OSGi activator calls this when it starts, so a transport whose bundle has not
+     * registered its provider yet, or whose provider its tracker has not added yet, is not reported. Idempotent;
+     * any thread.
      */
     public void deferUnknownNameWarnings() {
         lock.lock();
@@ -406,8 +438,34 @@ public final class TransportRegistry {
     }
 
     /**
-     * Ends a {@linkplain #deferUnknownNameWarnings() deferral}: recomputes the selection and logs the unknown-name
-     * warnings that still apply (once each). Idempotent; a no-op when nothing is deferred.
+     * Stops logging selection warnings until {@link #unmuteWarnings()}: the OSGi activator calls this when the API
+     * bundle stops and when a provider goes away while the framework stops, where providers leave because everything
+     * shuts down, not because something is misconfigured. A warning not logged while muted is not remembered as
+     * logged, so it comes with a later recomputation if it still applies then. Idempotent; any thread.
+     */
+    public void muteWarnings() {
+        lock.lock();
+        try {
+            muted = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends {@link #muteWarnings()}; logs nothing by itself. Idempotent; any thread. */
+    public void unmuteWarnings() {
+        lock.lock();
+        try {
+            muted = false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Ends a {@linkplain #deferUnknownNameWarnings() deferral}: recomputes the selection and logs the name warnings
+     * that still apply (once each; nothing while {@linkplain #muteWarnings() muted}). Idempotent; a no-op when
+     * nothing is deferred.
      */
     public void frameworkStarted() {
         lock.lock();
@@ -506,10 +564,11 @@ public final class TransportRegistry {
         List<TransportProvider> effective = List.copyOf(byName.values());
         ConduitProperties applied = strictOverride == null ? props
                 : props.with(ConduitProperties.STRICT, strictOverride.toString());
-        TransportSelection selection = SelectionRules.select(effective, applied, override);
+        TransportSelection selection = SelectionRules.select(effective, applied, override, Set.copyOf(everRegistered));
+        everRegistered.addAll(byName.keySet());
         for (String w : selection.warnings()) {
-            boolean unknownName = w.startsWith(SelectionRules.UNKNOWN_PREFIX);
-            if (!(unknownName && deferUnknownNames) && warned.add(warningKey(w, unknownName))) {
+            boolean nameWarning = SelectionRules.isNameWarning(w);
+            if (!muted && !(nameWarning && deferUnknownNames) && warned.add(warningKey(w, nameWarning))) {
                 log.log(System.Logger.Level.WARNING, w);
             }
         }
@@ -535,12 +594,13 @@ public final class TransportRegistry {
     }
 
     /**
-     * @return the text an unknown-name warning is deduplicated by: the part naming the unknown names and the
-     *         property ("unknown transport x in conduit.transport='x'"), without the registered list, which
-     *         changes as providers come and go; other warnings by their whole text
+     * @return the text a name warning is deduplicated by: the part naming the names and the property ("unknown
+     *         transport x in conduit.transport='x'", "transport 'epoll' in conduit.transport='epoll' is not
+     *         registered now (its bundle stopped?)"), without the registered list, which changes as providers come
+     *         and go; other warnings by their whole text
      */
-    static String warningKey(String warning, boolean unknownName) {
-        int registeredList = unknownName ? warning.indexOf(SelectionRules.REGISTERED_MARK) : -1;
+    static String warningKey(String warning, boolean nameWarning) {
+        int registeredList = nameWarning ? warning.indexOf(SelectionRules.REGISTERED_MARK) : -1;
         return registeredList < 0 ? warning : warning.substring(0, registeredList);
     }
 

@@ -3,18 +3,18 @@ package io.conduit.internal.osgi;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Dictionary;
 import java.util.Hashtable;
 import java.util.List;
 
+import io.conduit.internal.transport.DiagnosticsReport;
+import io.conduit.internal.transport.RecordingLogger;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
 import io.conduit.transport.TransportSelection;
 import org.junit.jupiter.api.Test;
-import org.osgi.service.cm.ConfigurationException;
 
 /** The ManagedService of PID io.conduit.transport, called directly (no framework, no Configuration Admin). */
 class TransportConfigurationTest {
@@ -23,7 +23,8 @@ class TransportConfigurationTest {
             TestProviders.provider("alpha", false, 30, Availability.available()),
             TestProviders.provider("beta", false, 20, Availability.available()),
             TestProviders.provider("gone", true, 100, Availability.unavailable(new UnsatisfiedLinkError("no lib"))));
-    private final TransportConfiguration binding = new TransportConfiguration(registry);
+    private final RecordingLogger log = new RecordingLogger();
+    private final TransportConfiguration binding = new TransportConfiguration(registry, log);
 
     private static Dictionary<String, Object> props(Object... kv) {
         Dictionary<String, Object> d = new Hashtable<>();
@@ -34,7 +35,7 @@ class TransportConfigurationTest {
     }
 
     @Test
-    void transportPropertyOverridesAndDeletionReverts() throws Exception {
+    void transportPropertyOverridesAndDeletionReverts() {
         binding.updated(props("transport", "beta"));
         assertEquals("beta", registry.selected().name());
         assertEquals(TransportSelection.PreferenceSource.OVERRIDE, registry.selection().preferenceSource());
@@ -45,7 +46,7 @@ class TransportConfigurationTest {
     }
 
     @Test
-    void arraysAndCollectionsAreJoinedAsAnOrderedList() throws Exception {
+    void arraysAndCollectionsAreJoinedAsAnOrderedList() {
         binding.updated(props("transport", new String[] {"gone", "beta"}));
         assertEquals("gone,beta", registry.preferenceOverride());
         assertEquals("beta", registry.selected().name());
@@ -54,7 +55,7 @@ class TransportConfigurationTest {
     }
 
     @Test
-    void blankOrMissingTransportUsesTheSystemProperty() throws Exception {
+    void blankOrMissingTransportUsesTheSystemProperty() {
         binding.updated(props("transport", "beta"));
         binding.updated(props("transport", "  "));
         assertNull(registry.preferenceOverride());
@@ -63,7 +64,7 @@ class TransportConfigurationTest {
     }
 
     @Test
-    void strictOverridesTheSystemPropertyUntilDeleted() throws Exception {
+    void strictOverridesTheSystemPropertyUntilDeleted() {
         binding.updated(props("transport", "gone", "strict", "TRUE"));
         TransportSelection s = registry.selection();
         assertTrue(s.strict());
@@ -79,17 +80,77 @@ class TransportConfigurationTest {
     }
 
     @Test
-    void malformedValuesAreRejectedNamingThePropertyAndChangeNothing() throws Exception {
+    void aBadValueRejectsTheWholeConfigurationInOneLogLineAndKeepsThePreviousSettings() {
         binding.updated(props("transport", "beta"));
-        ConfigurationException e = assertThrows(ConfigurationException.class,
-                () -> binding.updated(props("transport", "beta,,alpha")));
-        assertEquals("transport", e.getProperty());
-        assertTrue(e.getReason().contains("has an empty entry"), e.getReason());
-        assertEquals("beta", registry.preferenceOverride());
+        assertEquals(List.of(), log.records);
 
-        e = assertThrows(ConfigurationException.class, () -> binding.updated(props("strict", "yes")));
-        assertEquals("strict", e.getProperty());
-        assertTrue(e.getReason().contains("allowed values: true, false"), e.getReason());
-        assertEquals("beta", registry.preferenceOverride());
+        binding.updated(props("transport", "alpha", "strict", "maybe")); // does not throw: no stack trace in CM's log
+        assertEquals("beta", registry.preferenceOverride(), "the valid key of a bad configuration is not applied");
+        assertNull(registry.strictOverride());
+        assertEquals("beta", registry.selected().name());
+
+        assertEquals(1, log.records.size(), log.records.toString());
+        String line = log.at(System.Logger.Level.ERROR).get(0);
+        assertEquals("configuration io.conduit.transport REJECTED, none of its values applied: property strict='maybe'"
+                + " is not a boolean; allowed values: true, false (any case), or no value to use system property"
+                + " conduit.transport.strict. Still in effect, unchanged: transport='beta', system property"
+                + " conduit.transport.strict. Correct the configuration, or delete it to return to the system"
+                + " properties", line);
+        assertFalse(line.contains("\n") || line.contains("[thrown:"), "one line, no stack trace: " + line);
+
+        String rejected = registry.rejectedConfiguration();
+        assertTrue(rejected.startsWith("configuration io.conduit.transport REJECTED, none of its values applied: "
+                + "property strict='maybe' is not a boolean"), rejected);
+        assertTrue(DiagnosticsReport.render(registry).contains("\nSelection\n  " + rejected + "\n"),
+                DiagnosticsReport.render(registry));
+        assertTrue(new ConduitCommands(registry).transports().contains("\n" + rejected + "\n"),
+                new ConduitCommands(registry).transports());
+
+        binding.updated(props("transport", "alpha", "strict", "false"));
+        assertEquals("alpha", registry.preferenceOverride(), "a valid configuration replaces the rejected one");
+        assertEquals(Boolean.FALSE, registry.strictOverride());
+        assertNull(registry.rejectedConfiguration());
+        assertFalse(DiagnosticsReport.render(registry).contains("REJECTED"), DiagnosticsReport.render(registry));
+        assertFalse(new ConduitCommands(registry).transports().contains("REJECTED"));
+        assertEquals(1, log.records.size(), log.records.toString());
+    }
+
+    @Test
+    void aMalformedPreferenceIsRejectedNamingKeyValueAndTheSyntaxAndTheSystemPropertiesStay() {
+        binding.updated(props("transport", "epoll,,nio"));
+        assertNull(registry.preferenceOverride());
+        assertEquals("alpha", registry.selected().name());
+        String line = log.at(System.Logger.Level.ERROR).get(0);
+        assertTrue(line.startsWith("configuration io.conduit.transport REJECTED, none of its values applied: "
+                + "property transport='epoll,,nio' has an empty entry; expected 'auto' or an ordered"
+                + " comma-separated list of transport names, e.g. 'epoll,nio'."), line);
+        assertTrue(line.contains("Still in effect, unchanged: system properties conduit.transport and"
+                + " conduit.transport.strict."), line);
+        assertTrue(line.startsWith(registry.rejectedConfiguration() + ". Still in effect"), line);
+    }
+
+    @Test
+    void everyBadValueIsNamedInTheOneLine() {
+        binding.updated(props("transport", List.of("auto", "nio"), "strict", "yes"));
+        assertEquals(1, log.records.size(), log.records.toString());
+        String line = log.at(System.Logger.Level.ERROR).get(0);
+        assertTrue(line.contains("property transport='auto,nio' mixes 'auto' with transport names")
+                && line.contains("; property strict='yes' is not a boolean"), line);
+    }
+
+    @Test
+    void deletingTheConfigurationOrStoppingClearsTheRejection() {
+        binding.updated(props("strict", "maybe"));
+        assertTrue(registry.rejectedConfiguration() != null);
+        binding.updated(null);
+        assertNull(registry.rejectedConfiguration());
+        assertEquals(List.of(), log.at(System.Logger.Level.INFO), "nothing was applied, so nothing is reverted");
+
+        binding.updated(props("transport", "beta"));
+        binding.updated(props("transport", "nio,"));
+        assertTrue(registry.rejectedConfiguration() != null);
+        binding.close(); // the API bundle stops
+        assertNull(registry.rejectedConfiguration());
+        assertNull(registry.preferenceOverride());
     }
 }

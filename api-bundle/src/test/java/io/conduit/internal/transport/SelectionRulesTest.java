@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.TransportSelection.Outcome;
@@ -41,6 +42,12 @@ class SelectionRulesTest {
 
     private static TransportSelection select(ConduitProperties props, String override, FakeProvider... providers) {
         return SelectionRules.select(Arrays.asList(providers), props, override);
+    }
+
+    /** Like {@link #select(ConduitProperties, String, FakeProvider...)} after {@code formerly} were registered. */
+    private static TransportSelection select(ConduitProperties props, String override, Set<String> formerly,
+            FakeProvider... providers) {
+        return SelectionRules.select(Arrays.asList(providers), props, override, formerly);
     }
 
     @Test
@@ -111,6 +118,82 @@ class SelectionRulesTest {
         assertEquals(1, s.warnings().size());
         String w = s.warnings().get(0);
         assertTrue(w.contains("epol") && w.contains("registered transports: epoll, nio"), w);
+    }
+
+    @Test
+    void aListedTransportThatWasRegisteredBeforeIsNotRegisteredNowNotUnknown() {
+        TransportSelection s = select(props("conduit.transport", "epoll,nio"), null, Set.of("epoll", "nio"), nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals(List.of("transport 'epoll' in conduit.transport='epoll,nio' is not registered now (its bundle"
+                + " stopped?); registered transports: nio; skipped until it is registered again"), s.warnings());
+
+        s = select(props(), "bogus,epoll", Set.of("epoll"), nio);
+        assertEquals(List.of("unknown transport bogus in the transport preference override='bogus,epoll'; registered"
+                + " transports: nio; skipped", "transport 'epoll' in the transport preference override='bogus,epoll'"
+                + " is not registered now (its bundle stopped?); registered transports: nio; skipped until it is"
+                + " registered again"), s.warnings());
+    }
+
+    @Test
+    void aTransportNotRegisteredNowFailsInStrictModeSayingSo() {
+        TransportSelection s = select(props("conduit.transport", "epoll", "conduit.transport.strict", "true"), null,
+                Set.of("epoll"), nio);
+        assertNull(s.selectedName());
+        String m = s.failure().getMessage();
+        assertTrue(m.contains("transport 'epoll' in conduit.transport='epoll' is not registered now (its bundle"
+                + " stopped?); registered transports: nio (conduit.transport.strict=true)"), m);
+        assertFalse(m.contains("unknown"), m);
+    }
+
+    @Test
+    void theReasonSaysThePreferenceListsNoRegisteredTransportNotAuto() {
+        TransportSelection s = select(props("conduit.transport", "bogus"), null, epollUp, nio);
+        assertEquals("epoll", s.selectedName());
+        assertEquals("no transport listed in conduit.transport='bogus' is registered (bogus: unknown), so the auto"
+                + " order applies: highest-ranked available native transport", s.reason());
+        assertEquals("selected: " + s.reason(), s.candidate("epoll").orElseThrow().reason());
+
+        s = select(props(), "bogus", epollUp, nio);
+        assertEquals("no transport listed in the transport preference override='bogus' is registered (bogus:"
+                + " unknown), so the auto order applies: highest-ranked available native transport", s.reason());
+
+        // conduit:use epoll, then the epoll bundle stopped: kqueue (native) is down, nio is chosen.
+        s = select(props(), "epoll", Set.of("epoll"), kqueueDown, nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals("no transport listed in the transport preference override='epoll' is registered (epoll: not"
+                + " registered now), so the auto order applies: native transport 'kqueue' is unavailable, fell back"
+                + " to 'nio': kqueue needs BSD", s.reason());
+
+        s = select(props("conduit.transport", "epoll"), null, Set.of("epoll"), nio, vthread);
+        assertEquals("no transport listed in conduit.transport='epoll' is registered (epoll: not registered now), so"
+                + " the auto order applies: highest-ranked available transport; no native transport is registered",
+                s.reason());
+
+        s = select(props("conduit.transport", "bogus", "conduit.noNative", "true"), null, epollUp, nio);
+        assertEquals("no transport listed in conduit.transport='bogus' is registered (bogus: unknown), so the auto"
+                + " order applies: highest-ranked available transport; native transports are disabled by"
+                + " conduit.noNative", s.reason());
+
+        for (TransportSelection auto : List.of(select(props(), null, epollUp, nio),
+                select(props("conduit.transport", "AUTO"), null, epollUp, nio))) {
+            assertEquals("highest-ranked available native transport (auto)", auto.reason());
+        }
+    }
+
+    @Test
+    void theReasonNamesSkippedEntriesBeforeTheFirstRegisteredOne() {
+        TransportSelection s = select(props("conduit.transport", "bogus,epoll,nio"), null, Set.of("epoll"), nio);
+        assertEquals("nio", s.selectedName());
+        assertEquals("first registered transport in conduit.transport='bogus,epoll,nio' (bogus: unknown; epoll: not"
+                + " registered now)", s.reason());
+
+        s = select(props("conduit.transport", "bogus,epoll,nio"), null, epollDown(), nio);
+        assertTrue(s.reason().startsWith("preferred transport 'epoll' (first registered in"
+                + " conduit.transport='bogus,epoll,nio'; bogus: unknown) is unavailable, fell back to 'nio': "),
+                s.reason());
+
+        s = select(props("conduit.transport", "epoll,nio"), null, epollUp, nio);
+        assertEquals("first in conduit.transport='epoll,nio'", s.reason());
     }
 
     @Test

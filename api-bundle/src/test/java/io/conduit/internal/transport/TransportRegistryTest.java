@@ -286,6 +286,72 @@ class TransportRegistryTest {
     }
 
     @Test
+    void aProviderThatWentAwayIsNotRegisteredNowNotUnknownAndIsWarnedAgainEachTimeItGoes() {
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        registry.register(epoll);
+        registry.register(FakeProvider.available("nio", false, 10));
+        registry.setPreference("epoll");
+        assertEquals(List.of(), log.warnings());
+
+        registry.unregister(epoll); // conduit:use epoll, then stop the epoll bundle
+        String gone = "transport 'epoll' in the transport preference override='epoll' is not registered now (its"
+                + " bundle stopped?); registered transports: nio; skipped until it is registered again";
+        assertEquals(List.of(gone), log.warnings());
+        assertEquals("nio", registry.selected().name());
+        String reason = registry.selection().reason();
+        assertTrue(reason.contains("(epoll: not registered now)"), reason);
+        registry.register(FakeProvider.available("nio-vthread", false, 5));
+        registry.selection();
+        assertEquals(List.of(gone), log.warnings(), "once while it stays away");
+
+        registry.register(epoll);
+        assertEquals("epoll", registry.selected().name());
+        registry.unregister(epoll);
+        assertEquals(List.of(gone, gone.replace("nio;", "nio, nio-vthread;")), log.warnings(), "it went away again");
+        assertTrue(log.warnings().stream().noneMatch(w -> w.contains("unknown")), log.warnings().toString());
+    }
+
+    @Test
+    void mutedWarningsAreNeitherLoggedNorRememberedSoTheyComeWhenStillTrueLater() {
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        FakeProvider nio = FakeProvider.available("nio", false, 10);
+        registry.register(epoll);
+        registry.register(nio);
+        props.put(ConduitProperties.TRANSPORT, "epoll,nio");
+        registry.muteWarnings(); // the framework or the API bundle stops
+        registry.unregister(epoll);
+        registry.unregister(nio);
+        registry.setPreference("bogus");
+        registry.setPreference(null);
+        assertEquals(List.of(), log.records);
+
+        registry.unmuteWarnings();
+        assertEquals(List.of(), log.records, "unmuting logs nothing by itself");
+        registry.register(FakeProvider.available("nio-vthread", false, 5));
+        assertEquals(2, log.warnings().size(), log.warnings().toString());
+        assertTrue(log.warnings().get(0).startsWith("transport 'epoll' in conduit.transport='epoll,nio' is not"
+                + " registered now"), log.warnings().toString());
+    }
+
+    @Test
+    void registrationsWhileDeferredDoNotReportTransportsThatComeLater() {
+        // The API bundle restarts in a running framework: its tracker adds the providers one at a time.
+        FakeProvider epoll = FakeProvider.available("epoll", true, 100);
+        FakeProvider nio = FakeProvider.available("nio", false, 10);
+        registry.register(epoll);
+        registry.register(nio);
+        props.put(ConduitProperties.TRANSPORT, "epoll,nio");
+        registry.unregister(epoll);
+        registry.unregister(nio);
+        log.records.clear();
+        registry.deferUnknownNameWarnings();
+        registry.register(nio);
+        registry.register(epoll);
+        registry.frameworkStarted();
+        assertEquals(List.of(), log.records);
+    }
+
+    @Test
     void registeredProvidersTakePrecedenceOverDiscoveredOnes() {
         FakeProvider discovered = FakeProvider.available("nio", false, 10);
         TransportRegistry r = new TransportRegistry(problems -> List.of(discovered),
