@@ -1,0 +1,37 @@
+package io.conduit.gateway.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The launcher's checks and texts: {@code conduit.gateway.bannerTimeoutMillis} is a positive whole number or an
+ * error naming it; a banner whose time is up says what is still starting.
+ */
+class LauncherTest {
+
+    @Test
+    void theBannerTimeoutIsAPositiveWholeNumberOfMilliseconds() {
+        assertEquals(15_000, Main.bannerTimeoutMillis(null));
+        assertEquals(100, Main.bannerTimeoutMillis("100"));
+        assertEquals(1, Main.bannerTimeoutMillis(" 1 "));
+        assertEquals(Integer.MAX_VALUE, Main.bannerTimeoutMillis(Integer.toString(Integer.MAX_VALUE)));
+        for (String bad : List.of("abc", "-5", "0", "", "1.5", "2147483648", "15s")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Main.bannerTimeoutMillis(bad), bad);
+            assertEquals("system property conduit.gateway.bannerTimeoutMillis='" + bad + "' is not valid; allowed "
+                    + "values: a whole number of milliseconds from 1 to 2147483647 (how long the banner waits for the "
+                    + "configurations to report); default: 15000", e.getMessage());
+        }
+    }
+
+    @Test
+    void aBannerWhoseTimeIsUpSaysWhatIsStillStarting() {
+        assertEquals("  still starting after 100 ms (conduit.gateway.bannerTimeoutMillis): the transport selection, "
+                + "io.conduit.gateway.echo-default.cfg; reported below once up", Main.stillStarting(100,
+                        List.of("the transport selection", "io.conduit.gateway.echo-default.cfg")));
+    }
+}
