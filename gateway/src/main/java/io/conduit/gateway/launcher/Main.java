@@ -17,6 +17,11 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
 import org.osgi.framework.Bundle;
@@ -68,6 +73,8 @@ public final class Main {
     static final long DEFAULT_BANNER_TIMEOUT_MILLIS = 15_000;
     /** The interactive shell's bundle: not started with {@code --no-shell}. */
     static final String JLINE_SHELL_BUNDLE = "org.apache.felix.gogo.jline";
+    /** FileInstall's java.util.logging logger ({@code felix.fileinstall.log.default=jul}); kept: JUL holds it weakly. */
+    private static final Logger FILEINSTALL_LOG = Logger.getLogger("fileinstall");
 
     private final Path home;
     private final Path conf;
@@ -214,6 +221,10 @@ public final class Main {
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
+        // FileInstall's log through java.util.logging, one line per record: a file Configuration Admin rejects would
+        // otherwise print a stack trace
+        props.put("felix.fileinstall.log.default", "jul");
+        oneLineLog(FILEINSTALL_LOG);
         // The gateway bundle runs one start level above the platform (Conduit, SCR, Config Admin, Gogo): the framework
         // stops level by level from the top (OSGi Core, Start Level API), so on any stop -- exit, SIGTERM, `stop 0` --
         // the endpoints close while their transport is still there instead of first following it to nio.
@@ -293,6 +304,34 @@ public final class Main {
             restoreTerminal.run(); // after the shell is gone, so it never sees the old size again
         }
         return exitStatus;
+    }
+
+    /**
+     * Makes {@code logger} print each record on one line on standard error, in the format of the gateway's other log
+     * lines, with the innermost cause of a throwable instead of its stack trace.
+     */
+    static void oneLineLog(Logger logger) {
+        ConsoleHandler handler = new ConsoleHandler();
+        handler.setFormatter(new OneLineFormatter());
+        logger.setUseParentHandlers(false);
+        for (Handler h : logger.getHandlers()) {
+            logger.removeHandler(h);
+        }
+        logger.addHandler(handler);
+    }
+
+    /** {@code 2026-01-02 03:04:05 SEVERE fileinstall: Failed to install artifact: …: java.lang.…Exception: …}. */
+    static final class OneLineFormatter extends Formatter {
+        @Override
+        public String format(LogRecord r) {
+            Throwable root = r.getThrown();
+            while (root != null && root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return String.format(Locale.ROOT, "%1$tF %1$tT %2$s %3$s: %4$s%5$s%n",
+                    java.time.ZonedDateTime.ofInstant(r.getInstant(), java.time.ZoneId.systemDefault()),
+                    r.getLevel().getName(), r.getLoggerName(), formatMessage(r), root == null ? "" : ": " + root);
+        }
     }
 
     /** @return a runnable that runs {@code r} at most once, whoever calls it first; {@code null} runs nothing */

@@ -1,15 +1,19 @@
 package io.conduit.gateway.launcher;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 
 import org.junit.jupiter.api.Test;
 
 /**
  * The launcher's checks and texts: {@code conduit.gateway.bannerTimeoutMillis} is a positive whole number or an
- * error naming it; a banner whose time is up says what is still starting.
+ * error naming it; a banner whose time is up says what is still starting; FileInstall's records are one line.
  */
 class LauncherTest {
 
@@ -33,5 +37,17 @@ class LauncherTest {
         assertEquals("  still starting after 100 ms (conduit.gateway.bannerTimeoutMillis): the transport selection, "
                 + "io.conduit.gateway.echo-default.cfg; reported below once up", Main.stillStarting(100,
                         List.of("the transport selection", "io.conduit.gateway.echo-default.cfg")));
+    }
+
+    @Test
+    void fileInstallRecordsAreOneLineWithTheInnermostCause() {
+        LogRecord r = new LogRecord(Level.SEVERE, "Failed to install artifact: /gw/conf/a-b.cfg");
+        r.setLoggerName("fileinstall");
+        r.setThrown(new RuntimeException(new IllegalArgumentException("Key [] must not be an empty string")));
+        String line = new Main.OneLineFormatter().format(r);
+        assertTrue(line.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d SEVERE fileinstall: Failed to install "
+                + "artifact: /gw/conf/a-b.cfg: java.lang.IllegalArgumentException: Key \\[\\] must not be an empty "
+                + "string\\R"), line);
+        assertFalse(line.contains("\tat "), line);
     }
 }
