@@ -65,7 +65,10 @@ public final class GatewayCommands {
      * then one {@code listening:} line per bound endpoint with the transport it is bound on now, e.g.
      * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem. STATE is
      * {@code RUNNING} (every endpoint bound), {@code FAILED} (nothing bound: a bad configuration or no endpoint could
-     * be bound) or {@code PARTIAL} (some endpoints bound, some failed). A last line counts them. Configurations whose
+     * be bound) or {@code PARTIAL} (some endpoints bound, some failed). A file of the configuration directory that
+     * nothing applies ({@link ConfigurationFiles}: a PID no component reads, content Configuration Admin rejects) is
+     * a {@code FAILED} block of kind {@code file} (or {@code echo}/{@code relay} for the gateway's own files) with its
+     * reason. A last line counts them. Configurations whose
      * endpoints are still being bound are not shown yet.
      *
      * @param statuses the status of each configuration

@@ -66,7 +66,14 @@ public final class Main {
     /** Start level of {@link #GATEWAY_BUNDLE}; every other bundle stays on the framework's default, 1. */
     static final int APPLICATION_START_LEVEL = 2;
     /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
-    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)-.+\\.(cfg|config)");
+    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)(-.*)?\\.(cfg|config)");
+    /**
+     * Service of the gateway bundle ({@code ConfigurationFiles}) registered once it has checked the files of the
+     * configuration directory and published a status for each file that nothing will apply.
+     */
+    static final String CONFIGURATION_CHECK_SERVICE = "io.conduit.gateway.internal.ConfigurationFiles";
+    /** Framework property naming the configuration directory for {@link #CONFIGURATION_CHECK_SERVICE}. */
+    static final String CONFIGURATION_DIRECTORY_PROPERTY = "conduit.gateway.conf";
     /** System property: how long the banner waits for everything to report, in milliseconds. */
     static final String BANNER_TIMEOUT_PROPERTY = "conduit.gateway.bannerTimeoutMillis";
     /** Default of {@link #BANNER_TIMEOUT_PROPERTY}. */
@@ -222,9 +229,10 @@ public final class Main {
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
         // FileInstall's log through java.util.logging, one line per record: a file Configuration Admin rejects would
-        // otherwise print a stack trace
+        // otherwise print a stack trace; the gateway's own WARNING line about the file says what to do
         props.put("felix.fileinstall.log.default", "jul");
         oneLineLog(FILEINSTALL_LOG);
+        props.put(CONFIGURATION_DIRECTORY_PROPERTY, conf.toString());
         // The gateway bundle runs one start level above the platform (Conduit, SCR, Config Admin, Gogo): the framework
         // stops level by level from the top (OSGi Core, Start Level API), so on any stop -- exit, SIGTERM, `stop 0` --
         // the endpoints close while their transport is still there instead of first following it to nio.
@@ -366,6 +374,8 @@ public final class Main {
         final ServiceReference<?>[] statuses;
         final ServiceReference<?> network;
         final ServiceReference<?> noNetwork;
+        /** Whether the gateway's check of the configuration files has published its first results. */
+        final boolean checked;
         /**
          * Whether the framework has started: it is {@code ACTIVE} once every bundle of its start levels was started
          * (the {@code STARTED} event, on which the gateway selects its transport, follows asynchronously).
@@ -382,6 +392,7 @@ public final class Main {
             statuses = orEmpty(context.getAllServiceReferences(STATUS_SERVICE, null));
             network = first(context.getAllServiceReferences(NETWORK_SERVICE, null));
             noNetwork = first(context.getAllServiceReferences(NO_NETWORK_SERVICE, null));
+            checked = context.getAllServiceReferences(CONFIGURATION_CHECK_SERVICE, null) != null;
             started = context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() == Bundle.ACTIVE;
             boolean gatewayUp = false;
             for (Bundle b : context.getBundles()) {
@@ -422,7 +433,12 @@ public final class Main {
             if (networkPending()) {
                 pending.add("the transport selection");
             }
-            if (noNetwork == null) { // without a network the components never start
+            // an inactive gateway bundle (a problem line of its own) registers nothing more
+            boolean coming = !started || gatewayActive;
+            if (!checked && coming) {
+                pending.add("the check of the configuration files");
+            }
+            if (noNetwork == null && coming) { // without a network the components never start
                 Set<String> reported = reported();
                 for (String file : expected) {
                     if (!reported.contains(file)) {
@@ -499,8 +515,8 @@ public final class Main {
     }
 
     /**
-     * Waits until the transport is selected (or cannot be) and every component configuration in the configuration
-     * directory has published its status, at most
+     * Waits until the transport is selected (or cannot be), the gateway has checked the files of the configuration
+     * directory, and every component configuration there has published its status, at most
      * {@code conduit.gateway.bannerTimeoutMillis}; then prints the banner. When the time is up first, the banner
      * says what is still starting, and the rest follows once it has reported ({@link #reportLate}).
      *

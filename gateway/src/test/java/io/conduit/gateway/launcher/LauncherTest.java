@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The launcher's checks and texts: {@code conduit.gateway.bannerTimeoutMillis} is a positive whole number or an
- * error naming it; a banner whose time is up says what is still starting; FileInstall's records are one line.
+ * error naming it; a banner whose time is up says what is still starting; FileInstall's records are one line; the
+ * files the banner waits for.
  */
 class LauncherTest {
 
@@ -49,5 +50,17 @@ class LauncherTest {
                 + "artifact: /gw/conf/a-b.cfg: java.lang.IllegalArgumentException: Key \\[\\] must not be an empty "
                 + "string\\R"), line);
         assertFalse(line.contains("\tat "), line);
+    }
+
+    @Test
+    void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
+        for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
+                "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg")) {
+            assertTrue(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
+        for (String f : List.of("io.conduit.gateway.echoo-x.cfg", "io.conduit.transport.cfg",
+                "io.conduit.gateway.echo-default.cfg.example")) {
+            assertFalse(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
     }
 }
