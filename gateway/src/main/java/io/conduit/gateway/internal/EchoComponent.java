@@ -36,6 +36,9 @@ public final class EchoComponent {
         String name = GatewayConfig.name(props);
         this.listeners = new Listeners("echo " + name);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "echo", listeners);
+        if (ConfigurationFiles.reportsSingleton(context, EchoConfig.FACTORY_PID, props)) {
+            return; // a file without '-<name>': ConfigurationFiles has said so
+        }
         EchoConfig config;
         try {
             config = EchoConfig.from(props);

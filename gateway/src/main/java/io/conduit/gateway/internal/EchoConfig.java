@@ -23,9 +23,10 @@ public record EchoConfig(String name, List<GatewayUri> listen) {
      * Validates an echo configuration.
      *
      * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
-     *         alone are a WARNING line, not a failure
+     *         alone are a WARNING line, not a failure; a singleton configuration (no {@code -<name>}) is refused
      */
     public static EchoConfig from(Map<String, ?> props) {
+        GatewayConfig.requireFactoryConfiguration("echo", FACTORY_PID, props);
         return GatewayConfig.validated("echo", props, KEYS, () -> new EchoConfig(GatewayConfig.name(props),
                 GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007")));
     }

@@ -117,8 +117,11 @@ public final class GatewayCommands {
      * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem, including each
      * endpoint that has no listener or socket now (e.g. no transport is selected). STATE is {@code RUNNING} (every
      * endpoint listening), {@code FAILED} (nothing listening: a bad configuration, no endpoint could be bound, or none
-     * has a transport now) or {@code PARTIAL} (some endpoints listening, some not). A last line counts them.
-     * Configurations whose endpoints are still being bound are not shown yet.
+     * has a transport now) or {@code PARTIAL} (some endpoints listening, some not). A file of the configuration
+     * directory that nothing applies ({@link ConfigurationFiles}: a PID no component reads, content Configuration
+     * Admin rejects) is a {@code FAILED} block of kind {@code file} (or {@code echo}/{@code relay} for the gateway's
+     * own files) with its reason. A last line counts them. Configurations whose endpoints are still being bound are
+     * not shown yet.
      *
      * @param statuses the status of each configuration
      * @return lines ending in {@code \n}

@@ -1,5 +1,7 @@
 package io.conduit.gateway.internal;
 
+import java.net.URI;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -30,6 +32,16 @@ public final class GatewayConfig {
         Object file = props.get("felix.fileinstall.filename");
         if (file != null) {
             String f = file.toString();
+            if (f.startsWith("file:")) {
+                try { // FileInstall writes a URL: 'a%20b.cfg' is the file 'a b.cfg'
+                    Path p = Path.of(URI.create(f)).getFileName();
+                    if (p != null) {
+                        return p.toString();
+                    }
+                } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException notAFileUrl) {
+                    // the name as written
+                }
+            }
             int slash = f.lastIndexOf('/');
             return slash >= 0 ? f.substring(slash + 1) : f;
         }
@@ -49,6 +61,44 @@ public final class GatewayConfig {
     public static String pid(Map<String, ?> props) {
         Object pid = props.get("service.pid");
         return pid != null ? pid.toString() : name(props);
+    }
+
+    /**
+     * Refuses a singleton configuration of one of the gateway's factory components: Declarative Services hands a
+     * component the configuration of its PID too ({@code conf/io.conduit.gateway.echo.cfg}, without {@code -<name>}),
+     * but echo and relay configurations are factory configurations, one file each.
+     *
+     * @param kind       {@code echo} or {@code relay}
+     * @param factoryPid the component's factory PID
+     * @param props      the component properties
+     * @throws IllegalArgumentException for a singleton configuration, naming the file and the name it needs
+     */
+    static void requireFactoryConfiguration(String kind, String factoryPid, Map<String, ?> props) {
+        if (!singletonOf(factoryPid, props)) {
+            return;
+        }
+        if (props.get("felix.fileinstall.filename") != null) {
+            String file = name(props);
+            int dot = file.lastIndexOf('.');
+            String ext = dot > 0 ? file.substring(dot) : ".cfg";
+            throw new IllegalArgumentException(file + " has no '-<name>': " + kind + " configurations are factory "
+                    + "configurations, one file per " + kind + " named " + factoryPid + "-<name>" + ext
+                    + "; rename it (e.g. to " + factoryPid + "-1" + ext + ")");
+        }
+        throw new IllegalArgumentException("'" + props.get("service.pid") + "' is a singleton configuration: " + kind
+                + " configurations are factory configurations of " + factoryPid + " (files " + factoryPid
+                + "-<name>.cfg)");
+    }
+
+    /**
+     * @return whether {@code props} are those of the singleton configuration of {@code factoryPid} (PID
+     *         {@code factoryPid}, or targeted: {@code factoryPid|...}), not of one of its factory configurations
+     *         (which have a {@code service.factoryPid})
+     */
+    static boolean singletonOf(String factoryPid, Map<String, ?> props) {
+        Object pid = props.get("service.pid");
+        return props.get("service.factoryPid") == null && pid != null
+                && (pid.toString().equals(factoryPid) || pid.toString().startsWith(factoryPid + "|"));
     }
 
     /**

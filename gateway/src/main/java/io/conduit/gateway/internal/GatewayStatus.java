@@ -12,7 +12,9 @@ import java.util.List;
  *   <li>{@value #PROP_NAME}: configuration name (e.g. {@code io.conduit.gateway.echo-default.cfg});</li>
  *   <li>{@value #PROP_PID}: the Configuration Admin PID of the configuration (e.g.
  *       {@code io.conduit.gateway.echo~default} or {@code io.conduit.gateway.echo.<generated>});</li>
- *   <li>{@value #PROP_KIND}: {@code echo} or {@code relay};</li>
+ *   <li>{@value #PROP_KIND}: {@code echo} or {@code relay}; {@code file} for a file of the configuration directory
+ *       that nothing applies (published by {@link ConfigurationFiles}, with its reason as the one failure; such a
+ *       file named like an echo or relay configuration has that kind);</li>
  *   <li>{@value #PROP_LISTENING}: {@code String[]} of bound endpoints, e.g. {@code tcp://127.0.0.1:7007}, for a relay
  *       followed by {@code " -> "} and the upstream;</li>
  *   <li>{@value #PROP_FAILURES}: {@code String[]}, one line per problem (bad configuration, bind failure).</li>
@@ -42,7 +44,7 @@ public interface GatewayStatus {
     /** @return the configuration's PID, or the configuration name when it has none */
     String pid();
 
-    /** @return {@code echo} or {@code relay} */
+    /** @return {@code echo}, {@code relay} or {@code file} */
     String kind();
 
     /** @return the bound endpoints, in configuration order */

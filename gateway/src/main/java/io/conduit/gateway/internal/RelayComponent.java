@@ -37,6 +37,9 @@ public final class RelayComponent {
         String name = GatewayConfig.name(props);
         this.listeners = new Listeners("relay " + name);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "relay", listeners);
+        if (ConfigurationFiles.reportsSingleton(context, RelayConfig.FACTORY_PID, props)) {
+            return; // a file without '-<name>': ConfigurationFiles has said so
+        }
         RelayConfig config;
         try {
             config = RelayConfig.from(props);

@@ -51,9 +51,10 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
      * @param props the component properties
      * @return the configuration
      * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
-     *         alone are a WARNING line, not a failure
+     *         alone are a WARNING line, not a failure; a singleton configuration (no {@code -<name>}) is refused
      */
     public static RelayConfig from(Map<String, ?> props) {
+        GatewayConfig.requireFactoryConfiguration("relay", FACTORY_PID, props);
         return GatewayConfig.validated("relay", props, KEYS, () -> parse(props));
     }
 

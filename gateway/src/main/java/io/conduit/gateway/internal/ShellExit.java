@@ -27,8 +27,9 @@ import org.osgi.framework.ServiceReference;
  *
  * <p>How it takes over {@code exit}: Gogo runs a session variable that holds a {@link Function} before it looks for a
  * command of that name, so after each command of an interactive (jline) session this listener puts itself in the
- * variable {@code exit}, unless it is there already or the user put something else there (one left by an earlier
- * start of the gateway bundle is replaced). Sessions without a jline
+ * variables {@code exit} and {@code system:exit} (the name {@code help} lists for {@code System.exit}), unless it is
+ * there already or the user put something else there (one left by an earlier start of the gateway bundle is
+ * replaced). Sessions without a jline
  * reader (Karaf, {@code bin/client -b}) and frameworks without the launcher's service are left alone.
  *
  * <p>Thread-safe: stateless apart from the bundle context.
@@ -38,7 +39,11 @@ final class ShellExit implements AfterEachCommand, Function {
     /** Service property of the launcher's exit service. */
     static final String EXIT_PROPERTY = "conduit.gateway.exit";
 
-    private static final String VARIABLE = "exit";
+    /**
+     * The session variables this function goes into: {@code exit}, and {@code system:exit}, the name {@code help}
+     * lists for Gogo's {@code System.exit} (a variable of that name comes before the command of that name).
+     */
+    static final List<String> VARIABLES = List.of("exit", "system:exit");
     private static final String READER = ".reader";
     private static final String FILTER = "(" + EXIT_PROPERTY + "=true)";
     /** Longest wait for the shell to be back at its prompt before the framework is stopped, in milliseconds. */
@@ -51,16 +56,35 @@ final class ShellExit implements AfterEachCommand, Function {
         this.context = context;
     }
 
-    /** Puts this function into the session's {@code exit} variable (see the class comment). */
+    /** Puts this function into the session's {@code exit} and {@code system:exit} variables (see the class comment). */
     @Override
     public void afterCommand(CommandSession session) {
-        Object current = session.get(VARIABLE);
-        boolean ours = current == this;
-        // one of an earlier start of this bundle (its context is gone): replace it
-        boolean stale = !ours && current != null && current.getClass().getName().equals(ShellExit.class.getName());
-        if (session.get(READER) instanceof LineReader && (current == null || stale) && !launcher().isEmpty()) {
-            session.put(VARIABLE, this);
+        if (!(session.get(READER) instanceof LineReader)) {
+            return;
         }
+        for (String name : VARIABLES) {
+            Object current = variable(session, name);
+            boolean ours = current == this;
+            // one of an earlier start of this bundle (its context is gone): replace it
+            boolean stale = !ours && current != null
+                    && current.getClass().getName().equals(ShellExit.class.getName());
+            if ((current == null || stale) && !launcher().isEmpty()) {
+                session.put(name, this);
+            }
+        }
+    }
+
+    /**
+     * @return the session variable {@code name}, or {@code null} when there is none: {@code session.get} of a name
+     *         with a scope ({@code system:exit}) gives the command of that name when no variable has it, so the
+     *         variable names ({@code .variables}) are asked first
+     */
+    private static Object variable(CommandSession session, String name) {
+        Object names = session.get(".variables");
+        if (names instanceof Collection<?> c && !c.contains(name)) {
+            return null;
+        }
+        return session.get(name);
     }
 
     /**

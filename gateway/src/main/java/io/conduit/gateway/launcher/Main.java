@@ -8,13 +8,20 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Hashtable;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.regex.Pattern;
 
 import org.osgi.framework.Bundle;
@@ -27,6 +34,7 @@ import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
 import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.framework.startlevel.BundleStartLevel;
+import org.osgi.framework.startlevel.FrameworkStartLevel;
 
 /**
  * The gateway launcher ({@code bin/conduit-gateway}): starts an embedded OSGi framework (Apache Felix, found with
@@ -65,7 +73,22 @@ public final class Main {
     /** Start level of {@link #GATEWAY_BUNDLE}; every other bundle stays on the framework's default, 1. */
     static final int APPLICATION_START_LEVEL = 2;
     /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
-    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)-.+\\.(cfg|config)");
+    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)(-.*)?\\.(cfg|config)");
+    /**
+     * Service of the gateway bundle ({@code ConfigurationFiles}) registered once it has checked the files of the
+     * configuration directory and published a status for each file that nothing will apply.
+     */
+    static final String CONFIGURATION_CHECK_SERVICE = "io.conduit.gateway.internal.ConfigurationFiles";
+    /** Framework property naming the configuration directory for {@link #CONFIGURATION_CHECK_SERVICE}. */
+    static final String CONFIGURATION_DIRECTORY_PROPERTY = "conduit.gateway.conf";
+    /** System property: how long the banner waits for everything to report, in milliseconds. */
+    static final String BANNER_TIMEOUT_PROPERTY = "conduit.gateway.bannerTimeoutMillis";
+    /** Default of {@link #BANNER_TIMEOUT_PROPERTY}. */
+    static final long DEFAULT_BANNER_TIMEOUT_MILLIS = 15_000;
+    /** The interactive shell's bundle: not started with {@code --no-shell}. */
+    static final String JLINE_SHELL_BUNDLE = "org.apache.felix.gogo.jline";
+    /** FileInstall's java.util.logging logger ({@code felix.fileinstall.log.default=jul}); kept: JUL holds it weakly. */
+    private static final Logger FILEINSTALL_LOG = Logger.getLogger("fileinstall");
 
     private final Path home;
     private final Path conf;
@@ -121,6 +144,13 @@ public final class Main {
                     usage("unknown option '" + args[i] + "'");
             }
         }
+        long timeout = 0;
+        try {
+            timeout = bannerTimeoutMillis(System.getProperty(BANNER_TIMEOUT_PROPERTY));
+        } catch (IllegalArgumentException e) {
+            System.err.println("conduit-gateway: " + e.getMessage());
+            System.exit(2);
+        }
         Path home = home();
         if (!Files.isDirectory(home.resolve("bundles"))) {
             System.err.println("conduit-gateway: " + home.resolve("bundles") + " does not exist: the home directory "
@@ -150,9 +180,34 @@ public final class Main {
             System.err.println("conduit-gateway: configuration directory " + conf + " does not exist");
             System.exit(2);
         }
-        long timeout = Long.getLong("conduit.gateway.bannerTimeoutMillis", 15_000L);
         int rc = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out).run();
         System.exit(rc);
+    }
+
+    /**
+     * Parses {@value #BANNER_TIMEOUT_PROPERTY}: a whole number of milliseconds from 1 to {@link Integer#MAX_VALUE},
+     * surrounding blanks ignored.
+     *
+     * @param value the property's value, {@code null} when unset
+     * @return the timeout; {@value #DEFAULT_BANNER_TIMEOUT_MILLIS} when unset
+     * @throws IllegalArgumentException naming the property, the value and what is allowed
+     */
+    static long bannerTimeoutMillis(String value) {
+        if (value == null) {
+            return DEFAULT_BANNER_TIMEOUT_MILLIS;
+        }
+        try {
+            long millis = Long.parseLong(value.strip());
+            if (millis >= 1 && millis <= Integer.MAX_VALUE) {
+                return millis;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("system property " + BANNER_TIMEOUT_PROPERTY + "='" + value
+                + "' is not valid; allowed values: a whole number of milliseconds from 1 to " + Integer.MAX_VALUE
+                + " (how long the banner waits for the configurations to report); default: "
+                + DEFAULT_BANNER_TIMEOUT_MILLIS);
     }
 
     private static void usage(String error) {
@@ -164,7 +219,9 @@ public final class Main {
         s.println("  --no-shell  run without the interactive Gogo shell (implied when stdin is not a terminal)");
         s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
         s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
-        s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory)");
+        s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory),");
+        s.println("  conduit.gateway.bannerTimeoutMillis=N (how long the banner waits for the configurations;");
+        s.println("  default " + DEFAULT_BANNER_TIMEOUT_MILLIS + ")");
         System.exit(error == null ? 0 : 2);
     }
 
@@ -193,6 +250,11 @@ public final class Main {
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");
         props.put("felix.fileinstall.log.level", "2"); // warnings
+        // FileInstall's log through java.util.logging, one line per record: a file Configuration Admin rejects would
+        // otherwise print a stack trace; the gateway's own WARNING line about the file says what to do
+        props.put("felix.fileinstall.log.default", "jul");
+        oneLineLog(FILEINSTALL_LOG);
+        props.put(CONFIGURATION_DIRECTORY_PROPERTY, conf.toString());
         // The gateway bundle runs one start level above the platform (Conduit, SCR, Config Admin, Gogo): the framework
         // stops level by level from the top (OSGi Core, Start Level API), so on any stop -- exit, SIGTERM, `stop 0` --
         // the endpoints close while their transport is still there instead of first following it to nio.
@@ -246,7 +308,7 @@ public final class Main {
             if (GATEWAY_BUNDLE.equals(b.getSymbolicName())) {
                 b.adapt(BundleStartLevel.class).setStartLevel(APPLICATION_START_LEVEL);
             }
-            if (!shell && "org.apache.felix.gogo.jline".equals(b.getSymbolicName())) {
+            if (!shell && JLINE_SHELL_BUNDLE.equals(b.getSymbolicName())) {
                 continue; // the interactive shell needs a terminal; commands stay registered with the Gogo runtime
             }
             try {
@@ -272,6 +334,34 @@ public final class Main {
             restoreTerminal.run(); // after the shell is gone, so it never sees the old size again
         }
         return exitStatus;
+    }
+
+    /**
+     * Makes {@code logger} print each record on one line on standard error, in the format of the gateway's other log
+     * lines, with the innermost cause of a throwable instead of its stack trace.
+     */
+    static void oneLineLog(Logger logger) {
+        ConsoleHandler handler = new ConsoleHandler();
+        handler.setFormatter(new OneLineFormatter());
+        logger.setUseParentHandlers(false);
+        for (Handler h : logger.getHandlers()) {
+            logger.removeHandler(h);
+        }
+        logger.addHandler(handler);
+    }
+
+    /** {@code 2026-01-02 03:04:05 SEVERE fileinstall: Failed to install artifact: …: java.lang.…Exception: …}. */
+    static final class OneLineFormatter extends Formatter {
+        @Override
+        public String format(LogRecord r) {
+            Throwable root = r.getThrown();
+            while (root != null && root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            return String.format(Locale.ROOT, "%1$tF %1$tT %2$s %3$s: %4$s%5$s%n",
+                    java.time.ZonedDateTime.ofInstant(r.getInstant(), java.time.ZoneId.systemDefault()),
+                    r.getLevel().getName(), r.getLoggerName(), formatMessage(r), root == null ? "" : ": " + root);
+        }
     }
 
     /** @return a runnable that runs {@code r} at most once, whoever calls it first; {@code null} runs nothing */
@@ -301,28 +391,167 @@ public final class Main {
         return bundles;
     }
 
+    /** What the banner reports, as the framework's services show it at one moment. */
+    private final class Startup {
+        final ServiceReference<?>[] statuses;
+        final ServiceReference<?> network;
+        final ServiceReference<?> noNetwork;
+        /** Whether the gateway's check of the configuration files has published its first results. */
+        final boolean checked;
+        /**
+         * Whether the framework has started: it is {@code ACTIVE} once every bundle of its start levels was started
+         * (the {@code STARTED} event, on which the gateway selects its transport, follows asynchronously).
+         */
+        final boolean started;
+        /** Whether the gateway bundle is active, so its network is coming. */
+        final boolean gatewayActive;
+        final List<Bundle> notActive = new ArrayList<>();
+        final int startLevel;
+
+        Startup(BundleContext context) throws InvalidSyntaxException {
+            // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
+            // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
+            statuses = orEmpty(context.getAllServiceReferences(STATUS_SERVICE, null));
+            network = first(context.getAllServiceReferences(NETWORK_SERVICE, null));
+            noNetwork = first(context.getAllServiceReferences(NO_NETWORK_SERVICE, null));
+            checked = context.getAllServiceReferences(CONFIGURATION_CHECK_SERVICE, null) != null;
+            started = context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() == Bundle.ACTIVE;
+            boolean gatewayUp = false;
+            for (Bundle b : context.getBundles()) {
+                if (GATEWAY_BUNDLE.equals(b.getSymbolicName())) {
+                    gatewayUp = (b.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0;
+                }
+                boolean fragment = b.getHeaders().get(Constants.FRAGMENT_HOST) != null;
+                boolean notStartedOnPurpose = !shell && JLINE_SHELL_BUNDLE.equals(b.getSymbolicName());
+                if (b.getState() != Bundle.ACTIVE && !fragment && !notStartedOnPurpose) {
+                    notActive.add(b);
+                }
+            }
+            gatewayActive = gatewayUp;
+            FrameworkStartLevel level = context.getBundle(Constants.SYSTEM_BUNDLE_ID).adapt(FrameworkStartLevel.class);
+            startLevel = level == null ? 0 : level.getStartLevel();
+        }
+
+        /** @return the names of the configurations in conf/ that have published their status */
+        Set<String> reported() {
+            Set<String> names = new HashSet<>();
+            for (ServiceReference<?> r : statuses) {
+                names.add(String.valueOf(r.getProperty("conduit.gateway.name")));
+            }
+            return names;
+        }
+
+        /**
+         * @param expected the gateway's component configuration files found in conf/ at start-up
+         * @return what has not reported yet, e.g. {@code the transport selection, io.conduit.gateway.echo-default.cfg};
+         *         empty when everything has
+         */
+        List<String> pending(List<String> expected) {
+            List<String> pending = new ArrayList<>();
+            if (!started) {
+                pending.add("the framework (start level " + startLevel + " of " + APPLICATION_START_LEVEL + ", "
+                        + notActive.size() + " bundle(s) not started yet)");
+            }
+            if (networkPending()) {
+                pending.add("the transport selection");
+            }
+            // an inactive gateway bundle (a problem line of its own) registers nothing more
+            boolean coming = !started || gatewayActive;
+            if (!checked && coming) {
+                pending.add("the check of the configuration files");
+            }
+            if (noNetwork == null && coming) { // without a network the components never start
+                Set<String> reported = reported();
+                for (String file : expected) {
+                    if (!reported.contains(file)) {
+                        pending.add(file);
+                    }
+                }
+            }
+            return pending;
+        }
+
+        /** @return whether the transport is not selected yet but will be (the gateway bundle is or will be active) */
+        boolean networkPending() {
+            return network == null && noNetwork == null && (!started || gatewayActive);
+        }
+
+        /** @return the transport lines of the banner */
+        String transport() {
+            StringBuilder b = new StringBuilder();
+            ServiceReference<?> r = network != null ? network : noNetwork;
+            if (network != null) {
+                b.append("transport: ").append(network.getProperty("conduit.transport.name")).append('\n');
+            } else if (noNetwork != null) {
+                b.append("transport: none \u2014 ").append(noNetwork.getProperty("conduit.transport.problem"))
+                        .append('\n');
+            } else if (networkPending()) {
+                return "transport: not selected yet (still starting)\n";
+            } else {
+                return "transport: none - the gateway's network did not start (is a transport bundle in bundles/? "
+                        + "see the log above)\n";
+            }
+            Object explain = r.getProperty("conduit.transport.selection");
+            if (explain != null) {
+                for (String line : explain.toString().split("\n")) {
+                    b.append("  ").append(line).append('\n');
+                }
+            }
+            return b.toString();
+        }
+
+        /** @return the banner's lines of the components and, once the framework has started, its inactive bundles */
+        List<String> lines() {
+            List<String> lines = new ArrayList<>();
+            for (ServiceReference<?> r : statuses) {
+                lines.addAll(componentLines(String.valueOf(r.getProperty("conduit.gateway.kind")),
+                        String.valueOf(r.getProperty("conduit.gateway.name")),
+                        strings(r.getProperty("conduit.gateway.listening")),
+                        strings(r.getProperty("conduit.gateway.failures"))));
+            }
+            lines.sort(null);
+            if (started) {
+                for (Bundle x : notActive) {
+                    lines.add("  bundle " + x.getSymbolicName() + " is not active (state " + stateName(x.getState())
+                            + ")");
+                }
+            }
+            return lines;
+        }
+
+        int listening() {
+            int n = 0;
+            for (ServiceReference<?> r : statuses) {
+                n += strings(r.getProperty("conduit.gateway.listening")).length;
+            }
+            return n;
+        }
+
+        int problems() {
+            int n = noNetwork != null ? 1 : 0;
+            for (ServiceReference<?> r : statuses) {
+                n += strings(r.getProperty("conduit.gateway.failures")).length;
+            }
+            return n + (started ? notActive.size() : 0);
+        }
+    }
+
     /**
-     * Waits until every component configuration in the conf directory has published its status (or the network
-     * reported that no transport can be selected), then prints.
+     * Waits until the transport is selected (or cannot be), the gateway has checked the files of the configuration
+     * directory, and every component configuration there has published its status, at most
+     * {@code conduit.gateway.bannerTimeoutMillis}; then prints the banner. When the time is up first, the banner
+     * says what is still starting, and the rest follows once it has reported ({@link #reportLate}).
      *
      * @return whether no transport could be selected
      */
     private boolean printBanner(BundleContext context) throws InterruptedException, InvalidSyntaxException {
-        int expected = countComponentConfigs();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(bannerTimeoutMillis);
-        ServiceReference<?>[] statuses;
-        ServiceReference<?> network;
-        ServiceReference<?> noNetwork;
+        List<String> expected = componentConfigs();
+        long start = System.nanoTime();
+        long deadline = start + TimeUnit.MILLISECONDS.toNanos(bannerTimeoutMillis);
+        Startup s;
         while (true) {
-            // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
-            // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
-            statuses = context.getAllServiceReferences(STATUS_SERVICE, null);
-            ServiceReference<?>[] networks = context.getAllServiceReferences(NETWORK_SERVICE, null);
-            network = networks == null ? null : networks[0];
-            ServiceReference<?>[] noNetworks = context.getAllServiceReferences(NO_NETWORK_SERVICE, null);
-            noNetwork = noNetworks == null ? null : noNetworks[0];
-            int have = statuses == null ? 0 : statuses.length;
-            if ((network != null && have >= expected) || noNetwork != null || System.nanoTime() - deadline > 0) {
+            s = new Startup(context);
+            if (s.pending(expected).isEmpty() || System.nanoTime() - deadline > 0) {
                 break;
             }
             Thread.sleep(50);
@@ -330,66 +559,23 @@ public final class Main {
         StringBuilder b = new StringBuilder();
         Bundle gateway = null;
         for (Bundle x : context.getBundles()) {
-            if ("io.conduit.gateway".equals(x.getSymbolicName())) {
+            if (GATEWAY_BUNDLE.equals(x.getSymbolicName())) {
                 gateway = x;
             }
         }
         b.append("Conduit gateway ").append(gateway != null ? gateway.getVersion() : "?").append(" on Java ")
                 .append(System.getProperty("java.version")).append(", home ").append(home).append('\n');
-        if (network != null) {
-            b.append("transport: ").append(network.getProperty("conduit.transport.name")).append('\n');
-            Object explain = network.getProperty("conduit.transport.selection");
-            if (explain != null) {
-                for (String line : explain.toString().split("\n")) {
-                    b.append("  ").append(line).append('\n');
-                }
-            }
-        } else if (noNetwork != null) {
-            b.append("transport: none \u2014 ").append(noNetwork.getProperty("conduit.transport.problem"))
-                    .append('\n');
-            Object explain = noNetwork.getProperty("conduit.transport.selection");
-            if (explain != null) {
-                for (String line : explain.toString().split("\n")) {
-                    b.append("  ").append(line).append('\n');
-                }
-            }
-        } else {
-            b.append("transport: none - the gateway's network did not start (is a transport bundle in bundles/? "
-                    + "see the log above)\n");
-        }
-        int listening = 0;
-        int problems = noNetwork != null ? 1 : 0;
-        List<String> lines = new ArrayList<>();
-        if (statuses != null) {
-            for (ServiceReference<?> r : statuses) {
-                String kind = String.valueOf(r.getProperty("conduit.gateway.kind"));
-                String name = String.valueOf(r.getProperty("conduit.gateway.name"));
-                String[] bound = strings(r.getProperty("conduit.gateway.listening"));
-                String[] failures = strings(r.getProperty("conduit.gateway.failures"));
-                lines.addAll(componentLines(kind, name, bound, failures));
-                listening += bound.length;
-                problems += failures.length;
-            }
-        }
-        lines.sort(null);
+        b.append(s.transport());
+        List<String> lines = s.lines();
         lines.forEach(l -> b.append(l).append('\n'));
-        int have = statuses == null ? 0 : statuses.length;
-        if ((have < expected || network == null) && noNetwork == null) {
-            for (Bundle x : context.getBundles()) {
-                if (x.getState() != Bundle.ACTIVE && x.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
-                    b.append("  bundle ").append(x.getSymbolicName()).append(" is not active (state ")
-                            .append(stateName(x.getState())).append(")\n");
-                }
-            }
+        List<String> pending = s.pending(expected);
+        if (!pending.isEmpty()) {
+            b.append(stillStarting(bannerTimeoutMillis, pending)).append('\n');
         }
-        if (have < expected && noNetwork == null) {
-            b.append("  ").append(expected - have).append(" of ").append(expected)
-                    .append(" component configurations did not report within ").append(bannerTimeoutMillis)
-                    .append(" ms (see the log)\n");
-        }
-        b.append("Ready: ").append(listening).append(" endpoint(s) listening, ").append(problems)
-                .append(" problem(s); configuration in ").append(conf);
-        if (noNetwork != null) {
+        b.append("Ready: ").append(s.listening()).append(" endpoint(s) listening, ").append(s.problems())
+                .append(" problem(s)").append(pending.isEmpty() ? "" : " so far").append("; configuration in ")
+                .append(conf);
+        if (s.noNetwork != null) {
             b.append(shell ? "; no transport, so nothing will listen: leave with 'exit 0' or Ctrl-D and start again"
                     : "; no transport, so nothing can listen: exiting");
         } else {
@@ -397,7 +583,58 @@ public final class Main {
         }
         out.println(b);
         out.flush();
-        return noNetwork != null;
+        if (!pending.isEmpty() && s.noNetwork == null) {
+            boolean transportShown = s.network != null;
+            Thread late = new Thread(() -> reportLate(context, expected, start, transportShown, lines),
+                    "conduit-gateway-banner");
+            late.setDaemon(true);
+            late.start();
+        }
+        return s.noNetwork != null;
+    }
+
+    /**
+     * The banner's line when its time is up before everything has reported.
+     *
+     * @param pending what has not reported, see {@code Startup.pending}
+     */
+    static String stillStarting(long timeoutMillis, List<String> pending) {
+        return "  still starting after " + timeoutMillis + " ms (" + BANNER_TIMEOUT_PROPERTY + "): "
+                + String.join(", ", pending) + "; reported below once up";
+    }
+
+    /**
+     * After a banner that said what is still starting: waits (as long as the framework runs) until everything has
+     * reported, then prints the transport (when the banner had none), the lines the banner did not have, and one
+     * line {@code Ready after N ms: ...}.
+     */
+    private void reportLate(BundleContext context, List<String> expected, long start, boolean transportShown,
+            List<String> shown) {
+        try {
+            while ((context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
+                Startup s = new Startup(context);
+                if (s.pending(expected).isEmpty()) {
+                    StringBuilder b = new StringBuilder();
+                    if (!transportShown) {
+                        b.append(s.transport());
+                    }
+                    for (String l : s.lines()) {
+                        if (!shown.contains(l)) {
+                            b.append(l).append('\n');
+                        }
+                    }
+                    b.append("Ready after ").append(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                            .append(" ms: ").append(s.listening()).append(" endpoint(s) listening, ")
+                            .append(s.problems()).append(" problem(s)");
+                    out.println(b);
+                    out.flush();
+                    return;
+                }
+                Thread.sleep(100);
+            }
+        } catch (InterruptedException | InvalidSyntaxException | IllegalStateException stopping) {
+            // the framework is stopping: nothing more to report
+        }
     }
 
     /**
@@ -439,9 +676,25 @@ public final class Main {
         return v == null ? new String[0] : new String[] {v.toString()};
     }
 
-    private int countComponentConfigs() {
+    /** @return the gateway's component configuration files in the configuration directory, sorted */
+    private List<String> componentConfigs() {
         File[] files = conf.toFile().listFiles((d, n) -> COMPONENT_CONFIG.matcher(n).matches());
-        return files == null ? 0 : files.length;
+        List<String> names = new ArrayList<>();
+        if (files != null) {
+            for (File f : files) {
+                names.add(f.getName());
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
+    private static ServiceReference<?>[] orEmpty(ServiceReference<?>[] refs) {
+        return refs == null ? new ServiceReference<?>[0] : refs;
+    }
+
+    private static ServiceReference<?> first(ServiceReference<?>[] refs) {
+        return refs == null ? null : refs[0];
     }
 
     private static void stop(Framework framework) {

@@ -190,6 +190,18 @@ class GatewayCommandsTest {
     }
 
     @Test
+    void aFileThatNothingAppliesIsAFailedConfigurationWithItsReason() {
+        Listeners problem = new Listeners("configuration file io.conduit.gateway.echoo-typo.cfg");
+        problem.fail("ignored: no component reads factory PID 'io.conduit.gateway.echoo'");
+        String text = GatewayCommands.render(List.of(new ComponentStatus("io.conduit.gateway.echoo-typo.cfg",
+                "io.conduit.gateway.echoo~typo", "file", problem)));
+        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echoo~typo", "file", "FAILED",
+                "  (io.conduit.gateway.echoo-typo.cfg)")
+                + "    error: ignored: no component reads factory PID 'io.conduit.gateway.echoo'\n"
+                + "1 configuration: 0 running, 0 partial, 1 failed\n", text.replace("\r\n", "\n"));
+    }
+
+    @Test
     void saysSoWhenNothingIsConfigured() {
         assertEquals(true, GatewayCommands.render(List.of()).startsWith("no echo or relay configuration"));
     }

@@ -122,4 +122,30 @@ class GatewayConfigTest {
         props.put("listen", "udp://127.0.0.1:7");
         assertEquals(1, EchoConfig.from(props).listen().size());
     }
+
+    @Test
+    void aSingletonConfigurationOfAFactoryComponentIsRefusedNamingTheFileItShouldBe() {
+        Map<String, Object> file = Map.of("listen", "tcp://127.0.0.1:1", "service.pid", "io.conduit.gateway.echo",
+                "felix.fileinstall.filename", "file:/gw/conf/io.conduit.gateway.echo.config");
+        assertEquals("io.conduit.gateway.echo.config has no '-<name>': echo configurations are factory configurations, "
+                + "one file per echo named io.conduit.gateway.echo-<name>.config; rename it (e.g. to "
+                + "io.conduit.gateway.echo-1.config)",
+                assertThrows(IllegalArgumentException.class, () -> EchoConfig.from(file)).getMessage());
+        Map<String, Object> admin = Map.of("listen", "tcp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:2",
+                "service.pid", "io.conduit.gateway.relay");
+        assertEquals("'io.conduit.gateway.relay' is a singleton configuration: relay configurations are factory "
+                + "configurations of io.conduit.gateway.relay (files io.conduit.gateway.relay-<name>.cfg)",
+                assertThrows(IllegalArgumentException.class, () -> RelayConfig.from(admin)).getMessage());
+        assertEquals(1, EchoConfig.from(Map.of("listen", "tcp://127.0.0.1:1", "service.pid",
+                "io.conduit.gateway.echo~a", "service.factoryPid", "io.conduit.gateway.echo")).listen().size());
+    }
+
+    @Test
+    void theNameOfAFileInstallConfigurationIsItsFileName() {
+        assertEquals("io.conduit.gateway.echo-a b.cfg", GatewayConfig.name(Map.of("felix.fileinstall.filename",
+                "file:/gw/my%20conf/io.conduit.gateway.echo-a%20b.cfg")), "FileInstall writes a URL");
+        assertEquals("io.conduit.gateway.echo-x.cfg", GatewayConfig.name(Map.of("felix.fileinstall.filename",
+                "/gw/conf/io.conduit.gateway.echo-x.cfg")));
+        assertEquals("io.conduit.gateway.echo~x", GatewayConfig.name(Map.of("service.pid", "io.conduit.gateway.echo~x")));
+    }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * configuration directory so nothing listens: a 0x0 terminal gets a usable size, the shell does not spin, and
  * {@code exit 0} gives the terminal its old size back; a normal terminal is left alone; Ctrl-C at an empty prompt
  * prints how to stop the gateway, Ctrl-C after typing something does not; {@code exit N} stops the gateway with
- * status N and prints nothing else.
+ * status N and prints nothing else, and so does Gogo's {@code system:exit N}.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShellTerminalIT {
@@ -69,6 +69,19 @@ class ShellTerminalIT {
             g.type("exit 3\r");
             assertEquals(3, g.awaitExit(), "exit N ends the gateway with status N:\n" + g.text());
             assertFalse(g.text().substring(exit).contains("Exception"), g.text());
+            assertEquals("30 100", g.sizeAfter(), g.text());
+        }
+    }
+
+    @Test
+    void gogosSystemExitStopsTheGatewayAsExitDoes() throws Exception {
+        Files.createDirectories(conf);
+        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf, null).awaitFirstPrompt()) {
+            int typed = g.text().length();
+            g.type("system:exit 4\r"); // the name 'help' lists for Gogo's System.exit
+            assertEquals(4, g.awaitExit(), "system:exit N ends the gateway with status N:\n" + g.text());
+            String after = g.text().substring(typed);
+            assertFalse(after.contains("Exception"), "no InterruptedException:\n" + after);
             assertEquals("30 100", g.sizeAfter(), g.text());
         }
     }

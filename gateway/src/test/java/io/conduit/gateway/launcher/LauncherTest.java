@@ -1,0 +1,66 @@
+package io.conduit.gateway.launcher;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The launcher's checks and texts: {@code conduit.gateway.bannerTimeoutMillis} is a positive whole number or an
+ * error naming it; a banner whose time is up says what is still starting; FileInstall's records are one line; the
+ * files the banner waits for.
+ */
+class LauncherTest {
+
+    @Test
+    void theBannerTimeoutIsAPositiveWholeNumberOfMilliseconds() {
+        assertEquals(15_000, Main.bannerTimeoutMillis(null));
+        assertEquals(100, Main.bannerTimeoutMillis("100"));
+        assertEquals(1, Main.bannerTimeoutMillis(" 1 "));
+        assertEquals(Integer.MAX_VALUE, Main.bannerTimeoutMillis(Integer.toString(Integer.MAX_VALUE)));
+        for (String bad : List.of("abc", "-5", "0", "", "1.5", "2147483648", "15s")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> Main.bannerTimeoutMillis(bad), bad);
+            assertEquals("system property conduit.gateway.bannerTimeoutMillis='" + bad + "' is not valid; allowed "
+                    + "values: a whole number of milliseconds from 1 to 2147483647 (how long the banner waits for the "
+                    + "configurations to report); default: 15000", e.getMessage());
+        }
+    }
+
+    @Test
+    void aBannerWhoseTimeIsUpSaysWhatIsStillStarting() {
+        assertEquals("  still starting after 100 ms (conduit.gateway.bannerTimeoutMillis): the transport selection, "
+                + "io.conduit.gateway.echo-default.cfg; reported below once up", Main.stillStarting(100,
+                        List.of("the transport selection", "io.conduit.gateway.echo-default.cfg")));
+    }
+
+    @Test
+    void fileInstallRecordsAreOneLineWithTheInnermostCause() {
+        LogRecord r = new LogRecord(Level.SEVERE, "Failed to install artifact: /gw/conf/a-b.cfg");
+        r.setLoggerName("fileinstall");
+        r.setThrown(new RuntimeException(new IllegalArgumentException("Key [] must not be an empty string")));
+        String line = new Main.OneLineFormatter().format(r);
+        assertTrue(line.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d SEVERE fileinstall: Failed to install "
+                + "artifact: /gw/conf/a-b.cfg: java.lang.IllegalArgumentException: Key \\[\\] must not be an empty "
+                + "string\\R"), line);
+        assertFalse(line.contains("\tat "), line);
+    }
+
+    @Test
+    void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
+        for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
+                "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg")) {
+            assertTrue(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
+        for (String f : List.of("io.conduit.gateway.echoo-x.cfg", "io.conduit.transport.cfg",
+                "io.conduit.gateway.echo-default.cfg.example")) {
+            assertFalse(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
+    }
+}
