@@ -49,6 +49,11 @@ public final class ConfigurationFiles {
     /** The service this component registers once the first check is done; the launcher waits for it. */
     static final String SERVICE = "io.conduit.gateway.internal.ConfigurationFiles";
 
+    /**
+     * The names of the gateway's factory PIDs without {@code -<name>} ({@code io.conduit.gateway.echo.cfg}), which the
+     * launcher's {@code felix.fileinstall.filter} leaves out and this check reports.
+     */
+    static final String GATEWAY_FACTORY_WITHOUT_NAME = "io\\.conduit\\.gateway\\.(?:echo|relay)\\.(?:cfg|config)";
     private static final String MANAGED_SERVICE = "org.osgi.service.cm.ManagedService";
     private static final String MANAGED_SERVICE_FACTORY = "org.osgi.service.cm.ManagedServiceFactory";
 
@@ -85,6 +90,8 @@ public final class ConfigurationFiles {
                 // FileInstall cannot use it either
             }
         }
+        // the launcher keeps FileInstall off the gateway's factory PIDs without "-<name>": they are checked anyway
+        filter = Pattern.compile("(?:" + filter.pattern() + ")|" + GATEWAY_FACTORY_WITHOUT_NAME);
         watch = new ConfigurationFileWatch(Path.of(dir), filter, this::known, this::publish);
         watch.scan();
         Hashtable<String, Object> props = new Hashtable<>();

@@ -87,6 +87,13 @@ public final class Main {
     static final long DEFAULT_BANNER_TIMEOUT_MILLIS = 15_000;
     /** The interactive shell's bundle: not started with {@code --no-shell}. */
     static final String JLINE_SHELL_BUNDLE = "org.apache.felix.gogo.jline";
+    /**
+     * The files of the configuration directory FileInstall reads ({@code felix.fileinstall.filter}, matched against
+     * the whole file name): {@code *.cfg} and {@code *.config}, but not {@code io.conduit.gateway.echo.cfg} or
+     * {@code io.conduit.gateway.relay.cfg} (the gateway's factory PIDs without {@code -<name>}).
+     */
+    static final String FILEINSTALL_FILTER = "(?!io\\.conduit\\.gateway\\.(?:echo|relay)\\.(?:cfg|config)$).*\\.(cfg|config)";
+
     /** FileInstall's java.util.logging logger ({@code felix.fileinstall.log.default=jul}); kept: JUL holds it weakly. */
     private static final Logger FILEINSTALL_LOG = Logger.getLogger("fileinstall");
 
@@ -245,7 +252,9 @@ public final class Main {
         props.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         props.put("conduit.gateway.home", home.toString());
         props.put("felix.fileinstall.dir", conf.toString());
-        props.put("felix.fileinstall.filter", ".*\\.(cfg|config)");
+        // not the gateway's factory PIDs without "-<name>": Configuration Admin would make singleton configurations of
+        // them, which SCR refuses with a stack trace next to the factory ones; ConfigurationFiles reports such a file
+        props.put("felix.fileinstall.filter", FILEINSTALL_FILTER);
         props.put("felix.fileinstall.noInitialDelay", "true");
         props.put("felix.fileinstall.poll", "1000");
         props.put("felix.fileinstall.enableConfigSave", "false");

@@ -101,6 +101,18 @@ class ConfigurationFilesIT {
             awaitOutput(g, "the WARNING of a file added later", o -> o.contains(" WARNING io.conduit.gateway: "
                     + "configuration file io.conduit.gateway.rellay-late.cfg: ignored: no component reads factory PID "
                     + "'io.conduit.gateway.rellay' (did you mean io.conduit.gateway.relay-late.cfg?)"));
+
+            // the gateway's factory PIDs without "-<name>" while it runs: renamed as the warning says, and added
+            // beside factory configurations; FileInstall never hands them to Configuration Admin, so SCR has no
+            // singleton configuration to refuse (with a stack trace)
+            Files.move(conf.resolve("io.conduit.gateway.echo.cfg"), conf.resolve("io.conduit.gateway.echo-1.cfg"));
+            awaitListening(noNamePort, g);
+            Files.writeString(conf.resolve("io.conduit.gateway.relay.config"), "listen = \"tcp://127.0.0.1:1\"\n");
+            awaitOutput(g, "the WARNING of io.conduit.gateway.relay.config", o -> o.contains(" WARNING "
+                    + "io.conduit.gateway: relay io.conduit.gateway.relay.config: ignored"));
+            Thread.sleep(2_500); // two more FileInstall polls
+            String end = g.output();
+            assertFalse(end.contains("\tat ") || end.contains("singleton pid"), "no SCR complaint:\n" + end);
         }
     }
 

@@ -19,6 +19,19 @@ import org.junit.jupiter.api.Test;
 class LauncherTest {
 
     @Test
+    void fileInstallReadsEveryCfgAndConfigButTheGatewaysFactoryPidsWithoutAName() {
+        java.util.regex.Pattern filter = java.util.regex.Pattern.compile(Main.FILEINSTALL_FILTER);
+        for (String read : java.util.List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-a.config",
+                "io.conduit.transport.cfg", "io.conduit.gateway.echoo.cfg", "io.conduit.gateway.echo.cfg.cfg")) {
+            assertTrue(filter.matcher(read).matches(), read);
+        }
+        for (String left : java.util.List.of("io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay.cfg",
+                "io.conduit.gateway.echo.config", "io.conduit.gateway.relay-example.cfg.example", "notes.txt")) {
+            assertFalse(filter.matcher(left).matches(), left);
+        }
+    }
+
+    @Test
     void theBannerTimeoutIsAPositiveWholeNumberOfMilliseconds() {
         assertEquals(15_000, Main.bannerTimeoutMillis(null));
         assertEquals(100, Main.bannerTimeoutMillis("100"));
