@@ -135,6 +135,72 @@ final class TransportConfiguration implements ManagedService {
         registry.setOverrides(transport, strict); // the values were checked above: it does not throw
         registry.setRejectedConfiguration(null);
         applied = true;
+        List<String> unknown = unknownKeys(properties);
+        if (!unknown.isEmpty()) {
+            StringBuilder w = new StringBuilder("configuration " + PID + ": unknown ")
+                    .append(unknown.size() == 1 ? "key " : "keys ");
+            for (int i = 0; i < unknown.size(); i++) {
+                String key = unknown.get(i);
+                String like = closestKey(key);
+                w.append(i == 0 ? "" : ", ").append('\'').append(key).append('\'')
+                        .append(like == null ? "" : " (did you mean '" + like + "'?)");
+            }
+            log.log(System.Logger.Level.WARNING, w.append(" ignored; known keys: ").append(TRANSPORT).append(", ")
+                    .append(STRICT).append(" (the other values were applied)").toString());
+        }
+    }
+
+    /**
+     * @return the keys of {@code properties} this configuration does not know, in order; keys with a dot are left
+     *         out (Configuration Admin's and FileInstall's own, e.g. {@code service.pid},
+     *         {@code felix.fileinstall.filename})
+     */
+    static List<String> unknownKeys(Dictionary<String, ?> properties) {
+        List<String> unknown = new ArrayList<>();
+        for (java.util.Enumeration<String> keys = properties.keys(); keys.hasMoreElements(); ) {
+            String key = keys.nextElement();
+            if (!key.contains(".") && !key.equals(TRANSPORT) && !key.equals(STRICT)) {
+                unknown.add(key);
+            }
+        }
+        java.util.Collections.sort(unknown);
+        return unknown;
+    }
+
+    /** @return the known key {@code key} is most likely a misspelling of (at most 2 edits, or same letters), or null */
+    static String closestKey(String key) {
+        String k = key.toLowerCase(java.util.Locale.ROOT);
+        for (String known : List.of(TRANSPORT, STRICT)) {
+            if (k.equals(known) || editDistance(k, known) <= 2 || sorted(k).equals(sorted(known))) {
+                return known;
+            }
+        }
+        return null;
+    }
+
+    private static String sorted(String s) {
+        char[] c = s.toCharArray();
+        java.util.Arrays.sort(c);
+        return new String(c);
+    }
+
+    private static int editDistance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                cur[j] = Math.min(subst, Math.min(prev[j], cur[j - 1]) + 1);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
     }
 
     /** @return what a rejected configuration leaves in effect, for its log line */

@@ -46,6 +46,21 @@ class TransportConfigurationTest {
     }
 
     @Test
+    void anUnknownKeyIsOneWarningNamingTheLikelyKeyAndTheKnownOnesWhileTheRestApplies() {
+        binding.updated(props("trasnport", "beta", "strict", "false", "Strict", "true", "colour", "red",
+                "service.pid", "io.conduit.transport", "felix.fileinstall.filename", "file:/x/io.conduit.transport.cfg"));
+        assertEquals(List.of("configuration io.conduit.transport: unknown keys 'Strict' (did you mean 'strict'?), "
+                + "'colour', 'trasnport' (did you mean 'transport'?) ignored; known keys: transport, strict (the other "
+                + "values were applied)"), log.at(System.Logger.Level.WARNING));
+        assertEquals(Boolean.FALSE, registry.strictOverride(), "the known key applies");
+        assertNull(registry.preferenceOverride(), "a misspelt key does not");
+        assertNull(registry.rejectedConfiguration());
+        log.records.clear();
+        binding.updated(props("transport", "beta", "service.pid", "io.conduit.transport"));
+        assertEquals(List.of(), log.records, "Configuration Admin's own keys are not unknown");
+    }
+
+    @Test
     void arraysAndCollectionsAreJoinedAsAnOrderedList() {
         binding.updated(props("transport", new String[] {"gone", "beta"}));
         assertEquals("gone,beta", registry.preferenceOverride());
