@@ -22,7 +22,7 @@ final class UnixSocketFiles {
     /**
      * Makes {@code path} bindable: creates its parent directories and removes a stale socket file.
      *
-     * @throws BindException when another process listens on the path, or the path is a regular file or directory
+     * @throws BindException when a socket listens on the path (another process, or another endpoint of this gateway), or the path is a regular file or directory
      * @throws IOException   when the parent directory cannot be created or the stale file cannot be removed
      */
     static void prepareBind(Path path) throws IOException {
@@ -38,7 +38,8 @@ final class UnixSocketFiles {
         }
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             probe.connect(UnixDomainSocketAddress.of(path));
-            throw new BindException("unix:" + path + " is in use: another process listens on it");
+            throw new BindException("unix:" + path + " is in use: a socket listens on it (another process, or another"
+                    + " endpoint of this gateway); stop it or choose another path");
         } catch (BindException e) {
             throw e;
         } catch (IOException refused) {
