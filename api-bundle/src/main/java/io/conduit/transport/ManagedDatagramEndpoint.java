@@ -471,9 +471,7 @@ public final class ManagedDatagramEndpoint {
             }
             LOG.log(System.Logger.Level.WARNING, why + ": no transport that can bind it is selected; the socket is "
                     + "closed until one is");
-            if (old != null) {
-                retire(old, why, false);
-            }
+            retire(old, why, false);
             return;
         }
         boolean overlap = old != null && old.reusePort && target.supports(ChannelOption.SO_REUSEPORT);

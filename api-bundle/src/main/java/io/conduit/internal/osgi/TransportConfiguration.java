@@ -167,23 +167,22 @@ final class TransportConfiguration implements ManagedService {
         return unknown;
     }
 
-    /** @return the known key {@code key} is most likely a misspelling of (at most 2 edits, or same letters), or null */
+    /**
+     * @return the known key {@code key} is a plausible typo of (the same letters in another case, or at most one edit
+     *         per four characters, 1 to 3: the gateway's rule for its own keys), or {@code null}
+     */
     static String closestKey(String key) {
         String k = key.toLowerCase(java.util.Locale.ROOT);
+        int allowed = Math.max(1, Math.min(3, key.length() / 4));
         for (String known : List.of(TRANSPORT, STRICT)) {
-            if (k.equals(known) || editDistance(k, known) <= 2 || sorted(k).equals(sorted(known))) {
+            if (editDistance(k, known) <= allowed) {
                 return known;
             }
         }
         return null;
     }
 
-    private static String sorted(String s) {
-        char[] c = s.toCharArray();
-        java.util.Arrays.sort(c);
-        return new String(c);
-    }
-
+    /** @return the Levenshtein distance of {@code a} and {@code b} (insertions, deletions, substitutions) */
     private static int editDistance(String a, String b) {
         int[] prev = new int[b.length() + 1];
         int[] cur = new int[b.length() + 1];
