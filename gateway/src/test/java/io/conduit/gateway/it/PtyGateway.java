@@ -19,6 +19,13 @@ import java.util.function.Predicate;
  * types into the pty and collects what the pty shows. The pty gets its size from {@code stty} before the gateway
  * starts; after the gateway ended, the shell that ran it writes the pty's size to a file of its own (not to the pty:
  * script(1) may end before the last output of its child has reached this process).
+ * <p>
+ * script(1) runs the command with {@code $SHELL -c}; this class sets {@code SHELL=/bin/sh}, so every machine runs the
+ * same shell (dash on Debian; a CI runner may have no {@code SHELL} at all). A Ctrl-C typed into the pty sends
+ * SIGINT to the whole foreground process group, that shell included, and a non-interactive dash that is waiting
+ * for a command dies of it (exit 130) even though the gateway caught the signal; bash does not. The shell therefore
+ * catches SIGINT with a no-op trap ({@code trap : INT}): a caught signal is reset to its default in the gateway by
+ * exec(2), so the JVM and the shell's own Ctrl-C handling are unchanged.
  */
 final class PtyGateway implements AutoCloseable {
 
@@ -42,11 +49,12 @@ final class PtyGateway implements AutoCloseable {
         sizeAfter = Files.createTempFile("conduit-pty-size", ".txt");
         Files.delete(sizeAfter); // written only once the gateway ended
         ProcessBuilder pb = new ProcessBuilder(scriptTool.toString(), "-qfec",
-                "stty " + stty + "; '" + gateway + "' --conf '" + conf + "'; rc=$?; stty size > '" + sizeAfter
+                "trap : INT; stty " + stty + "; '" + gateway + "' --conf '" + conf + "'; rc=$?; stty size > '" + sizeAfter
                         + ".part' && mv '" + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
                 .redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("TERM", "xterm");
+        pb.environment().put("SHELL", "/bin/sh");
         if (javaOpts != null) {
             pb.environment().put("JAVA_OPTS", javaOpts);
         }
