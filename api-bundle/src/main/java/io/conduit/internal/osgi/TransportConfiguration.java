@@ -141,9 +141,12 @@ final class TransportConfiguration implements ManagedService {
                     .append(unknown.size() == 1 ? "key " : "keys ");
             for (int i = 0; i < unknown.size(); i++) {
                 String key = unknown.get(i);
+                String bare = withoutByteOrderMark(key);
                 String like = closestKey(key);
-                w.append(i == 0 ? "" : ", ").append('\'').append(key).append('\'')
-                        .append(like == null ? "" : " (did you mean '" + like + "'?)");
+                w.append(i == 0 ? "" : ", ").append('\'').append(key).append('\'').append(bare != null
+                        ? " (the file starts with a UTF-8 byte order mark, read as part of its first key '" + bare
+                                + "': save the file as UTF-8 without a byte order mark)"
+                        : like == null ? "" : " (did you mean '" + like + "'?)");
             }
             log.log(System.Logger.Level.WARNING, w.append(" ignored; known keys: ").append(TRANSPORT).append(", ")
                     .append(STRICT).append(" (the other values were applied)").toString());
@@ -165,6 +168,19 @@ final class TransportConfiguration implements ManagedService {
         }
         java.util.Collections.sort(unknown);
         return unknown;
+    }
+
+    /**
+     * @return {@code key} without the UTF-8 byte order mark it starts with, as FileInstall decodes one (three
+     *         ISO-8859-1 characters in a {@code .cfg} file, U+FEFF in a UTF-8 {@code .config} file), or {@code null}
+     */
+    static String withoutByteOrderMark(String key) {
+        for (String mark : List.of("\u00EF\u00BB\u00BF", "\uFEFF")) {
+            if (key.startsWith(mark)) {
+                return key.substring(mark.length());
+            }
+        }
+        return null;
     }
 
     /**

@@ -61,6 +61,19 @@ class TransportConfigurationTest {
     }
 
     @Test
+    void aByteOrderMarkReadAsPartOfTheFirstKeyIsNamedWithWhatToDo() {
+        // FileInstall reads a .cfg file as ISO-8859-1: a UTF-8 BOM becomes three characters of the first key
+        binding.updated(props("\u00EF\u00BB\u00BFtransport", "beta", "strict", "true"));
+        assertEquals(List.of("configuration io.conduit.transport: unknown key '\u00EF\u00BB\u00BFtransport' (the file "
+                + "starts with a UTF-8 byte order mark, read as part of its first key 'transport': save the file as "
+                + "UTF-8 without a byte order mark) ignored; known keys: transport, strict (the other values were "
+                + "applied)"), log.at(System.Logger.Level.WARNING));
+        assertNull(registry.preferenceOverride(), "the key with the mark is not 'transport'");
+        assertEquals("transport", TransportConfiguration.withoutByteOrderMark("\uFEFFtransport"));
+        assertNull(TransportConfiguration.withoutByteOrderMark("transport"));
+    }
+
+    @Test
     void arraysAndCollectionsAreJoinedAsAnOrderedList() {
         binding.updated(props("transport", new String[] {"gone", "beta"}));
         assertEquals("gone,beta", registry.preferenceOverride());

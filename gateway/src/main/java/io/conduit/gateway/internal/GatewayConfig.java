@@ -125,6 +125,12 @@ public final class GatewayConfig {
             if (known.contains(key) || key.startsWith(".") || FRAMEWORK_KEY_PREFIXES.stream().anyMatch(key::startsWith)) {
                 continue;
             }
+            String bare = withoutByteOrderMark(key);
+            if (bare != null) {
+                keys.add("'" + key + "' (the file starts with a UTF-8 byte order mark, read as part of its first key '"
+                        + bare + "': save the file as UTF-8 without a byte order mark)");
+                continue;
+            }
             String guess = closest(key, known);
             keys.add("'" + key + "'" + (guess != null ? " (did you mean '" + guess + "'?)" : ""));
         }
@@ -132,6 +138,22 @@ public final class GatewayConfig {
             return null;
         }
         return (keys.size() == 1 ? "unknown key " : "unknown keys ") + String.join(", ", keys);
+    }
+
+    /**
+     * A UTF-8 byte order mark (EF BB BF) at the start of a file, as FileInstall's readers decode it: ISO-8859-1 for
+     * {@code .cfg} files (as {@code java.util.Properties} reads a stream), UTF-8 for {@code .config} files.
+     */
+    private static final List<String> BYTE_ORDER_MARKS = List.of("\u00EF\u00BB\u00BF", "\uFEFF");
+
+    /** @return {@code key} without the byte order mark it starts with, or {@code null} when it starts with none */
+    static String withoutByteOrderMark(String key) {
+        for (String mark : BYTE_ORDER_MARKS) {
+            if (key.startsWith(mark)) {
+                return key.substring(mark.length());
+            }
+        }
+        return null;
     }
 
     /** @return the known key {@code key} is a plausible typo of (same letters in another case, or a few edits), or null */

@@ -103,12 +103,17 @@ public final class NetworkComponent {
     }
 
     /**
-     * What an endpoint says while no transport can be selected: when no provider is registered although transport
-     * bundles are installed but stopped (e.g. {@code stop} of nio and epoll in the shell), which one to start
-     * again; otherwise the selection error. On the caller's thread; never throws.
+     * What an endpoint says while no transport can be selected: when no provider is registered because the API
+     * bundle is stopped, to start it again; when transport bundles are installed but stopped (e.g. {@code stop} of
+     * nio and epoll in the shell), which one to start again; otherwise the selection error. On the caller's thread;
+     * never throws.
      */
     private String noTransport(RuntimeException selectionError) {
         if (Transports.providers().isEmpty()) {
+            TransportBundles.Installed api = TransportBundles.stoppedApi(context);
+            if (api != null) {
+                return TransportBundles.apiStopped(api);
+            }
             String start = TransportBundles.noneRegistered(TransportBundles.installed(context));
             if (start != null) {
                 return start;

@@ -74,6 +74,42 @@ final class TransportBundles {
         return false;
     }
 
+    /** Bundle-SymbolicName of the Conduit API bundle, whose activator keeps the registry of transports. */
+    static final String API = "io.conduit.api";
+
+    /**
+     * @param context any bundle's context of the framework
+     * @return the Conduit API bundle when it is installed but neither starting nor active (its registry of transports
+     *         is then closed: it lists no transport although the transport bundles still run), else {@code null}
+     */
+    static Installed stoppedApi(BundleContext context) {
+        Bundle[] bundles;
+        try {
+            bundles = context.getBundles();
+        } catch (IllegalStateException stopping) {
+            return null;
+        }
+        for (Bundle b : bundles) {
+            if (API.equals(b.getSymbolicName()) && (b.getState() & (Bundle.STARTING | Bundle.ACTIVE)) == 0) {
+                return new Installed(b.getBundleId(), b.getSymbolicName(), false);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What to say when no transport is registered because the API bundle is stopped.
+     *
+     * @param api the stopped API bundle ({@link #stoppedApi})
+     * @return e.g. {@code no transport is registered: the Conduit API bundle io.conduit.api (bundle 1), which keeps
+     *         the registry of transports, is stopped: start it again with 'start 1' ('lb' lists the bundles)}
+     */
+    static String apiStopped(Installed api) {
+        return "no transport is registered: the Conduit API bundle " + api.symbolicName() + " (bundle " + api.id()
+                + "), which keeps the registry of transports, is stopped: start it again with 'start " + api.id()
+                + "' ('lb' lists the bundles)";
+    }
+
     /**
      * What to say when no transport is registered, for the transport bundles {@code bundles}.
      *

@@ -492,7 +492,7 @@ public final class Main {
             if (network != null) {
                 b.append("transport: ").append(network.getProperty("conduit.transport.name")).append('\n');
             } else if (noNetwork != null) {
-                b.append("transport: none \u2014 ").append(noNetwork.getProperty("conduit.transport.problem"))
+                b.append("transport: none - ").append(noNetwork.getProperty("conduit.transport.problem"))
                         .append('\n');
             } else if (networkPending()) {
                 return "transport: not selected yet (still starting)\n";

@@ -90,6 +90,21 @@ class GatewayConfigTest {
     }
 
     @Test
+    void aByteOrderMarkReadAsPartOfTheFirstKeyIsNamedWithWhatToDo() {
+        // FileInstall reads a .cfg file as ISO-8859-1: the UTF-8 BOM EF BB BF becomes three characters of the key
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> EchoConfig.from(Map.of("\u00EF\u00BB\u00BFlisten", "tcp://127.0.0.1:7")));
+        assertTrue(e.getMessage().startsWith("unknown key '\u00EF\u00BB\u00BFlisten' (the file starts with a UTF-8"
+                + " byte order mark, read as part of its first key 'listen': save the file as UTF-8 without a byte"
+                + " order mark); missing 'listen'"), e.getMessage());
+        // a .config file is read as UTF-8: the mark is one character
+        assertTrue(GatewayConfig.unknownKeys(Map.of("\uFEFFlisten", "x"), List.of("listen"))
+                .contains("first key 'listen'"));
+        assertEquals("unknown key 'lsten' (did you mean 'listen'?)",
+                GatewayConfig.unknownKeys(Map.of("lsten", "x"), List.of("listen")));
+    }
+
+    @Test
     void unknownKeysOfAValidConfigurationAreOneWarningNamingThemAndTheKnownKeys() {
         try (LogCapture log = new LogCapture()) {
             RelayConfig relay = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:16379", "upstream",

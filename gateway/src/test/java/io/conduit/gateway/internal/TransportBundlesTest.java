@@ -27,6 +27,13 @@ class TransportBundlesTest {
     }
 
     @Test
+    void aStoppedApiBundleIsToBeStartedAgain() {
+        assertEquals("no transport is registered: the Conduit API bundle io.conduit.api (bundle 1), which keeps the "
+                + "registry of transports, is stopped: start it again with 'start 1' ('lb' lists the bundles)",
+                TransportBundles.apiStopped(new TransportBundles.Installed(1, TransportBundles.API, false)));
+    }
+
+    @Test
     void withoutAStoppedTransportBundleThePlatformsMessageApplies() {
         assertNull(TransportBundles.noneRegistered(List.of()), "none installed: add one (the platform says how)");
         assertNull(TransportBundles.noneRegistered(List.of(new TransportBundles.Installed(6, "io.conduit.nio", true))));

@@ -26,7 +26,7 @@ class NoTransportDistributionIT {
         String out = exit.output();
         System.out.println(out);
         assertEquals(2, exit.status(), out);
-        assertTrue(out.contains("transport: none \u2014 "), out);
+        assertTrue(out.contains("transport: none - "), out);
         assertTrue(out.contains("bogus"), out);
         assertFalse(out.contains("is a transport bundle in bundles/?"), out);
         assertTrue(out.contains("Ready: 0 endpoint(s) listening, 1 problem(s)"), out);
@@ -48,7 +48,7 @@ class NoTransportDistributionIT {
         Files.writeString(conf.resolve("io.conduit.gateway.relay-second.cfg"), "listen = tcp://127.0.0.1:"
                 + Tools.freeTcpPort() + "\nupstream = tcp://127.0.0.1:1\n");
         try (PtyGateway g = new PtyGateway("rows 50 cols 400", conf, "-Dconduit.leakDetection=x").awaitFirstPrompt()) {
-            assertTrue(g.text().contains("transport: none \u2014 "), g.text());
+            assertTrue(g.text().contains("transport: none - "), g.text());
             String out = "";
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!out.contains("2 configurations")) { // FileInstall hands conf/ to Configuration Admin meanwhile
