@@ -20,6 +20,12 @@ import io.conduit.concurrent.Future;
  * {@code ManagedServer}s and UDP endpoints {@code ManagedDatagramEndpoint}s (made by {@link BootstrapNetwork}), so a
  * transport swap re-binds them.
  *
+ * <p>An endpoint that cannot be bound because its address is in use ({@link java.net.BindException} "in use": a port
+ * another process listens on, a Unix socket file or abstract name taken) is bound again every
+ * {@value #IN_USE_RETRY_MILLIS} ms, and on every transport change, until it binds or this is closed: a gateway
+ * restarted while its old process still holds the port listens once that process is gone. The problem is logged once,
+ * not on every attempt; the bind that succeeds is one INFO line.
+ *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */
 final class Listeners implements AutoCloseable {
@@ -31,6 +37,10 @@ final class Listeners implements AutoCloseable {
     }
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+    /** How long an endpoint whose address is in use waits before it is bound again, in milliseconds. */
+    static final long IN_USE_RETRY_MILLIS = 5_000;
+
+    private final long inUseRetryMillis;
 
     private final String component;
     /** Bound listeners and channels, index for index with {@link #listening}; guarded by this. */
@@ -44,12 +54,14 @@ final class Listeners implements AutoCloseable {
     /** Guarded by this. */
     private boolean closed;
     /**
-     * Endpoints the selected transport could not serve ({@link Network.NotOnThisTransport}), each with its failure
-     * line in {@link #failures}, tried again on every transport change; guarded by this.
+     * Endpoints the selected transport could not serve ({@link Network.NotOnThisTransport}) or whose address was in
+     * use, each with its failure line in {@link #failures}, tried again on every transport change; guarded by this.
      */
     private final Map<GatewayUri, String> waiting = new LinkedHashMap<>();
     /** Waiting endpoints being bound again, each with whether the selection changed meanwhile; guarded by this. */
     private final Map<GatewayUri, Boolean> retrying = new java.util.HashMap<>();
+    /** Endpoints whose address was in use, with a timed retry pending; guarded by this. */
+    private final java.util.Set<GatewayUri> retryScheduled = new java.util.HashSet<>();
     /** Endpoints given to {@link #bindAll}, to tell an endpoint listed twice; guarded by this. */
     private final List<GatewayUri> endpoints = new ArrayList<>();
     /** Watches transport changes while something is {@link #waiting}; guarded by this. */
@@ -63,7 +75,16 @@ final class Listeners implements AutoCloseable {
 
     /** @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines */
     Listeners(String component) {
+        this(component, IN_USE_RETRY_MILLIS);
+    }
+
+    /**
+     * @param component        e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines
+     * @param inUseRetryMillis how long an endpoint whose address is in use waits before it is bound again, in ms
+     */
+    Listeners(String component, long inUseRetryMillis) {
         this.component = component;
+        this.inUseRetryMillis = inUseRetryMillis;
     }
 
     /** @param onChange run (on any thread) when an endpoint that waited for a capable transport was bound or failed anew */
@@ -176,6 +197,7 @@ final class Listeners implements AutoCloseable {
             boolean first) {
         boolean keep = false;
         boolean again = false;
+        boolean schedule = false;
         String line = null;
         String before;
         Runnable notify;
@@ -188,17 +210,26 @@ final class Listeners implements AutoCloseable {
             if (failure == null) {
                 keep = !closed;
                 if (keep) {
-                    channels.add(ch);
-                    endpointsBound.add(endpoint);
-                    listening.add(shown.apply(endpoint.describeBound(ch.localAddress())));
+                    // in the order of 'listen', also when an endpoint binds later than the ones after it
+                    int order = endpoints.indexOf(endpoint);
+                    int at = 0;
+                    while (at < endpointsBound.size() && endpoints.indexOf(endpointsBound.get(at)) < order) {
+                        at++;
+                    }
+                    channels.add(at, ch);
+                    endpointsBound.add(at, endpoint);
+                    listening.add(at, shown.apply(endpoint.describeBound(ch.localAddress())));
                 }
             } else {
+                boolean inUse = inUse(failure);
                 line = "cannot listen on " + endpoint + ": " + (failure instanceof Network.NotOnThisTransport
-                        ? failure.getMessage() : describe(failure));
+                        ? failure.getMessage() : describe(failure))
+                        + (inUse ? "; it is tried again every " + retryPeriod() : "");
                 failures.add(line);
-                if (failure instanceof Network.NotOnThisTransport && !closed) {
+                if ((failure instanceof Network.NotOnThisTransport || inUse) && !closed) {
                     waiting.put(endpoint, line);
                     again = Boolean.TRUE.equals(changedMeanwhile); // the selection moved while this bind ran
+                    schedule = inUse && retryScheduled.add(endpoint);
                 }
             }
             notify = onChange;
@@ -219,6 +250,45 @@ final class Listeners implements AutoCloseable {
         if (again) {
             retryWaiting();
         }
+        if (schedule) {
+            // the JDK's delay thread, not one of this bundle's: nothing to stop when the bundle stops
+            CompletableFuture.delayedExecutor(inUseRetryMillis, TimeUnit.MILLISECONDS)
+                    .execute(() -> retryInUse(endpoint));
+        }
+    }
+
+    /** @return e.g. {@code 5 s} */
+    private String retryPeriod() {
+        return inUseRetryMillis % 1000 == 0 ? inUseRetryMillis / 1000 + " s" : inUseRetryMillis + " ms";
+    }
+
+    /**
+     * @return whether {@code failure} says the endpoint's address is in use: a {@link java.net.BindException} whose
+     *         message says "in use" (the platform's "address already in use", {@link UnixSocketFiles}'s "is in use")
+     */
+    static boolean inUse(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.BindException && t.getMessage() != null
+                    && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The timed retry of an endpoint whose address was in use: binds it again unless this is closed, it is bound
+     * meanwhile, or a retry of it runs already (its outcome schedules the next timed retry if still needed).
+     */
+    private void retryInUse(GatewayUri endpoint) {
+        synchronized (this) {
+            retryScheduled.remove(endpoint);
+            if (closed || !waiting.containsKey(endpoint) || retrying.containsKey(endpoint)) {
+                return;
+            }
+            retrying.put(endpoint, Boolean.FALSE);
+        }
+        bindOne(endpoint, false);
     }
 
     /** Starts or stops watching transport changes as endpoints wait or not; under this. */
@@ -352,6 +422,7 @@ final class Listeners implements AutoCloseable {
         synchronized (this) {
             closed = true;
             waiting.clear();
+            retryScheduled.clear();
             watchWhileWaitingLocked();
             toClose = new ArrayList<>(channels);
             channels.clear();

@@ -79,7 +79,8 @@ class GatewayCommandsTest {
         assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo.generated-pid", "echo", "PARTIAL",
                 "")
                 + "    listening: tcp://127.0.0.1:7008 [nio]\n"
-                + "    error: cannot listen on tcp://127.0.0.1:22: BindException: Address already in use\n"
+                + "    error: cannot listen on tcp://127.0.0.1:22: BindException: Address already in use; it is tried "
+                + "again every 5 s\n"
                 + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "RUNNING",
                         "  (io.conduit.gateway.echo-default.cfg)")
                 + "    listening: tcp://127.0.0.1:7007 [epoll]\n"

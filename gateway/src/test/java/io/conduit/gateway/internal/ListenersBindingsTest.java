@@ -117,6 +117,88 @@ class ListenersBindingsTest {
         }
     }
 
+    /**
+     * An address in use (another process still holds the port) is one WARNING saying it is tried again; the endpoint
+     * is bound again by a timer, without a warning per attempt, and listens once the address is free (one INFO line,
+     * the status updated). Other bind errors are not tried again.
+     */
+    @Test
+    void anAddressInUseIsTriedAgainUntilItBindsWithOneWarningAndOneInfoLine() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger updates = new java.util.concurrent.atomic.AtomicInteger();
+        GatewayUri tcp = GatewayUri.parse("tcp://127.0.0.1:7007");
+        GatewayUri denied = GatewayUri.parse("tcp://127.0.0.1:7");
+        try (LogCapture log = new LogCapture(); Listeners listeners = new Listeners("echo test", 20)) {
+            listeners.onChange(updates::incrementAndGet);
+            GatewayUri udp = GatewayUri.parse("udp://127.0.0.1:7007");
+            listeners.bindAll(List.of(tcp, udp, denied), d -> d, new FakeNetwork(), endpoint -> {
+                if (endpoint.equals(udp)) {
+                    return CompletableFuture.completedFuture(bound(new String[] {"nio"}));
+                }
+                if (endpoint.equals(denied)) {
+                    return CompletableFuture.failedFuture(new java.net.BindException("Permission denied"));
+                }
+                return attempts.incrementAndGet() <= 3
+                        ? CompletableFuture.failedFuture(new java.net.BindException("ManagedServer cannot listen on "
+                                + "/127.0.0.1:7007 (transport 'nio'): address already in use: another socket listens "
+                                + "there (Address already in use); stop it or configure another port"))
+                        : CompletableFuture.completedFuture(bound(new String[] {"nio"}));
+            }).get();
+            String inUse = "cannot listen on tcp://127.0.0.1:7007: BindException: ManagedServer cannot listen on "
+                    + "/127.0.0.1:7007 (transport 'nio'): address already in use: another socket listens there "
+                    + "(Address already in use); stop it or configure another port; it is tried again every 20 ms";
+            String deniedLine = "cannot listen on tcp://127.0.0.1:7: BindException: Permission denied";
+            assertEquals(List.of(inUse, deniedLine), listeners.failures());
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (listeners.bindings().size() < 2) {
+                org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - deadline < 0,
+                        "bound once the address is free: " + listeners.failures());
+                Thread.sleep(5);
+            }
+            org.junit.jupiter.api.Assertions.assertTrue(updates.get() >= 1, "the status is updated");
+            assertEquals(List.of("tcp://127.0.0.1:7007 [nio]", "udp://127.0.0.1:7007 [nio]"), listeners.bindings(),
+                    "in the order of 'listen', although udp bound first");
+            assertEquals(List.of(deniedLine), listeners.failures());
+            assertEquals(4, attempts.get());
+            assertEquals(List.of("WARNING echo test: " + inUse, "WARNING echo test: " + deniedLine,
+                    "INFO echo test: listening on tcp://127.0.0.1:7007 now, on transport 'nio'"), log.messages());
+            Thread.sleep(100);
+            assertEquals(4, attempts.get(), "no attempt after it bound; a denied bind is not tried again");
+        }
+    }
+
+    @Test
+    void closingStopsTheRetriesOfAnAddressInUse() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        Listeners listeners = new Listeners("echo test", 20);
+        listeners.bindAll(List.of(GatewayUri.parse("unix:/tmp/conduit-listeners-test.sock")), d -> d,
+                new FakeNetwork(), endpoint -> {
+                    attempts.incrementAndGet();
+                    return CompletableFuture.failedFuture(new java.net.BindException(
+                            "unix:/tmp/conduit-listeners-test.sock is in use: a socket listens on it"));
+                }).get();
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (attempts.get() < 2) {
+            org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - deadline < 0, "tried again");
+            Thread.sleep(5);
+        }
+        listeners.close();
+        int after = attempts.get();
+        Thread.sleep(200);
+        org.junit.jupiter.api.Assertions.assertTrue(attempts.get() <= after + 1,
+                "at most the attempt running at close: " + after + " -> " + attempts.get());
+        assertEquals(List.of(), listeners.bindings());
+    }
+
+    @Test
+    void onlyABindExceptionSayingInUseCountsAsAnAddressInUse() {
+        org.junit.jupiter.api.Assertions.assertTrue(Listeners.inUse(new java.util.concurrent.CompletionException(
+                new java.net.BindException("Address already in use"))));
+        org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(new java.net.BindException("Permission denied")));
+        org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(new java.io.IOException("in use")));
+        org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(null));
+    }
+
     private static Network.Bound bound(String[] transport) {
         return bound(transport, null);
     }

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * address of another host and an endpoint listed twice is PARTIAL in the banner, with one line per problem naming
  * the real cause; a relay with a misspelt key is FAILED and names the key it was meant to be; an echo with a key it
  * does not know listens and the log names the key and the known ones; selecting epoll
- * (writing {@code conf/io.conduit.transport.cfg}) binds the abstract name without touching the echo's file.
+ * (writing {@code conf/io.conduit.transport.cfg}) binds the abstract name without touching the echo's file. A port
+ * held by another process at start listens once it is free.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ConfigurationProblemsIT {
@@ -83,6 +84,44 @@ class ConfigurationProblemsIT {
             p.getOutputStream().close();
             assertTrue(p.waitFor(20, TimeUnit.SECONDS), "socat ends");
             assertArrayEquals(text, p.getInputStream().readAllBytes(), "echoed through the abstract name");
+        }
+    }
+
+    /**
+     * A port another process still holds when the gateway starts (as after a quick restart) is a problem that says it
+     * is tried again; once the port is free the echo listens, without a restart and without a warning per attempt.
+     */
+    @Test
+    void aPortInUseAtStartListensOnceItIsFree() throws Exception {
+        Files.createSymbolicLink(home.resolve("bundles"), GatewayProcess.distribution().resolve("bundles"));
+        Path conf = Files.createDirectories(home.resolve("conf"));
+        java.net.ServerSocket holder = new java.net.ServerSocket();
+        holder.setReuseAddress(true);
+        holder.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+        int port = holder.getLocalPort();
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-held.cfg"), "listen = tcp://127.0.0.1:" + port + "\n");
+        try (GatewayProcess g = GatewayProcess.start(null, "-Dconduit.gateway.home=" + home)) {
+            String out = g.output();
+            assertTrue(out.contains("  FAILED    echo  cannot listen on tcp://127.0.0.1:" + port + ": BindException: ")
+                    && out.contains("address already in use") && out.contains("; it is tried again every 5 s"), out);
+            holder.close();
+            String listening = "listening on tcp://127.0.0.1:" + port + " now, on transport '";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!g.output().contains(listening)) {
+                assertTrue(System.nanoTime() - deadline < 0, "not within 30 s: " + listening + "\n" + g.output());
+                Thread.sleep(100);
+            }
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+                s.setSoTimeout(10_000);
+                byte[] text = "listening after the port was freed".getBytes(StandardCharsets.UTF_8);
+                s.getOutputStream().write(text);
+                assertArrayEquals(text, s.getInputStream().readNBytes(text.length), "echoed");
+            }
+            String all = g.output();
+            int lines = all.split(java.util.regex.Pattern.quote("it is tried again every 5 s"), -1).length - 1;
+            assertTrue(lines <= 2, "one WARNING line and the banner's line, not one per attempt:\n" + all);
+        } finally {
+            holder.close();
         }
     }
 }
