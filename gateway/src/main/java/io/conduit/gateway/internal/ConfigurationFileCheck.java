@@ -103,10 +103,11 @@ final class ConfigurationFileCheck {
     }
 
     /**
-     * Why no component reads the file, with the name it probably should have and the names that are read.
+     * Why no component reads the file, with the name it probably should have, or else the names that are read.
      *
      * @return e.g. {@code ignored: no component reads factory PID 'io.conduit.gateway.echoo' (did you mean
-     *         io.conduit.gateway.echo-typo.cfg?); known names: ...}, or {@code null} when some component reads it
+     *         io.conduit.gateway.echo-typo.cfg?)}, {@code ignored: no component reads PID 'notes'; known names: ...},
+     *         or {@code null} when some component reads it
      */
     static String nameProblem(FileName f, Known known) {
         if (known.reads(f)) {
@@ -114,6 +115,7 @@ final class ConfigurationFileCheck {
         }
         String pid = f.untargetedPid();
         String why;
+        String guess = null;
         if (f.factory() && known.singletons().contains(pid)) {
             why = "'" + pid + "' takes one configuration, not factory configurations ('-" + f.alias()
                     + "'): name the file " + pid + f.extension();
@@ -121,11 +123,15 @@ final class ConfigurationFileCheck {
             why = "'" + pid + "' takes factory configurations only, one file each named " + pid + "-<name>"
                     + f.extension() + ": rename the file (e.g. to " + pid + "-1" + f.extension() + ")";
         } else {
-            String guess = closest(f, known);
+            guess = closest(f, known);
             why = "no component reads " + (f.factory() ? "factory PID '" : "PID '") + pid + "'"
                     + (guess != null ? " (did you mean " + guess + "?)" : "");
+            if (guess == null) {
+                // only without a name to use instead: the list would repeat on every misnamed file's line
+                why += "; known names: " + known.names() + " (each .cfg or .config)";
+            }
         }
-        return "ignored: " + why + "; known names: " + known.names() + " (each .cfg or .config)";
+        return "ignored: " + why;
     }
 
     /** @return the known file name {@code f} is a plausible misspelling of, or {@code null} */

@@ -50,17 +50,17 @@ class ConfigurationFileCheckTest {
     }
 
     @Test
-    void aMisspeltFactoryPidIsIgnoredNamingTheFileItShouldBeAndTheKnownNames() {
+    void aMisspeltPidIsIgnoredNamingTheFileItShouldBeOrElseTheKnownNames() {
         assertEquals("ignored: no component reads factory PID 'io.conduit.gateway.echoo' (did you mean "
-                + "io.conduit.gateway.echo-typo.cfg?)" + KNOWN,
+                + "io.conduit.gateway.echo-typo.cfg?)",
                 ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.gateway.echoo-typo.cfg"), DISTRIBUTION));
-        assertEquals("ignored: no component reads PID 'io.conduit.transprot' (did you mean io.conduit.transport.config?)"
-                + KNOWN, ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.transprot.config"), DISTRIBUTION));
-        assertEquals("ignored: no component reads factory PID 'relay' (did you mean io.conduit.gateway.relay-redis.cfg?)"
-                + KNOWN, ConfigurationFileCheck.nameProblem(FileName.of("relay-redis.cfg"), DISTRIBUTION),
+        assertEquals("ignored: no component reads PID 'io.conduit.transprot' (did you mean io.conduit.transport.config?)",
+                ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.transprot.config"), DISTRIBUTION));
+        assertEquals("ignored: no component reads factory PID 'relay' (did you mean io.conduit.gateway.relay-redis.cfg?)",
+                ConfigurationFileCheck.nameProblem(FileName.of("relay-redis.cfg"), DISTRIBUTION),
                 "a known PID ending in the one written");
         assertEquals("ignored: no component reads PID 'io.conduit.gateway.echo.main' (did you mean "
-                + "io.conduit.gateway.echo-main.cfg?)" + KNOWN,
+                + "io.conduit.gateway.echo-main.cfg?)",
                 ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.gateway.echo.main.cfg"), DISTRIBUTION),
                 "the alias after another separator than '-'");
         assertEquals("ignored: no component reads PID 'notes'" + KNOWN,
@@ -70,10 +70,10 @@ class ConfigurationFileCheckTest {
     @Test
     void aFactoryPidWithoutANameAndASingletonPidWithOneSaySo() {
         assertEquals("ignored: 'io.conduit.gateway.echo' takes factory configurations only, one file each named "
-                + "io.conduit.gateway.echo-<name>.cfg: rename the file (e.g. to io.conduit.gateway.echo-1.cfg)" + KNOWN,
+                + "io.conduit.gateway.echo-<name>.cfg: rename the file (e.g. to io.conduit.gateway.echo-1.cfg)",
                 ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.gateway.echo.cfg"), DISTRIBUTION));
         assertEquals("ignored: 'io.conduit.transport' takes one configuration, not factory configurations ('-nio'): "
-                + "name the file io.conduit.transport.cfg" + KNOWN,
+                + "name the file io.conduit.transport.cfg",
                 ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.transport-nio.cfg"), DISTRIBUTION));
     }
 

@@ -48,11 +48,9 @@ class ConfigurationFileWatchTest {
         try (ConfigurationFileWatch w = watch()) {
             w.scan();
             assertEquals(2, events.size(), events.toString());
-            assertTrue(events.get(0).startsWith("publish file io.conduit.gateway.echoo~typo "
-                    + "io.conduit.gateway.echoo-typo.cfg: ignored: no component reads factory PID "
-                    + "'io.conduit.gateway.echoo' (did you mean io.conduit.gateway.echo-typo.cfg?); known names: "
-                    + "io.conduit.gateway.echo-<name>, io.conduit.gateway.relay-<name>, io.conduit.transport"),
-                    events.toString());
+            assertEquals("publish file io.conduit.gateway.echoo~typo io.conduit.gateway.echoo-typo.cfg: ignored: no "
+                    + "component reads factory PID 'io.conduit.gateway.echoo' (did you mean "
+                    + "io.conduit.gateway.echo-typo.cfg?)", events.get(0));
             assertEquals("publish relay io.conduit.gateway.relay~emptykey io.conduit.gateway.relay-emptykey.cfg: "
                     + "cannot be applied: line 2 ('= x') has an empty key, which Configuration Admin rejects "
                     + "(FileInstall: 'Key [] must not be an empty string'): write it as 'key = value' or delete it; "
