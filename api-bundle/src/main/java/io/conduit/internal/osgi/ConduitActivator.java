@@ -44,8 +44,10 @@ import org.osgi.util.tracker.ServiceTrackerCustomizer;
  *     ({@link TransportConfiguration}); without Configuration Admin the system properties rule;</li>
  * <li>the Gogo commands ({@link ConduitCommands}) as a plain service with {@code osgi.command.*} properties.</li>
  * </ol>
- * On stop everything is undone in reverse order; the run-time preference is cleared, because the registry's
- * state outlives a stop/start cycle of a bundle that is not refreshed.
+ * On stop everything is undone in reverse order; the providers are withdrawn in one step (one selection change, to
+ * no transport, rather than one per provider: a {@code ManagedServer} on epoll does not move to nio first); the
+ * run-time preference is cleared, because the registry's state outlives a stop/start cycle of a bundle that is not
+ * refreshed.
  *
  * <p><b>No warnings at shutdown.</b> Selection warnings are {@linkplain TransportRegistry#muteWarnings() muted}
  * while this bundle stops (its tracker withdraws every provider) and from the moment a provider goes away while the
@@ -124,7 +126,9 @@ public final class ConduitActivator implements BundleActivator {
         if (configuration != null) {
             configuration.run();
         }
-        providers.close();
+        // all at once: one selection change, so no listener moves to a transport that goes next
+        registry.unregisterAll(java.util.Arrays.asList(providers.getServices(new TransportProvider[0])));
+        providers.close(); // each removal finds its provider gone already: no further change
         registry.removeListener(publisher);
         publisher.close();
         listeners.close();

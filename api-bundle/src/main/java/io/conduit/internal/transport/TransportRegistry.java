@@ -279,6 +279,38 @@ public final class TransportRegistry {
         return true;
     }
 
+    /**
+     * Removes every provider of {@code gone} that was registered, in one step: one selection change and one call of
+     * each provider listener, not one per provider. The API bundle withdraws all of its providers this way as it
+     * stops, so that a {@code ManagedServer} does not move to a transport that is about to go too.
+     *
+     * @param gone providers added with {@link #register} or {@link #registerService}; others are ignored
+     * @return how many were removed
+     */
+    public int unregisterAll(java.util.Collection<? extends TransportProvider> gone) {
+        Objects.requireNonNull(gone, "gone");
+        int removed = 0;
+        lock.lock();
+        try {
+            for (TransportProvider provider : gone) {
+                if (registered.removeIf(p -> p == provider)) {
+                    services.remove(provider);
+                    removed++;
+                }
+            }
+            if (removed > 0) {
+                recomputeLocked(properties.get());
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (removed > 0) {
+            deliverEvents();
+            notifyProviderListeners();
+        }
+        return removed;
+    }
+
     /** @return the effective providers (unique by name) in {@code auto} order */
     public List<TransportProvider> providers() {
         List<TransportProvider> list = new ArrayList<>(current().providers);

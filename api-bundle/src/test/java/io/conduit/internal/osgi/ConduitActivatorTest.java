@@ -163,6 +163,27 @@ class ConduitActivatorTest {
         assertTrue(log.warnings().get(0).startsWith("unknown transport bogus"), log.warnings().toString());
     }
 
+    /**
+     * Stopping the API bundle withdraws every provider in one step: listeners see one change, from epoll to none,
+     * never an intermediate nio they would move to.
+     */
+    @Test
+    void stoppingTheApiBundleWithdrawsEveryProviderInOneSelectionChange() {
+        provide(epoll);
+        provide(nio);
+        ConduitActivator activator = new ConduitActivator(registry);
+        activator.start(context);
+        List<String> changes = new CopyOnWriteArrayList<>();
+        registry.addListener((previous, current) -> changes.add((previous == null ? "(none)" : previous.name())
+                + " -> " + (current == null ? "(none)" : current.name())));
+        int[] providerEvents = {0};
+        registry.addProviderListener(() -> providerEvents[0]++);
+        activator.stop(context);
+        assertEquals(List.of("epoll -> (none)"), changes);
+        assertEquals(1, providerEvents[0], "one provider event");
+        assertEquals(List.of(), registry.providers());
+    }
+
     @Test
     void restartingTheApiBundleInARunningFrameworkDoesNotReportTransportsItIsStillAdding() {
         props.put(ConduitProperties.TRANSPORT, "epoll,nio");
