@@ -362,6 +362,7 @@ public final class ManagedDatagramEndpoint {
     public Future<Void> close() {
         Transports.removeListener(changeListener);
         TransportRegistry.global().removeProviderListener(providerListener);
+        SwapSteps.release(this); // another endpoint may claim the address; its probe still sees this socket until closed
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return closeFuture;
@@ -634,6 +635,7 @@ public final class ManagedDatagramEndpoint {
         boolean reuse = t.supports(ChannelOption.SO_REUSEPORT);
         InetSocketAddress address = boundAddress != null ? boundAddress : requestedAddress;
         if (reuse && probe) {
+            SwapSteps.claim(false, address, this, "ManagedDatagramEndpoint cannot bind", "ManagedDatagramEndpoint", t);
             probeFree(address, t);
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);

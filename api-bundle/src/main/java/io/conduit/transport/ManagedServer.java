@@ -87,7 +87,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       a bind after closing the old listener, a bind when nothing was listening) first probe-binds a plain socket
  *       without {@code SO_REUSEPORT} on the address: when that fails, the bind fails with a
  *       {@link java.net.BindException} naming the address. Only the overlap bind, which joins this server's own
- *       old listener, skips the probe. Left open: a socket that binds between the probe and the listener's bind,
+ *       old listener, skips the probe. Within one process (one copy of this class), every {@code ManagedServer} also
+ *       claims its address before the probe, so two servers started at the same moment on one port cannot both pass
+ *       the probe: the second fails as above, naming the other. Left open: a socket of another process, or of code
+ *       outside these classes, that binds between the probe and the listener's bind,
  *       and, for a port-0 address, a socket of the same user that sets {@code SO_REUSEPORT} itself and binds the
  *       port picked for this server (it cannot know it before) — both need a deliberate, racing peer.</li>
  *   <li><b>Keep</b> (selection change): connections accepted on the old transport stay on it, untouched, including
@@ -451,6 +454,7 @@ public final class ManagedServer {
     public Future<Void> close() {
         Transports.removeListener(changeListener);
         TransportRegistry.global().removeProviderListener(providerListener);
+        SwapSteps.release(this); // another server may claim the address; its probe still sees this listener until closed
         synchronized (lock) {
             if (state == State.CLOSED) {
                 return closeFuture;
@@ -694,6 +698,9 @@ public final class ManagedServer {
         boolean reuse = canReusePort(t);
         SocketAddress address = boundAddress != null ? boundAddress : requestedAddress;
         if (reuse && probe) {
+            if (address instanceof InetSocketAddress inet) {
+                SwapSteps.claim(true, inet, this, "ManagedServer cannot listen on", "ManagedServer", t);
+            }
             probeFree(address, t);
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);

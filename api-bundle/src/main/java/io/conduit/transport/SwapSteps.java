@@ -76,6 +76,59 @@ final class SwapSteps {
         }
     }
 
+    /** An address a managed endpoint holds while it is open; see {@link #claim}. */
+    private record Claim(boolean stream, InetSocketAddress address, Object owner) {
+    }
+
+    /** The claims of every {@code ManagedServer} and {@code ManagedDatagramEndpoint} of this class loader. */
+    private static final java.util.List<Claim> CLAIMS = new java.util.ArrayList<>();
+
+    /**
+     * Claims {@code address} for {@code owner} until {@link #release}: the probe bind cannot see another endpoint of
+     * this process that probed a moment before and has not bound yet, and both would then bind with
+     * {@code SO_REUSEPORT} and share the port (two gateway configurations listing one port, activated at once). A
+     * claim conflicts with another owner's claim of the same protocol and port at the same address, or where either
+     * address is the wildcard. Claiming again for the same owner does nothing; a port-0 address is not claimed.
+     *
+     * @param stream {@code true} for TCP, {@code false} for UDP
+     * @param who    e.g. {@code "ManagedServer cannot listen on"}
+     * @param kind   e.g. {@code "ManagedServer"}, naming the other owner in the message
+     * @throws BindException "address already in use: another {kind} of this process ..." when another owner holds it
+     */
+    static void claim(boolean stream, InetSocketAddress address, Object owner, String who, String kind, Transport t)
+            throws BindException {
+        if (address.getPort() == 0) {
+            return;
+        }
+        synchronized (CLAIMS) {
+            for (Claim c : CLAIMS) {
+                if (c.owner() == owner || c.stream() != stream || c.address().getPort() != address.getPort()) {
+                    continue;
+                }
+                InetAddress a = c.address().getAddress();
+                InetAddress b = address.getAddress();
+                if (a == null || b == null || a.isAnyLocalAddress() || b.isAnyLocalAddress() || a.equals(b)) {
+                    throw new BindException(who + " " + address + " (transport '" + t.name() + "'): address already "
+                            + "in use: another " + kind + " of this process " + (stream ? "listens on " : "is bound to ")
+                            + c.address() + "; close it or configure another port");
+                }
+            }
+            for (Claim c : CLAIMS) {
+                if (c.owner() == owner && c.stream() == stream && c.address().equals(address)) {
+                    return;
+                }
+            }
+            CLAIMS.add(new Claim(stream, address, owner));
+        }
+    }
+
+    /** Gives up every claim of {@code owner} ({@link #claim}); nothing happens when it holds none. */
+    static void release(Object owner) {
+        synchronized (CLAIMS) {
+            CLAIMS.removeIf(c -> c.owner() == owner);
+        }
+    }
+
     /**
      * The exception for a probe bind (the check before an {@code SO_REUSEPORT} bind that no other socket holds the
      * address) that failed: one line naming the address, the transport, the real cause and what to do. A

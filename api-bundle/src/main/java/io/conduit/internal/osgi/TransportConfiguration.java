@@ -143,13 +143,17 @@ final class TransportConfiguration implements ManagedService {
                 String key = unknown.get(i);
                 String bare = withoutByteOrderMark(key);
                 String like = closestKey(key);
-                w.append(i == 0 ? "" : ", ").append('\'').append(key).append('\'').append(bare != null
-                        ? " (the file starts with a UTF-8 byte order mark, read as part of its first key '" + bare
-                                + "': save the file as UTF-8 without a byte order mark)"
+                w.append(i == 0 ? "" : ", ").append('\'').append(bare != null ? "<BOM>" + bare : key).append('\'')
+                        .append(bare != null ? " (the file starts with a UTF-8 byte order mark, " + (bare.startsWith("#")
+                                || bare.startsWith("!") ? "which turns its first line, a comment, into a key"
+                                : "read as part of its first key '" + bare + "'") + ": save the file as UTF-8 without a"
+                                + " byte order mark)"
                         : like == null ? "" : " (did you mean '" + like + "'?)");
             }
+            boolean anyKnown = properties.get(TRANSPORT) != null || properties.get(STRICT) != null;
             log.log(System.Logger.Level.WARNING, w.append(" ignored; known keys: ").append(TRANSPORT).append(", ")
-                    .append(STRICT).append(" (the other values were applied)").toString());
+                    .append(STRICT).append(anyKnown ? " (the other values were applied)"
+                            : " (it sets neither, so nothing changed)").toString());
         }
     }
 

@@ -64,11 +64,17 @@ class TransportConfigurationTest {
     void aByteOrderMarkReadAsPartOfTheFirstKeyIsNamedWithWhatToDo() {
         // FileInstall reads a .cfg file as ISO-8859-1: a UTF-8 BOM becomes three characters of the first key
         binding.updated(props("\u00EF\u00BB\u00BFtransport", "beta", "strict", "true"));
-        assertEquals(List.of("configuration io.conduit.transport: unknown key '\u00EF\u00BB\u00BFtransport' (the file "
+        assertEquals(List.of("configuration io.conduit.transport: unknown key '<BOM>transport' (the file "
                 + "starts with a UTF-8 byte order mark, read as part of its first key 'transport': save the file as "
                 + "UTF-8 without a byte order mark) ignored; known keys: transport, strict (the other values were "
                 + "applied)"), log.at(System.Logger.Level.WARNING));
         assertNull(registry.preferenceOverride(), "the key with the mark is not 'transport'");
+        log.records.clear();
+        binding.updated(props("\u00EF\u00BB\u00BFtransport", "beta"));
+        assertEquals(List.of("configuration io.conduit.transport: unknown key '<BOM>transport' (the file "
+                + "starts with a UTF-8 byte order mark, read as part of its first key 'transport': save the file as "
+                + "UTF-8 without a byte order mark) ignored; known keys: transport, strict (it sets neither, so nothing"
+                + " changed)"), log.at(System.Logger.Level.WARNING));
         assertEquals("transport", TransportConfiguration.withoutByteOrderMark("\uFEFFtransport"));
         assertNull(TransportConfiguration.withoutByteOrderMark("transport"));
     }

@@ -68,6 +68,26 @@ public final class BootstrapNetwork implements Network {
     }
 
     /**
+     * While no transport can be selected (e.g. the transport bundles or the API bundle stopped), a bind waits for one
+     * instead of failing for good: {@link Listeners} binds a {@link NotOnThisTransport} endpoint again on the next
+     * transport change.
+     *
+     * @param what e.g. {@code "it listens"}
+     * @return why nothing can be bound now and what to do, or {@code null} when a transport is selected
+     */
+    private NotOnThisTransport noneSelected(String what) {
+        try {
+            if (Transports.selected() != null) {
+                return null;
+            }
+            return new NotOnThisTransport("no transport is selected; " + what + " as soon as one is");
+        } catch (RuntimeException noneSelected) {
+            return new NotOnThisTransport(noTransport.apply(noneSelected) + "; " + what + " as soon as a transport is"
+                    + " selected");
+        }
+    }
+
+    /**
      * Why an endpoint that was bound and not closed has no listener or socket now ({@link Bound#problem()}).
      *
      * @param endpoint the endpoint
@@ -107,6 +127,10 @@ public final class BootstrapNetwork implements Network {
     @Override
     public CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
             Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
+        NotOnThisTransport none = noneSelected("it listens");
+        if (none != null) {
+            return CompletableFuture.failedStage(none);
+        }
         String cannot = cannotServe(endpoint, reaches, Transports.selected());
         if (cannot != null) {
             return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it listens as soon as a "
@@ -204,6 +228,10 @@ public final class BootstrapNetwork implements Network {
      */
     @Override
     public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
+        NotOnThisTransport none = noneSelected("it is bound");
+        if (none != null) {
+            return CompletableFuture.failedStage(none);
+        }
         String cannot = cannotServe(endpoint, List.of(), Transports.selected());
         if (cannot != null) {
             return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it is bound as soon as a "

@@ -127,8 +127,7 @@ public final class GatewayConfig {
             }
             String bare = withoutByteOrderMark(key);
             if (bare != null) {
-                keys.add("'" + key + "' (the file starts with a UTF-8 byte order mark, read as part of its first key '"
-                        + bare + "': save the file as UTF-8 without a byte order mark)");
+                keys.add("'<BOM>" + bare + "' (" + byteOrderMark(bare) + ")");
                 continue;
             }
             String guess = closest(key, known);
@@ -145,6 +144,18 @@ public final class GatewayConfig {
      * {@code .cfg} files (as {@code java.util.Properties} reads a stream), UTF-8 for {@code .config} files.
      */
     private static final List<String> BYTE_ORDER_MARKS = List.of("\u00EF\u00BB\u00BF", "\uFEFF");
+
+    /**
+     * @param bare the first key without the mark
+     * @return what the byte order mark did to the file and what to do
+     */
+    static String byteOrderMark(String bare) {
+        return bare.startsWith("#") || bare.startsWith("!")
+                ? "the file starts with a UTF-8 byte order mark, which turns its first line, a comment, into a key: save"
+                        + " the file as UTF-8 without a byte order mark"
+                : "the file starts with a UTF-8 byte order mark, read as part of its first key '" + bare + "': save the"
+                        + " file as UTF-8 without a byte order mark";
+    }
 
     /** @return {@code key} without the byte order mark it starts with, or {@code null} when it starts with none */
     static String withoutByteOrderMark(String key) {

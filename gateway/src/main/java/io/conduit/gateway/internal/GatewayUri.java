@@ -277,9 +277,14 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
             return null;
         }
         if (abstractName != null) {
+            boolean registered = io.conduit.transport.Transports.providers().stream()
+                    .anyMatch(p -> p.name().equals(ABSTRACT_NAME_TRANSPORT));
             return "\"" + this + "\": abstract Unix socket names are not supported by transport '" + t.name()
-                    + "': they are Linux-only and need the " + ABSTRACT_NAME_TRANSPORT + " transport (conduit:use "
-                    + ABSTRACT_NAME_TRANSPORT + "), or use a path such as unix:/run/name.sock";
+                    + "': they are Linux-only and need the " + ABSTRACT_NAME_TRANSPORT + " transport ("
+                    + (registered ? "conduit:use " + ABSTRACT_NAME_TRANSPORT
+                            : "its bundle io.conduit." + ABSTRACT_NAME_TRANSPORT + " is not running: start it, 'lb' "
+                                    + "shows its id")
+                    + "), or use a path such as unix:/run/name.sock";
         }
         return "\"" + this + "\": transport '" + t.name() + "' cannot bind or connect this kind of address";
     }

@@ -24,7 +24,8 @@ import io.conduit.concurrent.Future;
  * another process listens on, a Unix socket file or abstract name taken) is bound again every
  * {@value #IN_USE_RETRY_MILLIS} ms, and on every transport change, until it binds or this is closed: a gateway
  * restarted while its old process still holds the port listens once that process is gone. The problem is logged once,
- * not on every attempt; the bind that succeeds is one INFO line.
+ * not on every attempt; the bind that succeeds is one INFO line. An endpoint whose bind finds no transport selected
+ * (the transport bundles or the API bundle stopped meanwhile) waits for the next transport change likewise.
  *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */
@@ -222,11 +223,15 @@ final class Listeners implements AutoCloseable {
                 }
             } else {
                 boolean inUse = inUse(failure);
+                // the selection went away between the network's check and the bind: wait for the next one
+                boolean noTransport = !inUse && !(failure instanceof Network.NotOnThisTransport)
+                        && causedBy(failure, io.conduit.transport.UnavailableTransportException.class);
                 line = "cannot listen on " + endpoint + ": " + (failure instanceof Network.NotOnThisTransport
                         ? failure.getMessage() : describe(failure))
-                        + (inUse ? "; it is tried again every " + retryPeriod() : "");
+                        + (inUse ? "; it is tried again every " + retryPeriod() : "")
+                        + (noTransport ? "; it listens as soon as a transport is selected" : "");
                 failures.add(line);
-                if ((failure instanceof Network.NotOnThisTransport || inUse) && !closed) {
+                if ((failure instanceof Network.NotOnThisTransport || inUse || noTransport) && !closed) {
                     waiting.put(endpoint, line);
                     again = Boolean.TRUE.equals(changedMeanwhile); // the selection moved while this bind ran
                     schedule = inUse && retryScheduled.add(endpoint);
@@ -270,6 +275,16 @@ final class Listeners implements AutoCloseable {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof java.net.BindException && t.getMessage() != null
                     && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return whether {@code failure} or one of its causes is a {@code type} */
+    private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
                 return true;
             }
         }

@@ -58,6 +58,45 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         return GatewayConfig.validated("relay", props, KEYS, () -> parse(props));
     }
 
+    /**
+     * @return whether connecting to {@code upstream} reaches the relay's own {@code listen} endpoint: the same Unix
+     *         path or abstract name, or the same protocol and port at the listen address, or at an address of this
+     *         host when the relay listens on the wildcard; {@code false} when the upstream's host does not resolve
+     *         (the connect reports that)
+     */
+    static boolean loopsBack(GatewayUri listen, GatewayUri upstream) {
+        if (listen.kind() != upstream.kind()) {
+            return false;
+        }
+        if (listen.kind() == GatewayUri.Kind.UNIX) {
+            return listen.isAbstract() ? listen.abstractName().equals(upstream.abstractName())
+                    : !upstream.isAbstract() && listen.path().toAbsolutePath().normalize()
+                            .equals(upstream.path().toAbsolutePath().normalize());
+        }
+        if (listen.port() != upstream.port() || listen.port() == 0) {
+            return false;
+        }
+        java.net.InetAddress at;
+        java.net.InetAddress to;
+        try {
+            at = ((java.net.InetSocketAddress) listen.address()).getAddress();
+            to = ((java.net.InetSocketAddress) upstream.address()).getAddress();
+        } catch (IllegalArgumentException unresolved) {
+            return false;
+        }
+        if (at.equals(to)) {
+            return true;
+        }
+        if (!at.isAnyLocalAddress()) {
+            return false;
+        }
+        try {
+            return to.isAnyLocalAddress() || to.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(to) != null;
+        } catch (java.net.SocketException cannotTell) {
+            return false;
+        }
+    }
+
     private static RelayConfig parse(Map<String, ?> props) {
         String name = GatewayConfig.name(props);
         GatewayUri listen = GatewayConfig.uri(props, "listen", "tcp://127.0.0.1:16379");
@@ -65,6 +104,11 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         if (listen.kind().isStream() != upstream.kind().isStream()) {
             throw new IllegalArgumentException("cannot relay " + listen + " to " + upstream
                     + ": stream endpoints (tcp, unix) relay to stream endpoints, udp only to udp");
+        }
+        if (loopsBack(listen, upstream)) {
+            throw new IllegalArgumentException("cannot relay " + listen + " to " + upstream + ": the upstream is this "
+                    + "relay's own listen address, so every connection would connect to the relay again until the "
+                    + "gateway runs out of file descriptors; set 'upstream' to the address of the service to relay to");
         }
         int connectTimeout = GatewayConfig.intValue(props, "connect.timeout.ms", 10_000, 1);
         int low = GatewayConfig.intValue(props, "write.buffer.low", 64 * 1024, 0);

@@ -184,7 +184,9 @@ public final class Main {
             conf = home.resolve("conf");
         }
         if (!Files.isDirectory(conf)) {
-            System.err.println("conduit-gateway: configuration directory " + conf + " does not exist");
+            System.err.println("conduit-gateway: configuration directory " + conf + (Files.exists(conf)
+                    ? " is not a directory: give --conf the directory that holds the .cfg files"
+                    : " does not exist: create it, or give --conf an existing directory"));
             System.exit(2);
         }
         int rc = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out).run();

@@ -89,17 +89,42 @@ class GatewayConfigTest {
                 + "tcp://127.0.0.1:6379)", e.getMessage());
     }
 
+    /** A relay whose upstream is its own listen address would connect to itself until no descriptor is left. */
+    @Test
+    void aRelayToItsOwnListenAddressIsRefused() {
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:17201", "upstream", "tcp://127.0.0.1:17201"),
+                "cannot relay tcp://127.0.0.1:17201 to tcp://127.0.0.1:17201: the upstream is this relay's own listen "
+                        + "address, so every connection would connect to the relay again until the gateway runs out of "
+                        + "file descriptors; set 'upstream' to the address of the service to relay to");
+        assertMessage(Map.of("listen", "tcp://0.0.0.0:17244", "upstream", "tcp://127.0.0.1:17244"), "own listen");
+        assertMessage(Map.of("listen", "tcp://127.0.0.1:17245", "upstream", "tcp://localhost:17245"), "own listen");
+        assertMessage(Map.of("listen", "udp://127.0.0.1:17246", "upstream", "udp://127.0.0.1:17246"), "own listen");
+        assertMessage(Map.of("listen", "unix:/tmp/r.sock", "upstream", "unix:/tmp/./r.sock"), "own listen");
+        assertMessage(Map.of("listen", "unix:@relay", "upstream", "unix:@relay"), "own listen");
+        // not a loop: another port, another loopback address, another path, TCP to the same port number over UDP
+        for (Map<String, String> fine : List.of(
+                Map.of("listen", "tcp://127.0.0.1:17247", "upstream", "tcp://127.0.0.1:17248"),
+                Map.of("listen", "tcp://127.0.0.2:17249", "upstream", "tcp://127.0.0.1:17249"),
+                Map.of("listen", "unix:/tmp/a.sock", "upstream", "unix:/tmp/b.sock"),
+                Map.of("listen", "unix:@a", "upstream", "unix:/tmp/a"))) {
+            RelayConfig.from(fine);
+        }
+    }
+
     @Test
     void aByteOrderMarkReadAsPartOfTheFirstKeyIsNamedWithWhatToDo() {
         // FileInstall reads a .cfg file as ISO-8859-1: the UTF-8 BOM EF BB BF becomes three characters of the key
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> EchoConfig.from(Map.of("\u00EF\u00BB\u00BFlisten", "tcp://127.0.0.1:7")));
-        assertTrue(e.getMessage().startsWith("unknown key '\u00EF\u00BB\u00BFlisten' (the file starts with a UTF-8"
+        assertTrue(e.getMessage().startsWith("unknown key '<BOM>listen' (the file starts with a UTF-8"
                 + " byte order mark, read as part of its first key 'listen': save the file as UTF-8 without a byte"
                 + " order mark); missing 'listen'"), e.getMessage());
         // a .config file is read as UTF-8: the mark is one character
         assertTrue(GatewayConfig.unknownKeys(Map.of("\uFEFFlisten", "x"), List.of("listen"))
                 .contains("first key 'listen'"));
+        assertEquals("unknown key '<BOM>#' (the file starts with a UTF-8 byte order mark, which turns its first line, "
+                + "a comment, into a key: save the file as UTF-8 without a byte order mark)",
+                GatewayConfig.unknownKeys(Map.of("\u00EF\u00BB\u00BF#", "my echo"), List.of("listen")));
         assertEquals("unknown key 'lsten' (did you mean 'listen'?)",
                 GatewayConfig.unknownKeys(Map.of("lsten", "x"), List.of("listen")));
     }

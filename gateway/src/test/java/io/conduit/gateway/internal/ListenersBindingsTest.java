@@ -190,6 +190,34 @@ class ListenersBindingsTest {
         assertEquals(List.of(), listeners.bindings());
     }
 
+    /** A bind that finds no transport selected (its bundles stopped meanwhile) waits for the next transport change. */
+    @Test
+    void aBindThatFindsNoTransportIsBoundOnTheNextTransportChange() throws Exception {
+        Runnable[] change = new Runnable[1];
+        FakeNetwork network = new FakeNetwork() {
+            @Override
+            public AutoCloseable onTransportChange(Runnable onChange) {
+                change[0] = onChange;
+                return () -> change[0] = null;
+            }
+        };
+        boolean[] selected = {false};
+        try (Listeners listeners = new Listeners("echo test")) {
+            listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007")), d -> d, network, endpoint -> selected[0]
+                    ? CompletableFuture.completedFuture(bound(new String[] {"epoll"}))
+                    : CompletableFuture.failedFuture(new io.conduit.transport.UnavailableTransportException(
+                            "ManagedServer /127.0.0.1:7007: no transport is selected (test)", null))).get();
+            assertEquals(List.of("cannot listen on tcp://127.0.0.1:7007: UnavailableTransportException: ManagedServer "
+                    + "/127.0.0.1:7007: no transport is selected (test); it listens as soon as a transport is selected"),
+                    listeners.failures());
+            org.junit.jupiter.api.Assertions.assertNotNull(change[0], "it waits for a transport change");
+            selected[0] = true;
+            change[0].run();
+            assertEquals(List.of("tcp://127.0.0.1:7007 [epoll]"), listeners.bindings());
+            assertEquals(List.of(), listeners.failures());
+        }
+    }
+
     @Test
     void onlyABindExceptionSayingInUseCountsAsAnAddressInUse() {
         org.junit.jupiter.api.Assertions.assertTrue(Listeners.inUse(new java.util.concurrent.CompletionException(

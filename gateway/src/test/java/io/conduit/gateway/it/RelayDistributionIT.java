@@ -197,8 +197,9 @@ class RelayDistributionIT {
 
     /**
      * redis-benchmark through the relay while the transport is swapped epoll → nio → epoll (Configuration Admin PID
-     * {@code io.conduit.transport}, written as {@code conf/io.conduit.transport.cfg} for FileInstall): zero errors,
-     * and a client of the test checks every reply on a connection that stays open across both swaps. Each swap is
+     * {@code io.conduit.transport}, written as {@code conf/io.conduit.transport.cfg} for FileInstall): zero errors on
+     * its 50 connections, opened before the first swap and open across both, and a client of the test checks every
+     * reply on a connection that stays open across both swaps. Each swap is
      * confirmed by the listener's log line, and a new connection made after it is served.
      */
     @Test
@@ -208,9 +209,20 @@ class RelayDistributionIT {
         assertEquals("epoll", gatewayTransport(), "the swap test starts on epoll");
         Path swapConfig = conf.resolve("io.conduit.transport.cfg");
         try (RedisChecker checker = new RedisChecker(redisRelayPort)) {
-            Tools.Background bench = Tools.start(bench(benchmark, redisRelayPort, 1_000_000));
+            // SET only: each test of redis-benchmark opens its 50 connections anew, and connections that complete
+            // their handshake while a swap closes the old listener are reset unless net.ipv4.tcp_migrate_req=1 (the
+            // caveat in ManagedServer's javadoc, tested with it set in ManagedServerSwapTest's own namespace). Here
+            // the claim is for connections open across the swaps, and for new ones made after each swap.
+            Tools.Background bench = Tools.start(List.of(benchmark.toString(), "-h", "127.0.0.1", "-p",
+                    String.valueOf(redisRelayPort), "-n", "2000000", "-c", "50", "-P", "16", "-t", "set", "-q"));
             AssertionError failure = null;
             try {
+                long running = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!bench.outputSoFar().contains("rps=")) { // its progress line: every client is connected
+                    assertTrue(System.nanoTime() - running < 0, "redis-benchmark not running within 30 s:\n"
+                            + bench.outputSoFar());
+                    Thread.sleep(20);
+                }
                 checker.awaitReplies(1000);
                 swapTo(swapConfig, "epoll", "nio");
                 checker.awaitReplies(checker.replies() + 1000);

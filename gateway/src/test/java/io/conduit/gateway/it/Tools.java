@@ -62,6 +62,11 @@ final class Tools {
             this.log = log;
         }
 
+        /** @return what the command printed so far */
+        String outputSoFar() throws IOException {
+            return Files.readString(log);
+        }
+
         /** Waits (bounded) for the end; @return {@code "exit N"} and the output, as {@link #run} does */
         String await(long timeoutSeconds) throws IOException, InterruptedException {
             try {

@@ -402,6 +402,46 @@ class ManagedServerSwapTest {
         }
     }
 
+    /**
+     * Servers of one process started at the same moment on one port (two gateway configurations listing it): one
+     * listens, the others fail naming it, although every probe ran before any listener was bound.
+     */
+    @Test
+    void serversStartedAtOnceOnOnePortBindItOnce() throws Exception {
+        register("nio-a", true);
+        Transports.setPreference("nio-a");
+        for (int round = 0; round < 5; round++) {
+            int port;
+            try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+                port = free.getLocalPort();
+            }
+            InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
+            List<ManagedServer> servers = new ArrayList<>();
+            List<io.conduit.concurrent.Future<java.net.SocketAddress>> starts = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                ManagedServer s = track(new ManagedServer(address).childHandler(new EchoHandler()));
+                servers.add(s);
+            }
+            for (ManagedServer s : servers) {
+                starts.add(s.start());
+            }
+            int bound = 0;
+            for (io.conduit.concurrent.Future<java.net.SocketAddress> f : starts) {
+                f.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                if (f.isSuccess()) {
+                    bound++;
+                } else {
+                    assertTrue(f.cause() instanceof java.net.BindException
+                            && f.cause().getMessage().contains("already in use"), "in use: " + f.cause());
+                }
+            }
+            assertEquals(1, bound, "round " + round + ": exactly one server listens on " + address);
+            for (ManagedServer s : servers) {
+                s.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
     @Test
     void aPlainListenerOnTheAddressMakesStartFail() throws Exception {
         register("nio-a", true);
