@@ -89,13 +89,7 @@ class ListenersBindingsTest {
     void anEndpointTheSelectedTransportCannotServeIsBoundWhenOneThatCanIsSelected() throws Exception {
         String[] selected = {"nio"};
         Runnable[] change = new Runnable[1];
-        FakeNetwork network = new FakeNetwork() {
-            @Override
-            public AutoCloseable onTransportChange(Runnable onChange) {
-                change[0] = onChange;
-                return () -> change[0] = null;
-            }
-        };
+        FakeNetwork network = watchedBy(change);
         int[] updates = {0};
         try (Listeners listeners = new Listeners("echo test")) {
             listeners.onChange(() -> updates[0]++);
@@ -194,13 +188,7 @@ class ListenersBindingsTest {
     @Test
     void aBindThatFindsNoTransportIsBoundOnTheNextTransportChange() throws Exception {
         Runnable[] change = new Runnable[1];
-        FakeNetwork network = new FakeNetwork() {
-            @Override
-            public AutoCloseable onTransportChange(Runnable onChange) {
-                change[0] = onChange;
-                return () -> change[0] = null;
-            }
-        };
+        FakeNetwork network = watchedBy(change);
         boolean[] selected = {false};
         try (Listeners listeners = new Listeners("echo test")) {
             listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007")), d -> d, network, endpoint -> selected[0]
@@ -225,6 +213,20 @@ class ListenersBindingsTest {
         org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(new java.net.BindException("Permission denied")));
         org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(new java.io.IOException("in use")));
         org.junit.jupiter.api.Assertions.assertFalse(Listeners.inUse(null));
+    }
+
+    /**
+     * @param change where the network puts the transport-change callback while it is watched ({@code null} once the
+     *               watch is closed)
+     */
+    private static FakeNetwork watchedBy(Runnable[] change) {
+        return new FakeNetwork() {
+            @Override
+            public AutoCloseable onTransportChange(Runnable onChange) {
+                change[0] = onChange;
+                return () -> change[0] = null;
+            }
+        };
     }
 
     private static Network.Bound bound(String[] transport) {
