@@ -17,7 +17,8 @@ import org.osgi.service.component.annotations.Reference;
  * A relay: one instance per factory configuration {@value RelayConfig#FACTORY_PID} (FileInstall:
  * {@code conf/io.conduit.gateway.relay-<name>.cfg}); see {@link RelayConfig} for the properties. Stream relays
  * (TCP/Unix in any combination) hand each accepted connection to a {@link RelayFrontendHandler}; UDP relays keep per-client sessions in a {@link UdpRelayHandler}. A malformed
- * configuration or a listen endpoint that cannot be bound is logged as one WARNING line and shown in its
+ * configuration, a relay that would close a loop of relays ({@link RelayLoops}) or a listen endpoint that cannot be
+ * bound is logged as one WARNING line and shown in its
  * {@link GatewayStatus}; other components keep running.
  */
 @Component(name = RelayConfig.FACTORY_PID, configurationPid = RelayConfig.FACTORY_PID,
@@ -48,6 +49,12 @@ public final class RelayComponent {
             status.publish(context);
             return;
         }
+        String loop = RelayLoops.add(this, config);
+        if (loop != null) {
+            listeners.fail("bad configuration: " + loop);
+            status.publish(context);
+            return;
+        }
         listeners.onChange(status::update);
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
             if (endpoint.kind().isStream()) {
@@ -68,6 +75,7 @@ public final class RelayComponent {
     /** Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws the status. */
     @Deactivate
     public void deactivate() {
+        RelayLoops.remove(this);
         status.withdraw();
         listeners.close();
     }
