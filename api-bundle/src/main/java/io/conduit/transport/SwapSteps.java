@@ -101,8 +101,13 @@ final class SwapSteps {
             return;
         }
         synchronized (CLAIMS) {
+            boolean held = false;
             for (Claim c : CLAIMS) {
-                if (c.owner() == owner || c.stream() != stream || c.address().getPort() != address.getPort()) {
+                if (c.owner() == owner) {
+                    held |= c.stream() == stream && c.address().equals(address);
+                    continue;
+                }
+                if (c.stream() != stream || c.address().getPort() != address.getPort()) {
                     continue;
                 }
                 InetAddress a = c.address().getAddress();
@@ -113,12 +118,9 @@ final class SwapSteps {
                             + c.address() + "; close it or configure another port");
                 }
             }
-            for (Claim c : CLAIMS) {
-                if (c.owner() == owner && c.stream() == stream && c.address().equals(address)) {
-                    return;
-                }
+            if (!held) {
+                CLAIMS.add(new Claim(stream, address, owner));
             }
-            CLAIMS.add(new Claim(stream, address, owner));
         }
     }
 

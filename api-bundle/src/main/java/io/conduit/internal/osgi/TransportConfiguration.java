@@ -143,12 +143,10 @@ final class TransportConfiguration implements ManagedService {
                 String key = unknown.get(i);
                 String bare = withoutByteOrderMark(key);
                 String like = closestKey(key);
+                String note = bare != null ? " (" + byteOrderMark(bare) + ")"
+                        : like != null ? " (did you mean '" + like + "'?)" : "";
                 w.append(i == 0 ? "" : ", ").append('\'').append(bare != null ? "<BOM>" + bare : key).append('\'')
-                        .append(bare != null ? " (the file starts with a UTF-8 byte order mark, " + (bare.startsWith("#")
-                                || bare.startsWith("!") ? "which turns its first line, a comment, into a key"
-                                : "read as part of its first key '" + bare + "'") + ": save the file as UTF-8 without a"
-                                + " byte order mark)"
-                        : like == null ? "" : " (did you mean '" + like + "'?)");
+                        .append(note);
             }
             boolean anyKnown = properties.get(TRANSPORT) != null || properties.get(STRICT) != null;
             log.log(System.Logger.Level.WARNING, w.append(" ignored; known keys: ").append(TRANSPORT).append(", ")
@@ -174,11 +172,19 @@ final class TransportConfiguration implements ManagedService {
         return unknown;
     }
 
+    /** @return what a byte order mark before the first key {@code bare} did to the file, and what to do */
+    private static String byteOrderMark(String bare) {
+        return "the file starts with a UTF-8 byte order mark, " + (bare.startsWith("#") || bare.startsWith("!")
+                ? "which turns its first line, a comment, into a key" : "read as part of its first key '" + bare + "'")
+                + ": save the file as UTF-8 without a byte order mark";
+    }
+
     /**
      * @return {@code key} without the UTF-8 byte order mark it starts with, as FileInstall decodes one (three
      *         ISO-8859-1 characters in a {@code .cfg} file, U+FEFF in a UTF-8 {@code .config} file), or {@code null}
      */
     static String withoutByteOrderMark(String key) {
+        // the gateway's GatewayConfig has the same rule and text for its own keys (this package is not exported)
         for (String mark : List.of("\u00EF\u00BB\u00BF", "\uFEFF")) {
             if (key.startsWith(mark)) {
                 return key.substring(mark.length());

@@ -284,8 +284,12 @@ public final class TransportRegistry {
      * each provider listener, not one per provider. The API bundle withdraws all of its providers this way as it
      * stops, so that a {@code ManagedServer} does not move to a transport that is about to go too.
      *
+     * <p>Thread-safe; the change listeners and provider listeners are called on the caller's thread, after the
+     * registry's lock is released, as for {@link #unregister}.
+     *
      * @param gone providers added with {@link #register} or {@link #registerService}; others are ignored
      * @return how many were removed
+     * @throws NullPointerException when {@code gone} is {@code null}
      */
     public int unregisterAll(java.util.Collection<? extends TransportProvider> gone) {
         Objects.requireNonNull(gone, "gone");

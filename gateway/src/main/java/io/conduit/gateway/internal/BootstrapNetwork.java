@@ -73,18 +73,21 @@ public final class BootstrapNetwork implements Network {
      * transport change.
      *
      * @param what e.g. {@code "it listens"}
-     * @return why nothing can be bound now and what to do, or {@code null} when a transport is selected
+     * @return the selected transport
+     * @throws NotOnThisTransport saying why nothing can be bound now and what to do, when none is selected
      */
-    private NotOnThisTransport noneSelected(String what) {
+    private Transport selectedOrWait(String what) throws NotOnThisTransport {
+        Transport t;
         try {
-            if (Transports.selected() != null) {
-                return null;
-            }
-            return new NotOnThisTransport("no transport is selected; " + what + " as soon as one is");
+            t = Transports.selected();
         } catch (RuntimeException noneSelected) {
-            return new NotOnThisTransport(noTransport.apply(noneSelected) + "; " + what + " as soon as a transport is"
+            throw new NotOnThisTransport(noTransport.apply(noneSelected) + "; " + what + " as soon as a transport is"
                     + " selected");
         }
+        if (t == null) {
+            throw new NotOnThisTransport("no transport is selected; " + what + " as soon as one is");
+        }
+        return t;
     }
 
     /**
@@ -127,11 +130,13 @@ public final class BootstrapNetwork implements Network {
     @Override
     public CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
             Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
-        NotOnThisTransport none = noneSelected("it listens");
-        if (none != null) {
+        Transport selected;
+        try {
+            selected = selectedOrWait("it listens");
+        } catch (NotOnThisTransport none) {
             return CompletableFuture.failedStage(none);
         }
-        String cannot = cannotServe(endpoint, reaches, Transports.selected());
+        String cannot = cannotServe(endpoint, reaches, selected);
         if (cannot != null) {
             return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it listens as soon as a "
                     + "transport that can is selected"));
@@ -184,13 +189,9 @@ public final class BootstrapNetwork implements Network {
 
     /**
      * @return why {@code t} cannot serve a listener on {@code endpoint} whose connections reach {@code reaches} (see
-     *         {@link GatewayUri#unsupportedBy}), or {@code null} when it can or nothing is selected ({@code t == null}:
-     *         the listener waits for a transport, {@link ManagedServer} says so)
+     *         {@link GatewayUri#unsupportedBy}), or {@code null} when it can
      */
     private static String cannotServe(GatewayUri endpoint, List<GatewayUri> reaches, Transport t) {
-        if (t == null) {
-            return null;
-        }
         String cannot = endpoint.unsupportedBy(t);
         for (GatewayUri r : reaches) {
             String upstream = r.unsupportedBy(t);
@@ -228,11 +229,13 @@ public final class BootstrapNetwork implements Network {
      */
     @Override
     public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
-        NotOnThisTransport none = noneSelected("it is bound");
-        if (none != null) {
+        Transport selected;
+        try {
+            selected = selectedOrWait("it is bound");
+        } catch (NotOnThisTransport none) {
             return CompletableFuture.failedStage(none);
         }
-        String cannot = cannotServe(endpoint, List.of(), Transports.selected());
+        String cannot = cannotServe(endpoint, List.of(), selected);
         if (cannot != null) {
             return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it is bound as soon as a "
                     + "transport that can is selected"));

@@ -225,7 +225,7 @@ final class Listeners implements AutoCloseable {
                 boolean inUse = inUse(failure);
                 // the selection went away between the network's check and the bind: wait for the next one
                 boolean noTransport = !inUse && !(failure instanceof Network.NotOnThisTransport)
-                        && causedBy(failure, io.conduit.transport.UnavailableTransportException.class);
+                        && anyCause(failure, io.conduit.transport.UnavailableTransportException.class::isInstance);
                 line = "cannot listen on " + endpoint + ": " + (failure instanceof Network.NotOnThisTransport
                         ? failure.getMessage() : describe(failure))
                         + (inUse ? "; it is tried again every " + retryPeriod() : "")
@@ -272,19 +272,14 @@ final class Listeners implements AutoCloseable {
      *         message says "in use" (the platform's "address already in use", {@link UnixSocketFiles}'s "is in use")
      */
     static boolean inUse(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.BindException && t.getMessage() != null
-                    && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use")) {
-                return true;
-            }
-        }
-        return false;
+        return anyCause(failure, t -> t instanceof java.net.BindException && t.getMessage() != null
+                && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use"));
     }
 
-    /** @return whether {@code failure} or one of its causes is a {@code type} */
-    private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+    /** @return whether {@code failure} or one of its causes meets {@code test} */
+    private static boolean anyCause(Throwable failure, java.util.function.Predicate<Throwable> test) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (type.isInstance(t)) {
+            if (test.test(t)) {
                 return true;
             }
         }
