@@ -1,7 +1,7 @@
 /*
  * Conduit epoll transport: the JNI veneer over Linux system calls.
  *
- * Rules (DESIGN.md section 3, STYLE.md items 1-4):
+ * Rules (DESIGN.md, "Transports and native loading"):
  *  - about one function per system call, no policy: retries, buffer sizing and error mapping live in Java
  *    (io.conduit.epoll.Native, and io.conduit.transport.spi.unix.UnixErrors for the errno mapping);
  *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;

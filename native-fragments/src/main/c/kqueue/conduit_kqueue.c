@@ -1,7 +1,7 @@
 /*
  * Conduit kqueue transport: the JNI veneer over BSD/macOS system calls.
  *
- * Rules (DESIGN.md section 3, STYLE.md items 1-4), as for the epoll library:
+ * Rules (DESIGN.md, "Transports and native loading"), as for the epoll library:
  *  - about one function per system call, no policy: interest bookkeeping, timers, errno mapping and address
  *    encoding live in Java (io.conduit.kqueue.Native, KQueueIoHandler; io.conduit.transport.spi.unix);
  *  - every failure returns -errno; EAGAIN, EINTR and EINPROGRESS are returned like any other value;

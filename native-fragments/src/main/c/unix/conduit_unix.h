@@ -10,7 +10,7 @@
  *    getsockname, setsockopt of an int, ...), registered on the library's facade class with its own;
  *  - the socket address helpers and JNI_OnLoad's registration.
  *
- * The rules of both libraries hold here too (DESIGN.md section 3): about one function per system call and no
+ * The rules of both libraries hold here too (DESIGN.md, native loading): about one function per system call and no
  * policy; every failure returns -errno; layouts, flags and errno values are published at load time;
  * JNI_OnLoad only finds the facade class (which has no static initialiser) and registers natives, so no Java
  * code runs and no class-initialisation lock is waited for.

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
- * Whether the epoll transport can run here (STYLE.md item 5). The probe runs once, when this class
+ * Whether the epoll transport can run here (unavailability is a value). The probe runs once, when this class
  * initialises: unless {@code conduit.noNative=true}, it loads {@code libconduit_epoll_<arch>.so} through
  * {@link NativeLibraryLoader} (fragment / {@code java.library.path} / extraction, every failed attempt
  * attached to the cause) and creates real kernel objects — an epoll fd and an eventfd — then closes them.

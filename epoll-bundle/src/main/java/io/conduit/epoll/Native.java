@@ -6,7 +6,7 @@ import io.conduit.transport.spi.unix.NativeMemory;
 import java.nio.ByteBuffer;
 
 /**
- * The one static facade of every native entry point of the epoll transport (STYLE.md item 2): JNI today, so
+ * The one static facade of every native entry point of the epoll transport (one facade per OS): JNI today, so
  * a change of binding technology (FFM) touches this file only. The C side
  * ({@code native-fragments/src/main/c/epoll/conduit_epoll.c}) registers these methods from {@code JNI_OnLoad}
  * with {@code RegisterNatives}; each is about one system call and carries no policy.

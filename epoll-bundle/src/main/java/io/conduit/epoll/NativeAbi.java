@@ -8,7 +8,7 @@ import io.conduit.transport.spi.unix.UnixErrors;
 import java.util.Map;
 
 /**
- * ABI facts of the loaded library (STYLE.md item 3): struct sizes and offsets, flags, errno values and socket
+ * ABI facts of the loaded library (none hard-coded in Java): struct sizes and offsets, flags, errno values and socket
  * option numbers, read once from {@link Native#constantNames()} / {@link Native#constantValues()} when this
  * class initialises — nothing is hard-coded, because they differ between architectures (e.g.
  * {@code struct epoll_event} is 12 bytes on x86_64, 16 on aarch64) and operating systems.

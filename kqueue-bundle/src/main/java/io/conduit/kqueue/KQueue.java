@@ -14,7 +14,7 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
- * Whether the kqueue transport can run here (STYLE.md item 5). The probe runs once, when this class
+ * Whether the kqueue transport can run here (unavailability is a value). The probe runs once, when this class
  * initialises:
  * <ul>
  *   <li>{@code conduit.noNative=true}: unavailable, the cause names the property; nothing is loaded.</li>

@@ -5,7 +5,7 @@ import io.conduit.transport.spi.unix.NativeMemory;
 import java.nio.ByteBuffer;
 
 /**
- * The one package-private static facade of every native entry point of the kqueue transport (STYLE.md item 2):
+ * The one package-private static facade of every native entry point of the kqueue transport (one facade per OS):
  * JNI today, so a change of binding technology (FFM) touches this file only. The C side
  * ({@code native-fragments/src/main/c/kqueue/conduit_kqueue.c}) registers these methods from {@code JNI_OnLoad}
  * with {@code RegisterNatives}; each is about one system call and carries no policy.

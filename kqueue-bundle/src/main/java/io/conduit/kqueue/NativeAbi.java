@@ -8,7 +8,7 @@ import io.conduit.transport.spi.unix.UnixErrors;
 import java.util.Map;
 
 /**
- * ABI facts of the loaded kqueue library (STYLE.md item 3): the layout of {@code struct kevent}, flag, filter,
+ * ABI facts of the loaded kqueue library (none hard-coded in Java): the layout of {@code struct kevent}, flag, filter,
  * errno and socket-option numbers, read once from {@link Native#constantNames()} / {@link Native#constantValues()}
  * when this class initialises. Nothing is hard-coded: {@code struct kevent} is 32 bytes on macOS and FreeBSD 11,
  * 64 bytes on FreeBSD 12+ and in the Linux test emulation, and the numbers differ between the systems.

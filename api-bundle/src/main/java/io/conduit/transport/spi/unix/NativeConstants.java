@@ -4,8 +4,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * SPI for transport implementers: the named constants a native library publishes at load time (STYLE.md item
- * 3) — struct sizes and offsets, flags, errno and socket-option numbers — as read from its index-aligned
+ * SPI for transport implementers: the named constants a native library publishes at load time (never
+ * hard-coded) — struct sizes and offsets, flags, errno and socket-option numbers — as read from its index-aligned
  * {@code constantNames()} / {@code constantValues()} tables. Nothing is hard-coded: the values differ between
  * Linux, macOS and FreeBSD and between architectures. The constants every Unix library publishes (from the
  * shared {@code conduit_unix.c}) are read by {@link UnixErrors} and {@link SockaddrCodec}; each transport reads

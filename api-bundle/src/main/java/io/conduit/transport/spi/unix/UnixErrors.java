@@ -11,7 +11,7 @@ import java.util.Objects;
 import java.util.function.IntFunction;
 
 /**
- * SPI for transport implementers: the one mapping from native results ({@code -errno}, STYLE.md item 4) to
+ * SPI for transport implementers: the one mapping from native results ({@code -errno}, one convention) to
  * values and typed exceptions, for every transport whose natives follow that convention. The errno numbers come
  * from the transport's own library ({@link NativeConstants}) and the text from its {@code strerror(3)}, so
  * messages read like {@code connect(..) failed: Connection refused (errno 111)}.
