@@ -11,8 +11,8 @@ import java.util.function.Function;
 import java.util.regex.Pattern;
 
 /**
- * An immutable snapshot of Conduit's system properties (DESIGN.md §4) with their parsing rules: the one place that
- * knows every {@code conduit.*} property of the README's table, its default and what it allows. Reading is separated
+ * An immutable snapshot of Conduit's system properties (docs/configuration.md), parsing rules included: the one place
+ * that knows every {@code conduit.*} property of that table, its default and what it allows. Reading is separated
  * from parsing so the selection rules are pure functions of a snapshot ({@link #of(Map)} in tests,
  * {@link #fromSystem()} at run time). Two snapshots are equal when every raw value is equal.
  *
@@ -44,7 +44,7 @@ public final class ConduitProperties {
     /** The values of {@value #LEAK_DETECTION}, lower case. */
     public static final List<String> LEAK_DETECTION_MODES = List.of("disabled", "simple", "paranoid");
 
-    /** Every property of DESIGN.md §4 (the README's table) with its default as documented, in documentation order. */
+    /** Every property of docs/configuration.md's table with its default as documented, in documentation order. */
     public static final Map<String, String> DEFAULTS;
 
     /** What a property allows. */
