@@ -72,7 +72,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ol>
  * Lost, per swap: datagrams the kernel dropped anyway (full receive buffers), and on java.nio those that arrive in
  * the old socket between its last read and its {@code connect(2)} (the two calls run back to back). Measured on
- * loopback: see {@code DESIGN.md} §8.4. <b>Fallback</b> (a transport without {@code SO_REUSEPORT} or
+ * loopback: see {@code docs/runtime-swap.md}. <b>Fallback</b> (a transport without {@code SO_REUSEPORT} or
  * {@code connectAway}, e.g. kqueue): without {@code connectAway} the old socket is closed right after the successor
  * is bound (what was queued in it is lost); without {@code SO_REUSEPORT} the old socket is closed first and the new
  * one bound after it, and datagrams sent in between are lost (the kernel answers them with ICMP port unreachable).

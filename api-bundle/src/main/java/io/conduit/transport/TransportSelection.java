@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * An immutable account of one transport selection (DESIGN.md §4): which transport was selected, or why none
+ * An immutable account of one transport selection (docs/configuration.md): which transport was selected, or why none
  * was; the preference that was applied and where it came from; and, for every registered provider, its
  * availability and why it was or was not chosen. Obtained from {@link Transports#selection()}; the
  * {@link Diagnostics} report prints it.

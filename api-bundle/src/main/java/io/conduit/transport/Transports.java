@@ -6,7 +6,7 @@ import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.spi.TransportProvider;
 
 /**
- * The registry of transport providers and the transport selection of DESIGN.md §4. Static facade; thread-safe.
+ * The registry of transport providers and the transport selection of docs/configuration.md. Static facade; thread-safe.
  *
  * <p><b>Where providers come from.</b> On first use, {@link java.util.ServiceLoader} finds
  * {@link TransportProvider}s through the API's own class loader and through the calling thread's context

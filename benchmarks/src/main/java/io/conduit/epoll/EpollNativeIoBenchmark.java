@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  *   <li>the gathering write of the message split into {@code buffers} direct buffers, one {@code addressOf} per
  *       buffer into the {@link IovArray}, then {@code writev} ({@code writevAddressPerBuffer}) — what the stream
  *       socket does; a variant that filled the iovec in C from the {@code ByteBuffer[]} in one call measured
- *       slower from 8 buffers on and was removed (numbers in {@code benchmarks/README.md}).</li>
+ *       slower from 8 buffers on and was removed (numbers in {@code docs/benchmarks.md}).</li>
  * </ul>
  *
  * The read back uses the one-call native in every variant, so the variants differ only in the write (or, for

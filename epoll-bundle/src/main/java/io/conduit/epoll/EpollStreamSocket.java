@@ -26,7 +26,7 @@ import java.nio.channels.FileChannel;
  * write of one buffer passes the buffer itself to {@link Native#readBuffer} / {@link Native#writeBuffer}, which
  * resolve its address in the same JNI call as the system call; a gathering write takes each buffer's address from
  * {@link Native#addressOf} into the loop's iovec array, which measured faster than filling the iovec from a
- * {@code ByteBuffer[]} in C ({@code benchmarks/README.md}, epoll I/O natives). A heap buffer is copied through the
+ * {@code ByteBuffer[]} in C ({@code docs/benchmarks.md}, design measurements). A heap buffer is copied through the
  * loop's bounce buffer.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.

@@ -25,7 +25,7 @@ import java.nio.ByteBuffer;
  * {@link #recvfromBuffer}); they return {@code -EINVAL} for a buffer that is not direct. A gathering write keeps
  * one {@code addressOf} per buffer into its iovec array: filling the iovec from a {@code ByteBuffer[]} in C
  * measured slower from 8 buffers on (each element costs the C side several JNI calls; see
- * {@code benchmarks/README.md}).
+ * {@code docs/benchmarks.md}).
  *
  * <p><b>Socket addresses</b> cross as raw {@code struct sockaddr} bytes in {@code byte[]}s, laid out and
  * parsed by {@link NativeAbi#SOCKADDR} with the offsets in {@link NativeAbi}. An "address out" array ({@link NativeAbi#ADDRESS_OUT_SIZE} bytes)

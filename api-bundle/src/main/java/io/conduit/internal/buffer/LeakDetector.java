@@ -36,7 +36,7 @@ import io.conduit.internal.transport.ConduitProperties;
  * ({@code Throwable.fillInStackTrace}) is most of what tracking costs — about 20 µs on an event loop whose caches
  * the I/O keeps cold, 12–15 % of a streaming loop's user CPU at 1 in 128 — which is why only the sampled buffers pay
  * it, and why the rate cap bounds it to well under 1 % of a core whatever the allocation rate (measured:
- * {@code benchmarks/README.md}, leak detection). The cap changes nothing below
+ * {@code docs/benchmarks.md}, leak detection). The cap changes nothing below
  * {@value #SAMPLING_INTERVAL} × {@value #MAX_SAMPLES_PER_SECOND} allocations a second; above it a leak on a busy
  * path is still found within seconds, a very rare one more slowly: use {@code paranoid} to hunt it.
  *

@@ -24,7 +24,7 @@ import io.conduit.channel.WriteBufferWaterMark;
  * ({@link WriteBufferWaterMark#DEFAULT}), {@link ChannelOption#MAX_MESSAGES_PER_READ} (16) and
  * {@link ChannelOption#ALLOW_HALF_CLOSURE} ({@code false}). Any other option a subclass supports is kept in a map
  * created on the first such {@link #setOption} (see {@link #storeOther}), so a channel that only uses core
- * options holds no map (memory per idle connection: benchmarks/README.md).
+ * options holds no map (memory per idle connection: docs/benchmarks.md).
  *
  * <p>Transports extend it: {@link #isSupported(ChannelOption)} widens the set of options and
  * {@link #apply(ChannelOption, Object)} pushes a socket option to the kernel. Values are checked with

@@ -18,7 +18,7 @@ import org.osgi.util.tracker.ServiceTracker;
 import org.osgi.util.tracker.ServiceTrackerCustomizer;
 
 /**
- * The API bundle's OSGi runtime (DESIGN.md §8), started by the framework through {@code Bundle-Activator}. A plain
+ * The API bundle's OSGi runtime (DESIGN.md, OSGi), started by the framework through {@code Bundle-Activator}. A plain
  * activator rather than a Declarative Services component, so the API bundle needs no SCR: it only imports
  * {@code org.osgi.framework} and {@code org.osgi.util.tracker}, which every framework exports, and optionally
  * {@code org.osgi.service.cm}. Outside OSGi this class is never loaded.

@@ -17,7 +17,7 @@ import io.conduit.transport.UnavailableTransportException;
 import io.conduit.transport.spi.TransportProvider;
 
 /**
- * The transport selection algorithm of DESIGN.md §4 as a pure function of the providers, a property snapshot
+ * The transport selection algorithm of docs/configuration.md as a pure function of the providers, a property snapshot
  * and the run-time override. It has no state and does not log; the registry logs the returned warnings.
  *
  * <p>Rules:

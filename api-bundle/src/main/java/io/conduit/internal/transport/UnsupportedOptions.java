@@ -8,7 +8,7 @@ import io.conduit.channel.ChannelOption;
 
 /**
  * Logs, once per (option, transport) pair and per class loader, that a channel option is ignored because the
- * transport lacks it (DESIGN.md §2, "Options"): {@code "channel option TCP_CORK is not supported by transport
+ * transport lacks it (docs/transports.md, "Options"): {@code "channel option TCP_CORK is not supported by transport
  * nio; ignored"}, at WARNING on the logger {@code io.conduit.transport}. The channel core calls
  * {@link #warnOnce(ChannelOption, String)} when an application sets an option the transport does not
  * {@linkplain io.conduit.transport.Transport#supports support}.

@@ -49,7 +49,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The shared channel core: one implementation of channel semantics (DESIGN.md §2) for every transport. A
+ * The shared channel core: one implementation of channel semantics (DESIGN.md, channel core) for every transport. A
  * transport supplies an {@link IoSocket} (the kernel socket with non-blocking, readiness-based calls) and an
  * {@link IoHandler} that reports readiness through {@link IoEvents}; everything else lives here:
  *

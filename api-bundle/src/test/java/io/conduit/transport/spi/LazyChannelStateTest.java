@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What the channel core makes only when needed (so that an idle connection stays small, see
- * benchmarks/README.md) behaves as if it had been there from the start: the id text, the close future, the
+ * docs/benchmarks.md) behaves as if it had been there from the start: the id text, the close future, the
  * outbound buffer, the compactly kept peer address.
  */
 class LazyChannelStateTest {
