@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /** File helpers of the JPMS and Karaf tests (plain JUnit 5, outside any framework). */
@@ -20,6 +21,18 @@ final class ItestFiles {
                     + " Maven (itest/pom.xml sets it)");
         }
         return value;
+    }
+
+    /**
+     * The symbolic names of the epoll fragments this build made: {@code io.conduit.epoll.linux.x86_64} always, and
+     * {@code io.conduit.epoll.linux.aarch64} only where the aarch64 cross compiler made its library (itest/pom.xml
+     * sets {@code conduit.itest.epollAarch64Built}). The build prints one line when it skips that fragment, and fails
+     * there instead under {@code CONDUIT_REQUIRE_TOOLS=true}, so the tests do not report it again.
+     */
+    static List<String> epollFragments() {
+        return Boolean.parseBoolean(required("conduit.itest.epollAarch64Built"))
+                ? List.of("io.conduit.epoll.linux.x86_64", "io.conduit.epoll.linux.aarch64")
+                : List.of("io.conduit.epoll.linux.x86_64");
     }
 
     /** Deletes {@code dir} and everything below it; nothing happens when it does not exist. */

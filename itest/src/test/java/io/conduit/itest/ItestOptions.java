@@ -7,6 +7,8 @@ import static org.ops4j.pax.exam.CoreOptions.junitBundles;
 import static org.ops4j.pax.exam.CoreOptions.systemProperty;
 
 import java.io.File;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.ops4j.pax.exam.Option;
 import org.ops4j.pax.exam.options.UrlProvisionOption;
@@ -48,14 +50,20 @@ final class ItestOptions {
     }
 
     /**
-     * The epoll bundle with both of its native fragments, {@code io.conduit.epoll.linux.x86_64} and
-     * {@code io.conduit.epoll.linux.aarch64} (each one's {@code Bundle-NativeCode} ends in the optional {@code *}, so
-     * the fragment of the other architecture resolves and attaches too but contributes no library). The fragments
-     * come first and are not started, so they are installed before their host resolves and attach to it.
+     * The epoll bundle with the native fragments the build made ({@link ItestFiles#epollFragments()}):
+     * {@code io.conduit.epoll.linux.x86_64}, and {@code io.conduit.epoll.linux.aarch64} where the cross compiler made
+     * it. Each one's {@code Bundle-NativeCode} ends in the optional {@code *}, so the fragment of the other
+     * architecture resolves and attaches too but contributes no library. The fragments come first and are not
+     * started, so they are installed before their host resolves and attach to it.
      */
     static Option epoll() {
-        return composite(ours("conduit.itest.epollX86Jar").noStart(), ours("conduit.itest.epollAarch64Jar").noStart(),
-                ours("conduit.itest.epollJar"));
+        List<Option> options = new ArrayList<>();
+        options.add(ours("conduit.itest.epollX86Jar").noStart());
+        if (ItestFiles.epollFragments().contains("io.conduit.epoll.linux.aarch64")) {
+            options.add(ours("conduit.itest.epollAarch64Jar").noStart());
+        }
+        options.add(ours("conduit.itest.epollJar"));
+        return composite(options.toArray(new Option[0]));
     }
 
     /** A jar copied by maven-dependency-plugin to target/bundles (version stripped from its name). */

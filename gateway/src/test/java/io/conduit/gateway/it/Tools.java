@@ -10,27 +10,25 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import org.junit.jupiter.api.Assumptions;
+import io.conduit.testsuite.RequiredTools;
 
-/** Finds external tools on the PATH (never installs anything) and free loopback ports. */
+/**
+ * External tools on the PATH ({@link RequiredTools}: never installs anything; one printed line per missing tool, or
+ * a failure under {@code CONDUIT_REQUIRE_TOOLS=true}) and free loopback ports.
+ */
 final class Tools {
 
     private Tools() {
     }
 
-    /** Skips the calling test, with the reason printed, when {@code tool} is not on the PATH. */
+    /** Skips the calling test when {@code tool} is not on the PATH; installed by {@code apt-get install -y aptPackage}. */
     static Path require(String tool, String aptPackage) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
-            Path p = Path.of(dir, tool);
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        String reason = "SKIPPED: '" + tool + "' is not on the PATH (apt-get install " + aptPackage
-                + "; .ci/run installs it)";
-        System.out.println(reason);
-        Assumptions.assumeTrue(false, reason);
-        return null;
+        return RequiredTools.require(tool, "apt-get install -y " + aptPackage);
+    }
+
+    /** @return {@code tool} on the PATH, or {@code null} (reported as {@link #require} does) when the test goes on without it */
+    static Path optional(String tool, String aptPackage) {
+        return RequiredTools.optional(tool, "apt-get install -y " + aptPackage);
     }
 
     static int freeTcpPort() throws IOException {
