@@ -160,6 +160,35 @@ public abstract class DatagramTest extends AbstractTransportTest {
         }
     }
 
+    /**
+     * A datagram written on a channel neither bound nor connected fails at once with a
+     * {@link NotYetConnectedException} saying so (it once waited forever), and its content is released.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aDatagramOnAnUnboundChannelFailsWithNotYetConnected(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Transport t = combo.clientTransport();
+        Channel receiver = bindUdp(combo.serverTransport(), combo, new Recorder());
+        Channel ch = null;
+        try {
+            ch = await(new Bootstrap().transport(t).group(group(t)).channelType(ChannelType.UDP)
+                    .handler(new Recorder()).register());
+            Buffer content = ch.alloc().buffer(1).writeByte(1);
+            Throwable cause = awaitDone(ch.writeAndFlush(new DatagramPacket(content,
+                    (InetSocketAddress) receiver.localAddress())));
+            assertInstanceOf(NotYetConnectedException.class, cause);
+            assertTrue(cause.getMessage().contains(ch.id()) && cause.getMessage().contains("bind or connect it"),
+                    cause.getMessage());
+            assertEquals(0, content.refCnt(), "the failed datagram's content is released");
+            assertTrue(ch.isOpen());
+        } finally {
+            closeAll(ch, receiver);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void badAddressesFailTheirOperationWithAMessage(Combo combo) throws Exception {
