@@ -121,6 +121,7 @@ public final class AddressErrors {
      * @param channelId the channel's {@link io.conduit.channel.Channel#id() id}
      * @param datagram  {@code true} for a datagram channel (then bound or connected is what it lacks)
      * @return the exception for a write flushed on a channel that is neither active nor connecting
+     * @since 0.6.0
      */
     public static NotYetConnectedException notActive(String channelId, boolean datagram) {
         return new NotYetConnected("write to channel " + channelId + " failed: it is not " + (datagram
