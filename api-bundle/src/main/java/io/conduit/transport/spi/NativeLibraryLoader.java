@@ -166,7 +166,7 @@ public final class NativeLibraryLoader {
                 failures.add(attempt("extracting " + resource + " from the class loader of " + host.getName()
                         + " failed", t));
                 problem = t instanceof WorkdirException ? t.getMessage()
-                        : "found " + url + " but loading its extracted copy failed: " + t;
+                        : "found " + url + " but extracting or loading it failed: " + t;
             }
         }
 

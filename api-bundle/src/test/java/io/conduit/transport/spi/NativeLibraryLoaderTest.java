@@ -136,7 +136,7 @@ class NativeLibraryLoaderTest {
         assertTrue(e.getMessage().contains("'" + NAME + "'"), e.getMessage());
         // the library is there: the message says so and quotes the loader instead of advising to install it
         assertTrue(e.getMessage().contains("found ") && e.getMessage().contains("META-INF/native/" + FILE
-                + " but loading its extracted copy failed: java.lang.UnsatisfiedLinkError: no "), e.getMessage());
+                + " but extracting or loading it failed: java.lang.UnsatisfiedLinkError: no "), e.getMessage());
         assertEquals(3, e.getSuppressed().length);
         assertTrue(e.getSuppressed()[0].getMessage().contains("System.loadLibrary"), e.getSuppressed()[0].getMessage());
         assertTrue(e.getSuppressed()[1].getMessage().contains("java.library.path"), e.getSuppressed()[1].getMessage());
