@@ -7,6 +7,7 @@ import io.conduit.transport.spi.unix.SockaddrCodec;
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.DatagramLimits;
 import io.conduit.transport.spi.IoDatagramSocket;
 import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeMemory;
@@ -259,6 +260,11 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         }
         int fd = liveFd(target == null ? "write" : "sendto");
         int length = src.remaining();
+        SocketAddress recipient = target != null ? target : remote;
+        if (!unix() && length > DatagramLimits.maxUdpPayloadBytes(recipient)) {
+            // what the kernel answers (EMSGSIZE), said before a heap datagram meets the bounce buffer's size
+            throw ERRORS.newUdpDatagramTooLongException(target == null ? "write" : "sendto", length, recipient);
+        }
         boolean inBuffer = length > 0 && src.isDirect(); // sent from src itself, its address resolved in C
         long address = 0; // otherwise: the bounce buffer, or nothing for an empty datagram
         if (length > 0) {
@@ -295,7 +301,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             if (ERRORS.isAgain(n) || n == -NativeAbi.ENOBUFS) {
                 return false;
             }
-            throw failedSend(target == null ? "write" : "sendto", n, length);
+            throw failedSend(target == null ? "write" : "sendto", n, length, target);
         }
         src.position(src.position() + n);
         return true;
@@ -366,19 +372,25 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 batchUnsupported = true; // no sendmmsg in this kernel: one datagram per call from now on
                 return -1;
             }
-            throw failedSend("sendmmsg", r, count > 0 ? srcs[0].remaining() : 0); // the first datagram failed
+            // the first datagram failed
+            throw failedSend("sendmmsg", r, count > 0 ? srcs[0].remaining() : 0, count > 0 ? targets[0] : null);
         }
         return r;
     }
 
     /**
      * @param length the failed datagram's length
-     * @return the exception for a failed send: for a Unix datagram refused as too long ({@code EMSGSIZE}) one naming
-     *         its length and {@code SO_SNDBUF} (unix(7): at most {@code SO_SNDBUF} less a small overhead)
+     * @param target its recipient, or {@code null} on a connected socket
+     * @return the exception for a failed send; for one refused as too long ({@code EMSGSIZE}) one naming its length
+     *         and the limit: for UDP the protocol's largest payload or the path MTU ({@link DatagramLimits}), for a
+     *         Unix datagram {@code SO_SNDBUF} (unix(7): at most {@code SO_SNDBUF} less a small overhead)
      */
-    private IOException failedSend(String call, int result, int length) {
-        if (!unix() || !ERRORS.isMessageTooLong(result)) {
+    private IOException failedSend(String call, int result, int length, SocketAddress target) {
+        if (!ERRORS.isMessageTooLong(result)) {
             return ERRORS.newIoException(call, result);
+        }
+        if (!unix()) {
+            return ERRORS.newUdpDatagramTooLongException(call, length, target != null ? target : remote);
         }
         int[] sndbuf = {-1};
         Native.getsockoptInt(fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF, sndbuf);

@@ -5,6 +5,7 @@ import static io.conduit.kqueue.NativeAbi.SOCKADDR;
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.DatagramLimits;
 import io.conduit.transport.spi.IoDatagramSocket;
 import io.conduit.transport.spi.unix.NativeMemory;
 
@@ -180,6 +181,11 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
             throw AddressErrors.noRecipient();
         }
         int length = src.remaining();
+        SocketAddress recipient = target != null ? target : connectedTo;
+        if (!unix() && length > DatagramLimits.maxUdpPayloadBytes(recipient)) {
+            // what the kernel answers (EMSGSIZE), said before a heap datagram meets the scratch memory's size
+            throw ERRORS.newUdpDatagramTooLongException(target == null ? "send" : "sendto", length, recipient);
+        }
         long address = addressAtPosition(src);
         if (address == 0) {
             NativeMemory scratch = scratchOf();
@@ -211,6 +217,9 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
                 int[] sndbuf = {-1};
                 Native.getsockoptInt(fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF, sndbuf);
                 throw ERRORS.newDatagramTooLongException(call, length, sndbuf[0], SYSTEM_LIMIT_NOTE);
+            }
+            if (ERRORS.isMessageTooLong(n)) { // UDP within the protocol's limit: the path MTU, not fragmenting
+                throw ERRORS.newUdpDatagramTooLongException(call, length, recipient);
             }
             throw ERRORS.newIoException(call, n);
         }

@@ -31,6 +31,7 @@ import java.net.SocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.NotYetConnectedException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -448,6 +449,95 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         }
     }
 
+    /**
+     * A write flushed on a channel that never connected once waited forever ({@code sync()} hung): it fails at once
+     * with a {@link NotYetConnectedException} naming the channel, its buffer is released, and the channel stays
+     * usable: an unflushed write fails at its flush the same way, and after a connect writes go through.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aWriteOnANeverConnectedChannelFailsWithNotYetConnected(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try {
+            ch = registerUnconnected(combo);
+            Buffer first = ch.alloc().buffer(4).writeInt(1);
+            Throwable cause = awaitDone(ch.writeAndFlush(first));
+            assertInstanceOf(NotYetConnectedException.class, cause);
+            assertTrue(cause.getMessage().contains(ch.id()) && cause.getMessage().contains("not connected"),
+                    cause.getMessage());
+            assertEquals(0, first.refCnt(), "the failed write's buffer is released");
+            Future<Void> unflushed = ch.write(ch.alloc().buffer(4).writeInt(2));
+            assertFalse(unflushed.isDone(), "an unflushed write waits for its flush");
+            ch.flush();
+            assertInstanceOf(NotYetConnectedException.class, awaitDone(unflushed));
+            assertTrue(ch.isOpen(), "a write before connecting fails its promise, not the channel");
+
+            await(ch.connect(server.localAddress()));
+            assertThreeBytesArrive(ch, serverChild, "the write after the connect arrives");
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
+    /** @return a TCP channel of {@code combo}'s client transport, registered and not connected */
+    private Channel registerUnconnected(Combo combo) {
+        Transport t = combo.clientTransport();
+        return await(new Bootstrap().transport(t).group(group(t)).handler(new Recorder()).register());
+    }
+
+    /** Writes 3 bytes on {@code ch} and waits until the accepted {@code serverChild} received them. */
+    private static void assertThreeBytesArrive(Channel ch, Recorder serverChild, String what) {
+        await(ch.writeAndFlush(ch.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
+        eventually(what, () -> serverChild.byteCount() == 3);
+    }
+
+    /**
+     * Writes made while a connect is in progress wait for it: written once it succeeded (also when the connect
+     * completed at once), failed with the connect's end when it does not (here: cancelled while the peer's backlog
+     * is full).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void writesMadeWhileConnectingWaitForTheConnect(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder serverChild = new Recorder();
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), serverChild, null);
+        Channel ch = null;
+        try (FullBacklogListener full = new FullBacklogListener()) {
+            ch = registerUnconnected(combo);
+            Channel c = ch;
+            CompletableFuture<Future<Void>> written = new CompletableFuture<>();
+            ch.eventLoop().execute(() -> { // one loop task: the write is made before the connect can complete
+                c.connect(server.localAddress());
+                written.complete(c.writeAndFlush(c.alloc().buffer(3).writeBytes(new byte[] {4, 5, 6})));
+            });
+            await(await(written, "the write made while connecting"));
+            eventually("the write made while connecting arrives", () -> serverChild.byteCount() == 3);
+            ch.close();
+
+            ch = registerUnconnected(combo);
+            Future<Void> connect = ch.connect(full.address());
+            Future<Void> waiting = ch.writeAndFlush(ch.alloc().buffer(1).writeByte(7));
+            CompletableFuture<Void> reached = new CompletableFuture<>();
+            ch.eventLoop().execute(() -> reached.complete(null)); // runs after the connect and the write
+            await(reached, "a task queued after the write");
+            assertFalse(waiting.isDone(), "a write made while connecting waits for the connect");
+            assertTrue(connect.cancel(false));
+            Throwable cause = awaitDone(waiting);
+            assertInstanceOf(ChannelClosedException.class, cause);
+            assertTrue(cause.getMessage().contains("the connect was cancelled"), cause.getMessage());
+        } finally {
+            closeAll(ch, server);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void closingInsideChannelReadFiresInactiveAfterThatReadsReadComplete(Combo combo) {
@@ -495,8 +585,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
             full.release();
             assertNotNull(awaitDone(ch.writeAndFlush(full)), "writing a released buffer must fail");
             assertTrue(ch.isOpen(), "a bad write fails its promise, not the channel");
-            await(ch.writeAndFlush(ch.alloc().buffer(3).writeBytes(new byte[] {1, 2, 3})));
-            eventually("the valid write arrives", () -> serverChild.byteCount() == 3);
+            assertThreeBytesArrive(ch, serverChild, "the valid write arrives");
         } finally {
             closeAll(ch, server);
         }

@@ -15,7 +15,9 @@ import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DatagramPacket;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
+import io.conduit.transport.spi.DatagramLimits;
 
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.AlreadyConnectedException;
@@ -157,6 +159,77 @@ public abstract class DatagramTest extends AbstractTransportTest {
             assertArrayEquals(new byte[] {1, 2, 3}, d.content());
         } finally {
             closeAll(b, other, peer);
+        }
+    }
+
+    /**
+     * A UDP datagram one byte longer than IPv4 carries (65,507 bytes) fails its own write, unconnected and connected,
+     * with an {@link IOException} saying "Message too long" and naming its length and the limit (it once said only
+     * "Message too long"); its content is released, the channel stays open, and a datagram of exactly the limit
+     * arrives whole.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aDatagramLongerThanUdpCarriesFailsWithItsLengthAndTheLimit(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        Recorder receiverEvents = new Recorder();
+        Channel receiver = bindUdp(combo.serverTransport(), combo, receiverEvents);
+        Channel sender = bindUdp(combo.clientTransport(), combo, new Recorder());
+        try {
+            InetSocketAddress to = (InetSocketAddress) receiver.localAddress();
+            int max = DatagramLimits.MAX_UDP_PAYLOAD_IPV4_BYTES;
+            for (boolean connected : new boolean[] {false, true}) {
+                if (connected) {
+                    await(sender.connect(to));
+                }
+                String mode = connected ? "connected" : "unconnected";
+                Buffer tooLong = sender.alloc().buffer(max + 1).writeBytes(randomBytes(max + 1, 11));
+                Throwable cause = awaitDone(sender.writeAndFlush(new DatagramPacket(tooLong, to)));
+                assertInstanceOf(IOException.class, cause, mode + ": " + cause);
+                String message = String.valueOf(cause.getMessage());
+                assertTrue(message.contains("Message too long") && message.contains((max + 1) + " bytes")
+                        && message.contains("at most " + max + " bytes"), mode + ": " + message);
+                assertEquals(0, tooLong.refCnt(), mode + ": the content of a failed datagram is released");
+                assertTrue(sender.isOpen(), mode + ": the channel stays open");
+                byte[] largest = randomBytes(max, 12);
+                await(sender.writeAndFlush(new DatagramPacket(sender.alloc().buffer(max).writeBytes(largest), to)));
+                Recorder.ReceivedDatagram d = receiverEvents.datagrams.poll(WAIT_SECONDS, TimeUnit.SECONDS);
+                assertNotNull(d, mode + ": a datagram of exactly the limit arrives");
+                assertArrayEquals(largest, d.content(), mode);
+            }
+        } finally {
+            closeAll(sender, receiver);
+        }
+    }
+
+    /**
+     * A datagram written on a channel neither bound nor connected fails at once with a
+     * {@link NotYetConnectedException} saying so (it once waited forever), and its content is released.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aDatagramOnAnUnboundChannelFailsWithNotYetConnected(Combo combo) {
+        if (!runnable(combo)) {
+            return;
+        }
+        Transport t = combo.clientTransport();
+        Channel receiver = bindUdp(combo.serverTransport(), combo, new Recorder());
+        Channel ch = null;
+        try {
+            ch = await(new Bootstrap().transport(t).group(group(t)).channelType(ChannelType.UDP)
+                    .handler(new Recorder()).register());
+            Buffer content = ch.alloc().buffer(1).writeByte(1);
+            Throwable cause = awaitDone(ch.writeAndFlush(new DatagramPacket(content,
+                    (InetSocketAddress) receiver.localAddress())));
+            assertInstanceOf(NotYetConnectedException.class, cause);
+            assertTrue(cause.getMessage().contains(ch.id()) && cause.getMessage().contains("bind or connect it"),
+                    cause.getMessage());
+            assertEquals(0, content.refCnt(), "the failed datagram's content is released");
+            assertTrue(ch.isOpen());
+        } finally {
+            closeAll(ch, receiver);
         }
     }
 

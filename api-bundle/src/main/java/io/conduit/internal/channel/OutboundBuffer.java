@@ -321,6 +321,16 @@ public final class OutboundBuffer {
      */
     public boolean failAll(Supplier<Throwable> causeFactory) {
         addFlush();
+        return failFlushed(causeFactory);
+    }
+
+    /**
+     * Fails only the flushed messages (unflushed ones wait for their own flush) with the exception
+     * {@code causeFactory} makes, releasing them.
+     *
+     * @return {@code true} when the channel became writable on the way
+     */
+    public boolean failFlushed(Supplier<Throwable> causeFactory) {
         boolean changed = false;
         while (flushedCount > 0) {
             changed |= removeHead(causeFactory.get());

@@ -10,6 +10,7 @@ import java.util.StringJoiner;
 
 import io.conduit.internal.transport.ConduitProperties;
 import io.conduit.internal.transport.TransportRegistry;
+import io.conduit.transport.TransportSelection;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.Constants;
 import org.osgi.framework.ServiceRegistration;
@@ -22,7 +23,9 @@ import org.osgi.service.cm.ManagedService;
  * with commas) replaces the system property, property {@value #STRICT} ({@code Boolean} or {@code "true"}/
  * {@code "false"}) replaces {@code conduit.transport.strict}. A missing or blank property, or deleting the
  * configuration, returns to the system property. The metatype description is
- * {@code OSGI-INF/metatype/io.conduit.transport.xml}.
+ * {@code OSGI-INF/metatype/io.conduit.transport.xml}. Each applied configuration is one INFO line on the logger
+ * {@code io.conduit.transport} naming the file (FileInstall's {@code felix.fileinstall.filename}), both values and
+ * the transport selected then; deleting an applied one is one INFO line too.
  *
  * <p><b>A bad value rejects the whole configuration.</b> When any property is malformed, none of the configuration
  * is applied (also not its valid properties): the settings in effect before stay — an earlier valid configuration,
@@ -46,6 +49,8 @@ final class TransportConfiguration implements ManagedService {
     static final String TRANSPORT = "transport";
     /** The strict property. */
     static final String STRICT = "strict";
+    /** The property FileInstall adds: the URL of the file the configuration came from. */
+    private static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
 
     private final TransportRegistry registry;
     private final System.Logger log;
@@ -135,6 +140,7 @@ final class TransportConfiguration implements ManagedService {
         registry.setOverrides(transport, strict); // the values were checked above: it does not throw
         registry.setRejectedConfiguration(null);
         applied = true;
+        log.log(System.Logger.Level.INFO, appliedLine(properties, transport, strict));
         List<String> unknown = unknownKeys(properties);
         if (!unknown.isEmpty()) {
             StringBuilder w = new StringBuilder("configuration " + PID + ": unknown ")
@@ -153,6 +159,22 @@ final class TransportConfiguration implements ManagedService {
                     .append(STRICT).append(anyKnown ? " (the other values were applied)"
                             : " (it sets neither, so nothing changed)").toString());
         }
+    }
+
+    /**
+     * @return the one line logged for an applied configuration, e.g. {@code configuration io.conduit.transport
+     *         applied (file:/opt/gateway/conf/io.conduit.transport.cfg): transport='epoll,nio', strict=system property
+     *         conduit.transport.strict; selected: epoll}: a changed file is applied only once FileInstall saw it
+     *         unchanged across two polls, so this line tells the operator which version took effect
+     */
+    private String appliedLine(Dictionary<String, ?> properties, String transport, Boolean strict) {
+        Object file = properties.get(FILEINSTALL_FILENAME);
+        TransportSelection selection = registry.selection();
+        return "configuration " + PID + " applied" + (file != null ? " (" + file + ")" : "") + ": "
+                + TRANSPORT + "=" + (transport != null ? "'" + transport + "'"
+                        : "system property " + ConduitProperties.TRANSPORT) + ", "
+                + STRICT + "=" + (strict != null ? strict : "system property " + ConduitProperties.STRICT)
+                + "; selected: " + selection.selected().orElse("none (" + selection.reason() + ")");
     }
 
     /**

@@ -42,6 +42,7 @@ import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.AlreadyConnectedException;
 import java.nio.channels.ConnectionPendingException;
+import java.nio.channels.NotYetConnectedException;
 import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
@@ -68,7 +69,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@link OutboundBuffer#IOV_MAX} buffers and an adaptive byte budget (twice {@code SO_SNDBUF} at first,
  *       then following what the socket accepted); at most {@code WRITE_SPIN_COUNT} write calls per flush, after
  *       which write interest (socket full) or a continuation task (budget spent) resumes; the continuation
- *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order;</li>
+ *       writes only what had been flushed; water marks fire {@code channelWritabilityChanged} in order. A write
+ *       flushed on a channel that is neither active nor connecting (never connected, a datagram channel neither
+ *       bound nor connected) fails at once with a {@link NotYetConnectedException} naming the channel, and its
+ *       message is released (Netty's rule; unflushed writes wait for their flush). Writes made while a connect is
+ *       in progress wait in the outbound buffer: they are written once it succeeded, or fail with a
+ *       {@link ChannelClosedException} naming the connect's failure (Netty's NIO transport fails them with
+ *       {@code NotYetConnectedException}; waiting is what a caller who writes right after {@code connect}
+ *       expects);</li>
  *   <li><b>connect</b>: {@code CONNECT_TIMEOUT_MILLIS} timer on the loop ({@link ConnectTimeoutException}
  *       naming address and timeout); cancelling the connect promise closes the channel, also when the cancel
  *       came before the connect reached the loop, whichever entry it came through ({@link #connect},
@@ -1366,8 +1374,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 return;
             }
         } catch (IOException | RuntimeException e) {
-            promise.tryFailure(annotate(e, remote));
-            close0(null, "the connect failed", null);
+            Throwable annotated = annotate(e, remote);
+            promise.tryFailure(annotated);
+            close0(annotated, "the connect failed", null); // writes made meanwhile fail naming it
             return;
         }
         connectPromise = promise;
@@ -1540,6 +1549,13 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             failAllPending(null);
             return;
         }
+        if (!active && connectPromise == null && !connectedBeforeActive()) {
+            // nothing would ever write it: fail it now (the class comment, "writes")
+            if (outboundOrNull.failFlushed(() -> AddressErrors.notActive(id(), kind == Kind.DATAGRAM))) {
+                pipeline.fireChannelWritabilityChanged();
+            }
+            return;
+        }
         if (!active || connectPromise != null || (interestOps & IoSocket.OP_WRITE) != 0) {
             return; // after connecting / when the socket reports writable
         }
@@ -1573,6 +1589,14 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (spliceIn != null && flushedEmpty()) {
             spliceIn.targetWritable(); // the writes that went before spliced bytes are out
         }
+    }
+
+    /**
+     * @return {@code true} for a stream channel whose socket is connected although the channel is not active yet: an
+     *         accepted (or adopted) connection between its registration and {@code channelActive}
+     */
+    private boolean connectedBeforeActive() {
+        return kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
     }
 
     /** @return {@code true} when nothing flushed waits (also when nothing was ever written) */

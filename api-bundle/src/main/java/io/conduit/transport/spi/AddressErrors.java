@@ -118,6 +118,19 @@ public final class AddressErrors {
     }
 
     /**
+     * @param channelId the channel's {@link io.conduit.channel.Channel#id() id}
+     * @param datagram  {@code true} for a datagram channel (then bound or connected is what it lacks)
+     * @return the exception for a write flushed on a channel that is neither active nor connecting
+     * @since 0.6.0
+     */
+    public static NotYetConnectedException notActive(String channelId, boolean datagram) {
+        return new NotYetConnected("write to channel " + channelId + " failed: it is not " + (datagram
+                ? "bound or connected; bind or connect it before writing"
+                : "connected and no connect is in progress; write once its connect succeeded (writes made while a"
+                        + " connect is in progress wait for it)"));
+    }
+
+    /**
      * The exception for an address no socket of this transport can take (neither {@link InetSocketAddress} nor
      * {@link UnixDomainSocketAddress}, or {@code null} where one is needed), naming its type and value.
      *

@@ -7,10 +7,12 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.jar.Manifest;
 import java.util.function.Consumer;
 
 import io.conduit.internal.transport.ConduitProperties;
@@ -68,6 +70,9 @@ public final class NativeLibraryLoader {
     /** Resource folder of native libraries inside jars and fragments. */
     public static final String RESOURCE_FOLDER = "META-INF/native/";
 
+    /** Architectures native fragments are built for, as {@link #arch()} names them. */
+    private static final List<String> KNOWN_ARCHITECTURES = List.of("x86_64", "aarch64");
+
     private static final System.Logger LOGGER = System.getLogger(NativeLibraryLoader.class.getName());
 
     private NativeLibraryLoader() {
@@ -103,8 +108,11 @@ public final class NativeLibraryLoader {
      * @param load        {@code System::load}, written in a class of the host's class loader
      * @return how the library was loaded, for diagnostics, e.g.
      *         {@code "extracted jar:file:/x.jar!/META-INF/native/libfoo.so to /tmp/libfoo_123.so"}
-     * @throws UnsatisfiedLinkError when every attempt failed: the message names the library and how to provide
-     *         it, and each attempt's failure is attached with {@link Throwable#addSuppressed}
+     * @throws UnsatisfiedLinkError when every attempt failed; each attempt's failure is attached with
+     *         {@link Throwable#addSuppressed}. The message names the library and leads with the most specific
+     *         reason: the work directory ({@value #WORKDIR_PROPERTY}) cannot be written or cannot execute code (a
+     *         {@code noexec} mount); only the library of another architecture is there (which one, and the fragment
+     *         to install); the library was found but did not load (the loader's text); else how to provide it
      */
     public static String load(String name, Class<?> host, Consumer<String> loadLibrary, Consumer<String> load) {
         Objects.requireNonNull(name, "name");
@@ -144,17 +152,30 @@ public final class NativeLibraryLoader {
 
         // (c) extraction of META-INF/native/<file> from the host's class loader
         String resource = RESOURCE_FOLDER + fileName;
-        try {
-            return extractAndLoad(name, fileName, resource, host, load);
-        } catch (Throwable t) {
+        ClassLoader loader = host.getClassLoader();
+        URL url = resource(loader, resource);
+        String problem; // the reason the error leads with, or null for the general advice
+        if (url == null) {
             failures.add(attempt("extracting " + resource + " from the class loader of " + host.getName()
-                    + " failed", t));
+                    + " failed", new IOException("resource " + resource + " not found by class loader " + loader)));
+            problem = foreignArchitecture(name, resource, loader);
+        } else {
+            try {
+                return extractAndLoad(name, fileName, url, load);
+            } catch (Throwable t) {
+                failures.add(attempt("extracting " + resource + " from the class loader of " + host.getName()
+                        + " failed", t));
+                problem = t instanceof WorkdirException ? t.getMessage()
+                        : "found " + url + " but extracting or loading it failed: " + t;
+            }
         }
 
         UnsatisfiedLinkError error = new UnsatisfiedLinkError("cannot load native library '" + name + "' ("
-                + fileName + ") for " + System.getProperty("os.name") + "/" + arch() + ": install the native"
-                + " fragment bundle holding " + resource + " beside the host bundle (OSGi), put that fragment"
-                + " jar on the class or module path, or put " + fileName + " in a directory of java.library.path."
+                + fileName + ") for " + System.getProperty("os.name") + "/" + arch() + ": " + (problem != null
+                        ? problem + "."
+                        : "install the native fragment bundle holding " + resource + " beside the host bundle (OSGi),"
+                                + " put that fragment jar on the class or module path, or put " + fileName
+                                + " in a directory of java.library.path.")
                 + " The " + failures.size() + " failed attempts are attached as suppressed exceptions.");
         for (Throwable failure : failures) {
             error.addSuppressed(failure);
@@ -162,32 +183,106 @@ public final class NativeLibraryLoader {
         throw error;
     }
 
-    private static String extractAndLoad(String name, String fileName, String resource, Class<?> host,
-                                         Consumer<String> load) throws IOException {
-        ClassLoader loader = host.getClassLoader();
-        URL url = loader == null ? ClassLoader.getSystemResource(resource) : loader.getResource(resource);
-        if (url == null) {
-            throw new IOException("resource " + resource + " not found by class loader " + loader);
+    /** @return the resource's URL from {@code loader} (the system class loader for {@code null}), or {@code null} */
+    private static URL resource(ClassLoader loader, String resource) {
+        return loader == null ? ClassLoader.getSystemResource(resource) : loader.getResource(resource);
+    }
+
+    /**
+     * When {@code name} ends in this JVM's architecture and {@code loader} holds the library of another known
+     * architecture instead, says which one is there and which one is needed, e.g. "found libconduit_epoll_aarch64.so
+     * (fragment io.conduit.epoll.linux.aarch64) but this JVM is x86_64 (os.arch=amd64): install
+     * io.conduit.epoll.linux.x86_64". The fragment's name is the {@code Bundle-SymbolicName} of the manifest beside
+     * the library ({@code META-INF/MANIFEST.MF} of the same jar or bundle entry).
+     *
+     * @return that sentence, or {@code null} when no library of another architecture is there
+     */
+    static String foreignArchitecture(String name, String resource, ClassLoader loader) {
+        String arch = arch();
+        if (!name.endsWith("_" + arch)) {
+            return null;
         }
+        String base = name.substring(0, name.length() - arch.length());
+        for (String other : KNOWN_ARCHITECTURES) {
+            if (other.equals(arch)) {
+                continue;
+            }
+            String otherFile = System.mapLibraryName(base + other);
+            URL found = resource(loader, RESOURCE_FOLDER + otherFile);
+            if (found == null) {
+                continue;
+            }
+            String fragment = symbolicName(found);
+            String needed = fragment != null && fragment.endsWith(other)
+                    ? fragment.substring(0, fragment.length() - other.length()) + arch
+                    : "the native fragment holding " + resource;
+            return "found " + otherFile + (fragment != null ? " (fragment " + fragment + ")" : " (" + found + ")")
+                    + " but this JVM is " + arch + " (os.arch=" + System.getProperty("os.arch") + "): install "
+                    + needed;
+        }
+        return null;
+    }
+
+    /**
+     * @return the {@code Bundle-SymbolicName} (without attributes) of the manifest next to the native library at
+     *         {@code library} ({@code META-INF/native/x} to {@code META-INF/MANIFEST.MF}), or {@code null} when there
+     *         is none or it cannot be read
+     */
+    private static String symbolicName(URL library) {
+        try (InputStream in = new URL(library, "../MANIFEST.MF").openStream()) {
+            String value = new Manifest(in).getMainAttributes().getValue("Bundle-SymbolicName");
+            if (value == null) {
+                return null;
+            }
+            int semicolon = value.indexOf(';');
+            return (semicolon >= 0 ? value.substring(0, semicolon) : value).trim();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String extractAndLoad(String name, String fileName, URL url, Consumer<String> load)
+            throws IOException {
         // Both properties by the rule of every Conduit property: a malformed value fails this attempt, naming it.
         String configured = ConduitProperties.parseText(WORKDIR_PROPERTY, System.getProperty(WORKDIR_PROPERTY));
         Path workdir = Path.of(configured != null ? configured : System.getProperty("java.io.tmpdir"));
+        String workdirText = workdir + " (" + (configured != null ? WORKDIR_PROPERTY
+                : WORKDIR_PROPERTY + " is not set, so java.io.tmpdir") + ")";
         boolean delete = ConduitProperties.parseBoolean(DELETE_AFTER_LOADING_PROPERTY,
                 System.getProperty(DELETE_AFTER_LOADING_PROPERTY), true);
-        Files.createDirectories(workdir);
         int dot = fileName.lastIndexOf('.');
         String prefix = (dot > 0 ? fileName.substring(0, dot) : fileName) + "_";
         String suffix = dot > 0 ? fileName.substring(dot) : "";
-        // A new file per call: a library file can be bound to one class loader only.
-        Path file = Files.createTempFile(workdir, prefix, suffix);
+        Path file = null;
         try {
-            try (InputStream in = url.openStream()) {
-                Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+            try {
+                Files.createDirectories(workdir);
+                // A new file per call: a library file can be bound to one class loader only.
+                file = Files.createTempFile(workdir, prefix, suffix);
+                try (InputStream in = url.openStream()) {
+                    Files.copy(in, file, StandardCopyOption.REPLACE_EXISTING);
+                }
+                makeExecutable(file);
+            } catch (IOException e) {
+                throw new WorkdirException("found " + url + " but cannot extract it to the directory " + workdirText
+                        + ": " + e + ". Set " + WORKDIR_PROPERTY + " to a writable directory on a file system that"
+                        + " allows executing code (not mounted noexec)", e);
             }
-            load.accept(file.toAbsolutePath().toString());
+            try {
+                load.accept(file.toAbsolutePath().toString());
+            } catch (UnsatisfiedLinkError e) {
+                if (!Files.isExecutable(file)) { // access(2) X_OK: false on a noexec mount although the x bit is set
+                    throw new WorkdirException("found " + url + " and extracted it to the directory " + workdirText
+                            + ", but that directory cannot execute code: its file system is mounted noexec (or a"
+                            + " security policy forbids executing there), so loading failed with \"" + e.getMessage()
+                            + "\". Set " + WORKDIR_PROPERTY + " to a directory on a file system that allows executing"
+                            + " code", e);
+                }
+                throw e;
+            }
             return logged(name, "extracted " + url + " to " + file + (delete ? " (deleted after loading)" : ""));
         } finally {
-            if (delete) {
+            if (delete && file != null) {
                 try {
                     Files.deleteIfExists(file);
                 } catch (IOException e) {
@@ -195,6 +290,24 @@ public final class NativeLibraryLoader {
                             + "; delete it by hand", e);
                 }
             }
+        }
+    }
+
+    /** Gives the owner read, write and execute permission, as a library file has; no-op without POSIX permissions. */
+    private static void makeExecutable(Path file) throws IOException {
+        try {
+            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwx------"));
+        } catch (UnsupportedOperationException notPosix) {
+            // e.g. Windows: there is no execute bit to set
+        }
+    }
+
+    /** The extraction failed because of the work directory: its message names the directory and the property. */
+    private static final class WorkdirException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        WorkdirException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

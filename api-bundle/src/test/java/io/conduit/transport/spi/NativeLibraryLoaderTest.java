@@ -134,8 +134,9 @@ class NativeLibraryLoaderTest {
         UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(NAME,
                 hostIn(loaderWithLibrary("broken")), failing("loadLibrary"), failing("load")));
         assertTrue(e.getMessage().contains("'" + NAME + "'"), e.getMessage());
-        assertTrue(e.getMessage().contains("java.library.path"), e.getMessage());
-        assertTrue(e.getMessage().contains("fragment"), e.getMessage());
+        // the library is there: the message says so and quotes the loader instead of advising to install it
+        assertTrue(e.getMessage().contains("found ") && e.getMessage().contains("META-INF/native/" + FILE
+                + " but extracting or loading it failed: java.lang.UnsatisfiedLinkError: no "), e.getMessage());
         assertEquals(3, e.getSuppressed().length);
         assertTrue(e.getSuppressed()[0].getMessage().contains("System.loadLibrary"), e.getSuppressed()[0].getMessage());
         assertTrue(e.getSuppressed()[1].getMessage().contains("java.library.path"), e.getSuppressed()[1].getMessage());
@@ -151,6 +152,68 @@ class NativeLibraryLoaderTest {
                 hostIn(new URLClassLoader(new URL[0], null)), failing("loadLibrary"), failing("load")));
         assertTrue(e.getSuppressed()[2].getCause().getMessage().contains("not found"),
                 e.getSuppressed()[2].getCause().getMessage());
+        assertTrue(e.getMessage().contains("install the native fragment bundle holding META-INF/native/" + FILE)
+                && e.getMessage().contains("java.library.path"), e.getMessage());
+    }
+
+    /**
+     * A work directory that cannot be made (its parent is a regular file; as root, permissions alone would not stop
+     * the write): the error leads with the directory and names {@code conduit.native.workdir}, not the advice to
+     * install a fragment that is there.
+     */
+    @Test
+    void anUnwritableWorkdirIsNamedWithItsProperty() throws IOException {
+        Path notADirectory = dir.resolve("plain-file");
+        Files.writeString(notADirectory, "x");
+        Path workdir = notADirectory.resolve("work");
+        System.setProperty(NativeLibraryLoader.WORKDIR_PROPERTY, workdir.toString());
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(NAME,
+                hostIn(loaderWithLibrary("library bytes")), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getMessage().contains("but cannot extract it to the directory " + workdir
+                + " (conduit.native.workdir)"), e.getMessage());
+        assertTrue(e.getMessage().contains("Set conduit.native.workdir to a writable directory"), e.getMessage());
+        assertFalse(e.getMessage().contains("install the native fragment"), e.getMessage());
+        assertEquals(List.of("loadLibrary:" + NAME), calls, "nothing was loaded");
+    }
+
+    /**
+     * Only the library of another architecture is there, in a folder whose manifest names its fragment (the epoll
+     * bundle's {@code EpollLibraryProblemsTest} does the same with a fragment jar): the error says
+     * which one was found and names the fragment of this JVM's architecture to install.
+     */
+    @Test
+    void aLibraryOfAnotherArchitectureIsNamedWithTheFragmentToInstall() throws IOException {
+        String arch = NativeLibraryLoader.arch();
+        String other = "aarch64".equals(arch) ? "x86_64" : "aarch64";
+        String otherFile = System.mapLibraryName("conduit_loader_test_" + other);
+        Path root = Files.createTempDirectory(dir, "fragment"); // an unpacked fragment: the manifest is a file
+        Files.createDirectories(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER));
+        Files.writeString(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER + otherFile), "lib");
+        Files.writeString(root.resolve("META-INF/MANIFEST.MF"), "Manifest-Version: 1.0\nBundle-SymbolicName: "
+                + "io.conduit.loadertest.linux." + other + ";singleton:=false\n");
+        ClassLoader loader = new URLClassLoader(new URL[] {root.toUri().toURL()}, null);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(
+                "conduit_loader_test_" + arch, hostIn(loader), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getMessage().contains("found " + otherFile + " (fragment io.conduit.loadertest.linux." + other
+                + ") but this JVM is " + arch + " (os.arch=" + System.getProperty("os.arch")
+                + "): install io.conduit.loadertest.linux." + arch + "."), e.getMessage());
+    }
+
+    /** Without a manifest the error still names the library found (by its URL) and the resource that is needed. */
+    @Test
+    void aLibraryOfAnotherArchitectureWithoutManifestIsNamedByItsUrl() throws IOException {
+        String arch = NativeLibraryLoader.arch();
+        String other = "aarch64".equals(arch) ? "x86_64" : "aarch64";
+        String otherFile = System.mapLibraryName("conduit_loader_test_" + other);
+        Path root = Files.createTempDirectory(dir, "cp");
+        Files.createDirectories(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER));
+        Files.writeString(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER + otherFile), "lib");
+        ClassLoader loader = new URLClassLoader(new URL[] {root.toUri().toURL()}, null);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(
+                "conduit_loader_test_" + arch, hostIn(loader), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getMessage().contains("found " + otherFile + " (file:"), e.getMessage());
+        assertTrue(e.getMessage().contains("install the native fragment holding META-INF/native/"
+                + System.mapLibraryName("conduit_loader_test_" + arch)), e.getMessage());
     }
 
     @Test

@@ -27,6 +27,8 @@ public final class RelayComponent {
 
     private final Listeners listeners;
     private final ComponentStatus status;
+    /** Clients closed because the upstream was unreachable, counted for all connections of this relay. */
+    private final RateLimitedLog unreachable = RelayFrontendHandler.unreachableLog();
 
     /**
      * @param network the gateway's network (a mandatory, static reference)
@@ -63,7 +65,7 @@ public final class RelayComponent {
                 ChannelInitializer<Channel> init = new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network));
+                        ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable));
                     }
                 };
                 return network.listen(endpoint, List.of(config.upstream()), childOptions, init);
@@ -78,5 +80,6 @@ public final class RelayComponent {
         RelayLoops.remove(this);
         status.withdraw();
         listeners.close();
+        unreachable.flush();
     }
 }

@@ -24,7 +24,8 @@ import io.conduit.concurrent.Future;
  * once it exceeds {@code write.buffer.high} bytes, reading of the client pauses until the upstream is there, so
  * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
  * input itself, and with it about a third of relayed connections never read again after the first delivery —
- * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client is closed and one line is logged.
+ * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client
+ * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once).
  * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
  * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
  * connection).
@@ -37,6 +38,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     private final RelayConfig config;
     private final Network network;
+    /** The relay's log of clients closed because the upstream was unreachable; shared by its connections. */
+    private final RateLimitedLog unreachable;
     /** The pending upstream connect; loop-confined. */
     private Future<Channel> connecting;
     /** Client input that arrived before the upstream was connected; loop-confined. */
@@ -50,9 +53,28 @@ public final class RelayFrontendHandler implements ChannelHandler {
      * @param config  the relay's configuration
      * @param network where the upstream channel comes from
      */
-    public RelayFrontendHandler(RelayConfig config, Network network) {
+    RelayFrontendHandler(RelayConfig config, Network network) {
+        this(config, network, unreachableLog());
+    }
+
+    /**
+     * @param config      the relay's configuration
+     * @param network     where the upstream channel comes from
+     * @param unreachable the relay's {@link #unreachableLog()}, shared by all its connections
+     */
+    RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable) {
         this.config = config;
         this.network = network;
+        this.unreachable = unreachable;
+    }
+
+    /**
+     * @return a new log for the clients one relay closes because its upstream was unreachable: INFO, the first at
+     *         once, then a count at most every {@value RateLimitedLog#DEFAULT_INTERVAL_SECONDS} s (a refusing upstream
+     *         once wrote a line per client)
+     */
+    static RateLimitedLog unreachableLog() {
+        return new RateLimitedLog(LOG, System.Logger.Level.INFO);
     }
 
     /** @return options of both sides of a relayed connection: half-closure, water marks, connect timeout */
@@ -107,8 +129,10 @@ public final class RelayFrontendHandler implements ChannelHandler {
                     Streams.resumeReading(client);
                 }
             } else if (!done.isCancelled()) {
-                LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": upstream " + config.upstream()
-                        + " unreachable (" + done.cause() + "); closed client " + describeClient(client));
+                String who = describeClient(client);
+                Throwable cause = done.cause();
+                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + config.upstream()
+                        + " unreachable (" + cause + "); closed client " + who);
                 client.close();
             }
         });

@@ -28,7 +28,9 @@ import io.conduit.concurrent.ScheduledFuture;
  *       every half of that time and closed at the second check in a row that found it quiet, so it expires after
  *       between one and one and a half idle timeouts.</li>
  *   <li>At most {@code udp.max.sessions} sessions exist; datagrams of further clients are dropped and counted (two
- *       listening channels taking datagrams at once during a transport swap may let one or two more in).</li>
+ *       listening channels taking datagrams at once during a transport swap may let one or two more in). The drops
+ *       are logged as WARNING by a {@link RateLimitedLog}: the first at once, then a count at most every
+ *       {@value RateLimitedLog#DEFAULT_INTERVAL_SECONDS} s, so an overload long after the first is seen too.</li>
  *   <li>Replies leave through the endpoint's current channel ({@link Network.DatagramEndpoint#channel()}), so they
  *       come from the relay's address whatever transport the endpoint is on.</li>
  *   <li><b>Transport swaps</b> (the endpoint follows the selected transport). Each session's upstream channel is
@@ -61,6 +63,8 @@ public final class UdpRelayHandler implements ChannelHandler {
     private final Map<InetSocketAddress, Session> sessions = new ConcurrentHashMap<>();
     /** Datagrams dropped because the session table was full. */
     private final AtomicLong droppedForLimit = new AtomicLong();
+    /** Logs those drops: the first at once, then a count at most every few seconds, for the relay's whole life. */
+    private final RateLimitedLog sessionLimitLog;
 
     /**
      * @param config   the relay's configuration (UDP listen and upstream)
@@ -68,9 +72,16 @@ public final class UdpRelayHandler implements ChannelHandler {
      * @param endpoint the listening endpoint this handler serves: replies leave through its channel
      */
     public UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint) {
+        this(config, network, endpoint, new RateLimitedLog(LOG, System.Logger.Level.WARNING));
+    }
+
+    /** Like the public constructor, logging dropped datagrams to {@code sessionLimitLog} (tests: a fake clock). */
+    UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint,
+            RateLimitedLog sessionLimitLog) {
         this.config = config;
         this.network = network;
         this.endpoint = endpoint;
+        this.sessionLimitLog = sessionLimitLog;
     }
 
     /** @return the number of live sessions (drained ones no longer count) */
@@ -97,10 +108,9 @@ public final class UdpRelayHandler implements ChannelHandler {
         Session s = sessions.get(client);
         if (s == null) {
             if (sessions.size() >= config.udpMaxSessions()) {
-                if (droppedForLimit.getAndIncrement() == 0) {
-                    LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": " + config.udpMaxSessions()
-                            + " UDP sessions reached (udp.max.sessions); dropping datagrams of new clients");
-                }
+                droppedForLimit.incrementAndGet();
+                sessionLimitLog.occurred(() -> "relay " + config.name() + ": " + config.udpMaxSessions()
+                        + " UDP sessions reached (udp.max.sessions); dropped a datagram of new client " + client);
                 p.close();
                 return;
             }
@@ -122,6 +132,7 @@ public final class UdpRelayHandler implements ChannelHandler {
             for (Session s : sessions.values().toArray(new Session[0])) {
                 s.close();
             }
+            sessionLimitLog.flush();
         }
         ctx.fireChannelInactive();
     }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
@@ -85,6 +86,38 @@ class RelayFrontendHandlerTest {
         assertFalse(client.isOpen());
     }
 
+    /**
+     * An upstream that refuses connections once logged one INFO line per client (302 for 302): the relay's clients
+     * share one {@link RateLimitedLog}, so 302 refused clients within the interval give one line, and the next one
+     * after it a line that counts them (fake clock).
+     */
+    @Test
+    void clientsOfARefusingUpstreamAreLoggedOnceThenCounted() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        RateLimitedLog unreachable = new RateLimitedLog(System.getLogger("io.conduit.gateway"),
+                System.Logger.Level.INFO, TimeUnit.SECONDS.toNanos(10), clock::get);
+        try (LogCapture log = new LogCapture()) {
+            FakeNetwork net = new FakeNetwork();
+            for (int i = 0; i < 302; i++) {
+                TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net, unreachable));
+                net.connects.get(i).promise().setFailure(new java.net.ConnectException("Connection refused"));
+                client.runPendingTasks();
+                assertFalse(client.isOpen(), "client " + i + " closed");
+            }
+            assertEquals(1, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(0).startsWith("INFO relay " + CONFIG.name() + ": upstream "
+                    + CONFIG.upstream() + " unreachable (java.net.ConnectException: Connection refused); closed client"),
+                    log.messages().get(0));
+
+            clock.addAndGet(TimeUnit.SECONDS.toNanos(10));
+            TestDuplexChannel late = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net, unreachable));
+            net.connects.get(302).promise().setFailure(new java.net.ConnectException("Connection refused"));
+            late.runPendingTasks();
+            assertEquals(2, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(1).endsWith("(the latest of 302 in the last 10 s)"), log.messages().get(1));
+        }
+    }
+
     @Test
     void clientLeavingWhileConnectingCancelsTheConnect() {
         FakeNetwork net = new FakeNetwork();
@@ -110,7 +143,7 @@ class RelayFrontendHandlerTest {
             net.connects.get(0).promise().setFailure(new java.net.ConnectException("Connection refused"));
             client.runPendingTasks();
             String line = log.messages().stream().filter(l -> l.contains("unreachable")).findFirst().orElseThrow();
-            assertTrue(line.endsWith("closed client an unnamed Unix socket (connection " + client.id() + ")"), line);
+            assertTrue(line.contains("closed client an unnamed Unix socket (connection " + client.id() + ") "), line);
         }
         TestDuplexChannel tcp = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, new FakeNetwork())) {
             @Override

@@ -160,6 +160,46 @@ class UdpRelayHandlerTest {
         listener.finishAndReleaseAll();
     }
 
+    /**
+     * The session limit once warned once for the relay's whole life, so a later overload was invisible: now the first
+     * drop is logged at once, later ones are counted in one line per interval, and closing the listener writes what
+     * is left (fake clock).
+     */
+    @Test
+    void sessionLimitDropsAreLoggedOnceThenCountedForTheRelaysWholeLife() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        RateLimitedLog limitLog = new RateLimitedLog(System.getLogger("io.conduit.gateway"),
+                System.Logger.Level.WARNING, TimeUnit.SECONDS.toNanos(10), clock::get);
+        FakeEndpoint endpoint = new FakeEndpoint();
+        UdpRelayHandler relay = new UdpRelayHandler(config(1), new FakeNetwork(), endpoint, limitLog);
+        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        endpoint.channel = listener;
+        try (LogCapture log = new LogCapture()) {
+            listener.writeInbound(from(ALICE, "a"));
+            for (int i = 0; i < 100; i++) {
+                listener.writeInbound(from(new InetSocketAddress("127.0.0.1", 41000 + i), "x"));
+            }
+            assertEquals(100, relay.droppedForSessionLimit());
+            assertEquals(1, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(0).startsWith("WARNING relay " + config(1).name() + ": 1 UDP sessions"
+                    + " reached (udp.max.sessions); dropped a datagram of new client /127.0.0.1:41000"),
+                    log.messages().get(0));
+
+            clock.addAndGet(TimeUnit.MINUTES.toNanos(30)); // an overload long after the first
+            listener.writeInbound(from(BOB, "b"));
+            assertEquals(2, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(1).endsWith("dropped a datagram of new client " + BOB
+                    + " (the latest of 100 in the last 1800 s)"), log.messages().get(1));
+
+            listener.writeInbound(from(CAROL, "c"));
+            assertEquals(2, log.messages().size(), "within the interval: counted, not logged");
+            listener.finishAndReleaseAll(); // the endpoint closes: what is left is written
+            assertEquals(3, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(2).contains(CAROL + " (the latest of 1 in the last 0 s)"),
+                    log.messages().get(2));
+        }
+    }
+
     @Test
     void failedSessionIsForgottenSoTheNextDatagramRetries() {
         FakeNetwork net = new FakeNetwork();

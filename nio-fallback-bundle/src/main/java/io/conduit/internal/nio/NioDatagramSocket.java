@@ -1,12 +1,14 @@
 package io.conduit.internal.nio;
 
 import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.DatagramLimits;
 import io.conduit.transport.spi.IoDatagramSocket;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
+import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.nio.channels.MembershipKey;
@@ -59,6 +61,12 @@ final class NioDatagramSocket extends NioSocket implements IoDatagramSocket {
             throw AddressErrors.noRecipient();
         }
         int remaining = src.remaining();
+        SocketAddress recipient = target != null ? target : connectedTo;
+        if (remaining > DatagramLimits.maxUdpPayloadBytes(recipient)) {
+            // the kernel would refuse it with EMSGSIZE, which java.nio reports without length or limit
+            throw new SocketException((target != null ? "sendto" : "write") + " failed: Message too long: "
+                    + DatagramLimits.udpTooLong(remaining, recipient));
+        }
         if (remaining == 0 && ch.isConnected()) {
             // DatagramChannel skips the system call for 0 bytes when connected (send() delegates to write()):
             // fail instead of reporting a datagram as sent that never left

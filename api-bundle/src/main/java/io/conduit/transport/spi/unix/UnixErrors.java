@@ -1,12 +1,14 @@
 package io.conduit.transport.spi.unix;
 
 import io.conduit.channel.ChannelClosedException;
+import io.conduit.transport.spi.DatagramLimits;
 
 import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.PortUnreachableException;
+import java.net.SocketAddress;
 import java.util.Objects;
 import java.util.function.IntFunction;
 
@@ -146,6 +148,21 @@ public final class UnixErrors {
                 + " this Unix-domain datagram socket may send ("
                 + (sendBufferBytes >= 0 ? "SO_SNDBUF is " + sendBufferBytes + " bytes" : "the limit follows SO_SNDBUF")
                 + (systemNote == null ? "" : "; " + systemNote) + "): send shorter datagrams, or raise SO_SNDBUF",
+                emsgsize);
+    }
+
+    /**
+     * Exception for a UDP datagram the kernel refused as too long ({@code EMSGSIZE}):
+     * {@code <call>(..) failed: Message too long (errno <n>): a UDP datagram of <length> bytes is longer than UDP
+     * over IPv4 carries (at most 65507 bytes) ...}, worded by {@link DatagramLimits#udpTooLong}.
+     *
+     * @param length    the datagram's payload length, bytes
+     * @param recipient where it was going (the connected peer for a connected socket), or {@code null}
+     * @return a {@link NativeIoException} carrying {@code EMSGSIZE}
+     * @since 0.4.0
+     */
+    public NativeIoException newUdpDatagramTooLongException(String call, int length, SocketAddress recipient) {
+        return new NativeIoException(message(call, emsgsize) + ": " + DatagramLimits.udpTooLong(length, recipient),
                 emsgsize);
     }
 
