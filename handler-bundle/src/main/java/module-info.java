@@ -8,4 +8,5 @@ module io.conduit.handler {
     requires static org.osgi.annotation.versioning;
 
     exports io.conduit.handler.codec;
+    exports io.conduit.handler.timeout;
 }
