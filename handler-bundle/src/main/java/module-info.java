@@ -10,4 +10,5 @@ module io.conduit.handler {
     exports io.conduit.handler.codec;
     exports io.conduit.handler.timeout;
     exports io.conduit.handler.limit;
+    exports io.conduit.handler.proxy;
 }
