@@ -11,4 +11,5 @@ module io.conduit.handler {
     exports io.conduit.handler.timeout;
     exports io.conduit.handler.limit;
     exports io.conduit.handler.proxy;
+    exports io.conduit.handler.logging;
 }
