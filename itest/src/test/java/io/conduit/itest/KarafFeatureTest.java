@@ -87,6 +87,7 @@ class KarafFeatureTest {
         Path staging = work.resolve("repo");
         stage(staging, "conduit-api", version, "jar", "conduit.itest.apiJar");
         stage(staging, "conduit-nio", version, "jar", "conduit.itest.nioJar");
+        stage(staging, "conduit-handler", version, "jar", "conduit.itest.handlerJar");
         stage(staging, "conduit-epoll", version, "jar", "conduit.itest.epollJar");
         stage(staging, "conduit-native-epoll-linux-x86_64", version, "jar", "conduit.itest.epollX86Jar");
         stage(staging, "conduit-native-epoll-linux-aarch64", version, "jar", "conduit.itest.epollAarch64Jar");
