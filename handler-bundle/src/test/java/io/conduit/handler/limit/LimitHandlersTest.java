@@ -9,45 +9,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.handler.LogCapture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
 class LimitHandlersTest {
-
-    /** Captures what a java.util.logging logger (System.Logger's default backend) logs. */
-    static final class Captured extends Handler implements AutoCloseable {
-        final List<LogRecord> records = new ArrayList<>();
-        private final Logger logger;
-
-        Captured(String name) {
-            logger = Logger.getLogger(name);
-            logger.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord r) {
-            records.add(r);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            logger.removeHandler(this);
-        }
-    }
 
     /** Records whether it saw the channel become active and inactive. */
     static final class Seen implements ChannelHandler {
@@ -69,7 +42,7 @@ class LimitHandlersTest {
     void connectionsBeyondTheLimitAreClosedAtOnceAndLoggedOncePerTenSeconds() {
         AtomicLong clock = new AtomicLong();
         ConnectionLimit limit = new ConnectionLimit(2, clock::get);
-        try (Captured log = new Captured(ConnectionLimit.class.getName())) {
+        try (LogCapture log = new LogCapture(ConnectionLimit.class.getName())) {
             List<EmbeddedChannel> open = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
                 Seen seen = new Seen();
@@ -85,14 +58,14 @@ class LimitHandlersTest {
                 assertFalse(seen.inactive, "later handlers never see a rejected connection");
                 clock.addAndGet(TimeUnit.SECONDS.toNanos(1));
             }
-            assertEquals(1, log.records.size(), "one line for 5 rejections within 10 s");
-            assertTrue(log.records.get(0).getMessage().startsWith("connection limit 2 reached on listener (none):"
-                    + " closed the connection from embedded at once"), log.records.get(0).getMessage());
+            assertEquals(1, log.records().size(), "one line for 5 rejections within 10 s");
+            assertTrue(log.records().get(0).getMessage().startsWith("connection limit 2 reached on listener (none):"
+                    + " closed the connection from embedded at once"), log.records().get(0).getMessage());
             clock.addAndGet(TimeUnit.SECONDS.toNanos(10));
             new EmbeddedChannel(limit.newHandler());
-            assertEquals(2, log.records.size());
-            assertTrue(log.records.get(1).getMessage().endsWith("(4 more like this since the last report, 10 s or"
-                    + " more ago, not logged)"), log.records.get(1).getMessage());
+            assertEquals(2, log.records().size());
+            assertTrue(log.records().get(1).getMessage().endsWith("(4 more like this since the last report, 10 s or"
+                    + " more ago, not logged)"), log.records().get(1).getMessage());
             open.get(0).close();
             assertEquals(1, limit.openConnections());
             EmbeddedChannel again = new EmbeddedChannel(limit.newHandler());

@@ -6,43 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
 import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.handler.LogCapture;
 import org.junit.jupiter.api.Test;
 
 class LoggingHandlerTest {
 
-    /** Captures records of one java.util.logging logger (System.Logger's default backend). */
-    static final class Captured extends Handler {
-        final List<LogRecord> records = new ArrayList<>();
-
-        @Override
-        public void publish(LogRecord r) {
-            records.add(r);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Test
     void logsEventsAndHexDumpsAtTheChosenLevelAndPassesEverythingOn() {
-        Logger jul = Logger.getLogger("test.logging.handler");
-        jul.setLevel(Level.ALL);
-        Captured captured = new Captured();
-        jul.addHandler(captured);
-        try {
+        try (LogCapture captured = new LogCapture("test.logging.handler")) {
             EmbeddedChannel ch = new EmbeddedChannel(new LoggingHandler(System.getLogger("test.logging.handler"),
                     System.Logger.Level.INFO, 20));
             Buffer in = BufferAllocator.unpooled().buffer(32);
@@ -56,7 +33,7 @@ class LoggingHandlerTest {
             ch.readOutbound();
             ch.finish();
             List<String> lines = new ArrayList<>();
-            for (LogRecord r : captured.records) {
+            for (LogRecord r : captured.records()) {
                 assertEquals(Level.INFO, r.getLevel());
                 if (!r.getMessage().endsWith("READ REQUEST")) { // auto-read asks after ACTIVE and READ COMPLETE
                     lines.add(r.getMessage());
@@ -71,26 +48,19 @@ class LoggingHandlerTest {
                     + "… 10 more bytes", lines.get(2));
             assertEquals(List.of(prefix + "READ COMPLETE", prefix + "WRITE: text", prefix + "FLUSH", prefix + "CLOSE",
                     prefix + "INACTIVE", prefix + "UNREGISTERED"), lines.subList(3, lines.size()));
-        } finally {
-            jul.removeHandler(captured);
         }
     }
 
     @Test
     void belowTheLevelNothingIsFormatted() {
-        Logger jul = Logger.getLogger("test.logging.quiet");
-        jul.setLevel(Level.WARNING);
-        Captured captured = new Captured();
-        jul.addHandler(captured);
-        try {
+        try (LogCapture captured = new LogCapture("test.logging.quiet")) {
+            java.util.logging.Logger.getLogger("test.logging.quiet").setLevel(Level.WARNING); // restored on close
             EmbeddedChannel ch = new EmbeddedChannel(new LoggingHandler(System.getLogger("test.logging.quiet"),
                     System.Logger.Level.DEBUG, 64));
             ch.writeInbound("x");
             assertEquals("x", ch.readInbound());
             ch.finish();
-            assertTrue(captured.records.isEmpty());
-        } finally {
-            jul.removeHandler(captured);
+            assertTrue(captured.records().isEmpty());
         }
     }
 }

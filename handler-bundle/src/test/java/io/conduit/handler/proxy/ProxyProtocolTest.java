@@ -14,9 +14,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.logging.Handler;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
@@ -24,6 +21,7 @@ import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.handler.LogCapture;
 import io.conduit.handler.internal.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -205,36 +203,12 @@ class ProxyProtocolTest {
         return bytes;
     }
 
-    /** Captures what the decoder's logger logs. */
-    static final class Captured extends Handler implements AutoCloseable {
-        final List<String> lines = new ArrayList<>();
-        private final Logger logger = Logger.getLogger(ProxyProtocolDecoder.class.getName());
-
-        Captured() {
-            logger.addHandler(this);
-        }
-
-        @Override
-        public void publish(LogRecord r) {
-            lines.add(r.getMessage());
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            logger.removeHandler(this);
-        }
-    }
-
     /** Feeds {@code stream} and the payload; checks the connection was closed with nothing passed on. */
     static String rejects(ProxyProtocolDecoder.Versions versions, byte[] stream) {
         AtomicLong clock = new AtomicLong();
         RateLimitedLog log = new RateLimitedLog(System.getLogger(ProxyProtocolDecoder.class.getName()),
                 System.Logger.Level.WARNING, RateLimitedLog.DEFAULT_INTERVAL_NANOS, clock::get);
-        try (Captured captured = new Captured()) {
+        try (LogCapture capture = new LogCapture(ProxyProtocolDecoder.class.getName())) {
             Sink sink = new Sink();
             EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(versions, log), sink);
             List<Buffer> in = write(ch, concat(stream, PAYLOAD), stream.length);
@@ -243,8 +217,8 @@ class ProxyProtocolTest {
             assertEquals(0, sink.bytes.size(), "no byte");
             assertNull(ProxyMessage.of(ch));
             in.forEach(b -> assertEquals(0, b.refCnt()));
-            assertEquals(1, captured.lines.size(), captured.lines.toString());
-            return captured.lines.get(0);
+            assertEquals(1, capture.lines().size(), capture.lines().toString());
+            return capture.lines().get(0);
         }
     }
 
@@ -265,7 +239,7 @@ class ProxyProtocolTest {
         // truncated: the input ends inside the header
         byte[] cut = java.util.Arrays.copyOf(good, 20);
         AtomicLong clock = new AtomicLong();
-        try (Captured captured = new Captured()) {
+        try (LogCapture capture = new LogCapture(ProxyProtocolDecoder.class.getName())) {
             Sink sink = new Sink();
             EmbeddedChannel t = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY,
                     new RateLimitedLog(System.getLogger(ProxyProtocolDecoder.class.getName()),
@@ -273,9 +247,9 @@ class ProxyProtocolTest {
             List<Buffer> in = write(t, cut);
             t.close();
             assertEquals(List.of(), sink.events);
-            assertEquals(1, captured.lines.size());
-            assertTrue(captured.lines.get(0).contains("truncated: the input ended after 20 bytes of the header"),
-                    captured.lines.get(0));
+            assertEquals(1, capture.lines().size());
+            assertTrue(capture.lines().get(0).contains("truncated: the input ended after 20 bytes of the header"),
+                    capture.lines().get(0));
             in.forEach(b -> assertEquals(0, b.refCnt()));
         }
         // wrong length: shorter than the addresses
@@ -319,7 +293,7 @@ class ProxyProtocolTest {
         AtomicLong clock = new AtomicLong();
         RateLimitedLog log = new RateLimitedLog(System.getLogger(ProxyProtocolDecoder.class.getName()),
                 System.Logger.Level.WARNING, RateLimitedLog.DEFAULT_INTERVAL_NANOS, clock::get);
-        try (Captured captured = new Captured()) {
+        try (LogCapture capture = new LogCapture(ProxyProtocolDecoder.class.getName())) {
             for (int i = 0; i < 100; i++) {
                 EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY,
                         log));
@@ -327,12 +301,12 @@ class ProxyProtocolTest {
                 assertFalse(ch.isOpen());
                 clock.addAndGet(50_000_000); // 50 ms
             }
-            assertEquals(1, captured.lines.size(), "100 connections in 5 s");
+            assertEquals(1, capture.lines().size(), "100 connections in 5 s");
             clock.addAndGet(10_000_000_000L);
             EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY, log));
             write(ch, "junk".getBytes());
-            assertEquals(2, captured.lines.size());
-            assertTrue(captured.lines.get(1).contains("(99 more like this"), captured.lines.get(1));
+            assertEquals(2, capture.lines().size());
+            assertTrue(capture.lines().get(1).contains("(99 more like this"), capture.lines().get(1));
         }
     }
 }
