@@ -4,6 +4,7 @@
  */
 module io.conduit.itest.jpms {
     requires io.conduit.api;
+    requires io.conduit.handler;
 
     uses io.conduit.transport.spi.TransportProvider;
 }

@@ -12,6 +12,19 @@ public interface EventExecutor extends EventExecutorGroup {
     /** @return {@code true} when the calling thread is this executor's thread */
     boolean inEventLoop();
 
+    /**
+     * The clock that this executor's scheduled delays are measured on, for handlers that compare times with
+     * their own scheduled tasks (idle and write timeouts, rate limits). Values are nanoseconds from an arbitrary
+     * origin; compare two values only by their difference, as with {@link System#nanoTime()}. May be called
+     * from any thread.
+     *
+     * @return now in nanoseconds; {@link System#nanoTime()} unless the executor keeps its own clock (a test
+     *         loop such as {@link io.conduit.channel.embedded.EmbeddedEventLoop} does)
+     */
+    default long nanoTime() {
+        return System.nanoTime();
+    }
+
     /** @return {@code true} when {@code thread} is this executor's thread */
     boolean inEventLoop(Thread thread);
 

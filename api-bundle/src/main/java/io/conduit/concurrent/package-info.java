@@ -2,7 +2,7 @@
  * Event executors, event loops and their groups, and futures/promises that interoperate with {@link java.util.concurrent.CompletionStage}.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.concurrent;
 
 import org.osgi.annotation.bundle.Export;

@@ -42,6 +42,7 @@ class JpmsModulePathTest {
         Path epollJar = Path.of(ItestFiles.required("conduit.itest.epollJar"));
         List<Path> conduitJars = List.of(Path.of(ItestFiles.required("conduit.itest.apiJar")),
                 Path.of(ItestFiles.required("conduit.itest.nioJar")), epollJar,
+                Path.of(ItestFiles.required("conduit.itest.handlerJar")),
                 fragmentJar());
         for (Path jar : conduitJars) {
             assertTrue(Files.isRegularFile(jar), jar + " is missing: build the reactor (mvn install -DskipTests)");
@@ -91,8 +92,9 @@ class JpmsModulePathTest {
         assertTrue(lines.contains("DONE"), "no DONE line:\n" + output);
         assertTrue(lines.contains("CLASSPATH "), "the class path must be empty:\n" + output);
         assertTrue(lines.contains("MODULE " + APP_MODULE), output);
-        assertTrue(lines.contains("LAYER io.conduit.api io.conduit.epoll io.conduit.epoll.linux." + arch() + " "
-                + APP_MODULE + " io.conduit.nio"), "boot layer modules:\n" + output);
+        assertTrue(lines.contains("LAYER io.conduit.api io.conduit.epoll io.conduit.epoll.linux." + arch()
+                + " io.conduit.handler " + APP_MODULE + " io.conduit.nio"), "boot layer modules:\n" + output);
+        assertTrue(lines.contains("HANDLER io.conduit.handler"), "the handler module serves its classes:\n" + output);
         assertFalse(output.contains("WARNING"), "the JVM warned:\n" + output);
 
         // Every available provider echoed what it was sent; nio is always there.

@@ -92,6 +92,7 @@ class KarafFeatureTest {
         Path staging = work.resolve("repo");
         stage(staging, "conduit-api", version, "jar", "conduit.itest.apiJar");
         stage(staging, "conduit-nio", version, "jar", "conduit.itest.nioJar");
+        stage(staging, "conduit-handler", version, "jar", "conduit.itest.handlerJar");
         stage(staging, "conduit-epoll", version, "jar", "conduit.itest.epollJar");
         stage(staging, "conduit-native-epoll-linux-x86_64", version, "jar", "conduit.itest.epollX86Jar");
         if (ItestFiles.epollFragments().contains("io.conduit.epoll.linux.aarch64")) {

@@ -60,6 +60,7 @@ public final class EmbeddedEventLoop implements EventLoop {
     // ---------------------------------------------------------------- test control
 
     /** @return this loop's clock in nanoseconds: time since creation plus all {@link #advanceTimeBy} calls */
+    @Override
     public long nanoTime() {
         long elapsed = System.nanoTime() - startNanos;
         long offset = offsetNanos.get();

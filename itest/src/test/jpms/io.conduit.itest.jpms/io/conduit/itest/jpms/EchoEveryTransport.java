@@ -46,6 +46,8 @@ public final class EchoEveryTransport {
         ModuleLayer.boot().modules().stream().map(Module::getName).filter(n -> n.startsWith("io.conduit"))
                 .sorted().forEach(n -> layer.append(' ').append(n));
         System.out.println("LAYER" + layer);
+        System.out.println("HANDLER " + io.conduit.handler.codec.LengthFieldBasedFrameDecoder.class.getModule()
+                .getName());
 
         for (TransportProvider provider : ServiceLoader.load(TransportProvider.class)) {
             boolean available = provider.availability().isAvailable();
