@@ -622,7 +622,7 @@ public final class ManagedDatagramEndpoint {
 
     /** On the swap thread, after the old socket was closed: binds on {@code t} ({@link SwapSteps#bindAfterClose}). */
     private Generation bindAfterClose(Transport t) throws Exception {
-        return SwapSteps.bindAfterClose(() -> bind(t, true));
+        return SwapSteps.bindAfterClose(() -> bind(t, true), t);
     }
 
     /**
