@@ -156,7 +156,11 @@ public final class ManagedServer {
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
     private boolean keepConnectionsOnSelectionChange = true;
-    private Transport unsupportedTarget;                // swap thread only: last selection that cannot bind the address
+    /**
+     * Swap thread only: the last selection that cannot serve the address (one warning per selection); weak, so a
+     * transport whose bundle stopped meanwhile is not kept by it.
+     */
+    private java.lang.ref.WeakReference<Transport> unsupportedTarget = new java.lang.ref.WeakReference<>(null);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -612,8 +616,8 @@ public final class ManagedServer {
         }
         SocketAddress unsupported = target == null ? null : unsupportedBy(target);
         if (unsupported != null && (old == null || SwapSteps.stillProvided(old.transport))) {
-            if (unsupportedTarget != target) { // one line per selection, not per re-check
-                unsupportedTarget = target;
+            if (unsupportedTarget.get() != target) { // one line per selection, not per re-check
+                unsupportedTarget = new java.lang.ref.WeakReference<>(target);
                 LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + (old == null
                         ? " has no listener: the selected " : " stays on '" + old.transport.name() + "': the selected ")
                         + cannotServe(target, unsupported) + "; it moves when a transport that can is selected");
@@ -625,7 +629,7 @@ public final class ManagedServer {
             LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + ": '" + old.transport.name()
                     + "' went away and the selected " + cannotServe(target, unsupported) + "; the listener is closed"
                     + " until a transport that can is selected");
-            unsupportedTarget = target;
+            unsupportedTarget = new java.lang.ref.WeakReference<>(target);
             synchronized (lock) {
                 current = null;
             }
@@ -633,7 +637,7 @@ public final class ManagedServer {
                     + old.transport.name() + "' to none"));
             return Outcome.DONE;
         }
-        unsupportedTarget = null;
+        unsupportedTarget.clear();
         String oldName = old == null ? "(none)" : old.transport.name();
         String newName = target == null ? "(none)" : target.name();
         String why = "transport swap of ManagedServer " + boundAddress + " from '" + oldName + "' to '" + newName + "'";

@@ -10,7 +10,6 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.lang.ref.WeakReference;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -189,9 +188,10 @@ public class SwapTortureTest {
         boolean migrate = tcpMigrateReq();
         setTransport("epoll");
         awaitTrue("epoll selected by the configuration", () -> selectedIs("epoll"));
-        List<WeakReference<ClassLoader>> epollLoaders = new ArrayList<>();
-        recordEpollLoader(epollLoaders);
-        int fdsBefore = descriptors();
+        EpollLoaders epollLoaders = new EpollLoaders();
+        epollLoaders.record();
+        List<String> fdListBefore = descriptorList();
+        int fdsBefore = fdListBefore.size();
         int threadsBefore = Thread.activeCount();
 
         Figures f = new Figures();
@@ -264,13 +264,13 @@ public class SwapTortureTest {
                     setTransport(name);
                     operations.add("config " + name);
                 }
-                recordEpollLoader(epollLoaders);
+                epollLoaders.record();
                 Thread.sleep(random.nextInt(150));
             }
             setTransport("epoll");
             awaitTrue("the server to settle on the selected epoll", () -> selectedIs("epoll")
                     && server.transport() == Transports.selected());
-            recordEpollLoader(epollLoaders);
+            epollLoaders.record();
             Thread.sleep(500);
             phase2Nanos = System.nanoTime() - phase2Start;
 
@@ -288,7 +288,7 @@ public class SwapTortureTest {
             server.close().get(30, TimeUnit.SECONDS);
             int fdsAfter = settle(() -> descriptors() <= fdsBefore, SwapTortureTest::descriptors);
             int threadsAfter = settle(() -> Thread.activeCount() <= threadsBefore, Thread::activeCount);
-            int epollLoadersLeft = awaitLoadersCollected(epollLoaders);
+            int epollLoadersLeft = epollLoaders.reachableAfterGc(SETTLE_SECONDS);
 
             String framework = context.getBundle(0).getSymbolicName();
             String figures = "SWAP-TORTURE [" + framework + ", JDK " + Runtime.version().feature()
@@ -299,11 +299,12 @@ public class SwapTortureTest {
                     + " longLivedLost(phase1/phase2)=" + f.longLost[1] + "/" + f.longLost[2] + " unknownLoop="
                     + f.unknownLoop + " fds(socket+anon) " + fdsBefore + "->" + fdsAfter + " threads "
                     + threadsBefore + "->" + threadsAfter + " epollLoadersLeft=" + epollLoadersLeft + "/"
-                    + epollLoaders.size() + " logLines=" + logLines + " (" + String.format("%.1f",
+                    + epollLoaders.seen() + " logLines=" + logLines + " (" + String.format("%.1f",
                     (double) logLines / (CYCLES + FLIPS)) + "/cycle, withStackTrace=" + logThrowables + ")"
                     + " phase2Seconds=" + TimeUnit.NANOSECONDS.toSeconds(phase2Nanos) + " totalSeconds="
                     + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos) + " problems="
-                    + f.firstProblems + " stackTraces=" + log.first;
+                    + f.firstProblems + " stackTraces=" + log.first + (fdsAfter <= fdsBefore ? "" : " fds before " + fdListBefore
+                    + " after " + descriptorList());
             System.out.println(figures);
 
             assertEquals(figures, 0, f.refused.get());
@@ -343,21 +344,26 @@ public class SwapTortureTest {
 
     /** @return this process's socket and anonymous-inode (epoll, eventfd, timerfd) descriptors */
     static int descriptors() {
+        return descriptorList().size();
+    }
+
+    /** @return e.g. {@code ["12 -> socket:[4711]", "13 -> anon_inode:[eventpoll]"]}, see {@link #descriptors()} */
+    static List<String> descriptorList() {
         File[] fds = new File("/proc/self/fd").listFiles();
-        int n = 0;
+        List<String> found = new ArrayList<>();
         if (fds != null) {
             for (File fd : fds) {
                 try {
                     String target = Files.readSymbolicLink(fd.toPath()).toString();
                     if (target.startsWith("socket:") || target.startsWith("anon_inode:")) {
-                        n++;
+                        found.add(fd.getName() + " -> " + target);
                     }
                 } catch (IOException e) {
                     // closed while listing
                 }
             }
         }
-        return n;
+        return found;
     }
 
     /**
@@ -372,42 +378,6 @@ public class SwapTortureTest {
             Thread.sleep(100);
         }
         return now.getAsInt();
-    }
-
-    /** Records the current epoll transport's class loader, weakly, when epoll is registered now. */
-    private static void recordEpollLoader(List<WeakReference<ClassLoader>> loaders) {
-        ClassLoader l;
-        try {
-            l = Transports.get("epoll").getClass().getClassLoader();
-        } catch (RuntimeException e) {
-            return; // not registered at this moment
-        }
-        for (WeakReference<ClassLoader> r : loaders) {
-            if (r.get() == l) {
-                return;
-            }
-        }
-        loaders.add(new WeakReference<>(l));
-    }
-
-    /** @return the epoll class loaders still reachable after GC with allocation pressure, polled until at most one */
-    private static int awaitLoadersCollected(List<WeakReference<ClassLoader>> loaders) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SETTLE_SECONDS);
-        for (;;) {
-            int left = 0;
-            for (WeakReference<ClassLoader> r : loaders) {
-                left += r.get() == null ? 0 : 1;
-            }
-            if (left <= 1 || System.nanoTime() - deadline > 0) {
-                return left;
-            }
-            byte[][] pressure = new byte[16][];
-            for (int i = 0; i < pressure.length; i++) {
-                pressure[i] = new byte[1 << 20];
-            }
-            System.gc();
-            Thread.sleep(50);
-        }
     }
 
     private void setTransport(String name) throws IOException {
