@@ -681,20 +681,8 @@ public final class ManagedDatagramEndpoint {
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);
         Generation g = new Generation(t, group);
-        synchronized (lock) {
-            live.add(g);
-        }
-        group.terminationFuture().addListener(f -> {
-            synchronized (lock) {
-                live.remove(g);
-            }
-        });
-        try {
-            g.channel = bindSocket(g, t, reuse, address);
-        } catch (Exception | LinkageError e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // done already when the bind itself failed
-            throw e;
-        }
+        SwapSteps.listUntilTerminated(live, lock, g, group); // transportOf names its loops until it terminated
+        g.channel = SwapSteps.orShutDown(group, () -> bindSocket(g, t, reuse, address));
         g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
         if (boundAddress == null) {
             boundAddress = g.channel.localAddress();

@@ -815,20 +815,8 @@ public final class ManagedServer {
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);
         Generation g = new Generation(t, group);
-        synchronized (lock) {
-            live.add(g); // from now on transportOf names its loops, until its group terminated
-        }
-        group.terminationFuture().addListener(f -> {
-            synchronized (lock) {
-                live.remove(g);
-            }
-        });
-        try {
-            g.listener = bindListener(g, t, reuse, address);
-        } catch (Exception | LinkageError e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // done already when the bind itself failed
-            throw e;
-        }
+        SwapSteps.listUntilTerminated(live, lock, g, group); // transportOf names its loops until it terminated
+        g.listener = SwapSteps.orShutDown(group, () -> bindListener(g, t, reuse, address));
         g.reusePort = reuse && Boolean.TRUE.equals(g.listener.config().getOption(ChannelOption.SO_REUSEPORT));
         if (boundAddress == null) {
             boundAddress = g.listener.localAddress();

@@ -81,6 +81,34 @@ final class SwapSteps {
     }
 
     /**
+     * Lists {@code generation} in {@code live} (guarded by {@code lock}) now and removes it once {@code group}
+     * terminated, so a loop of the group can be told to belong to it in every state of a swap.
+     */
+    static <G> void listUntilTerminated(java.util.List<G> live, Object lock, G generation, EventLoopGroup group) {
+        synchronized (lock) {
+            live.add(generation);
+        }
+        group.terminationFuture().addListener(f -> {
+            synchronized (lock) {
+                live.remove(generation);
+            }
+        });
+    }
+
+    /**
+     * Runs {@code make} (a socket of {@code group} being bound); when it throws, shuts {@code group} down (done already
+     * when the bind itself failed) and rethrows, also a {@link LinkageError} of a withdrawn bundle.
+     */
+    static <C> C orShutDown(EventLoopGroup group, Bind<C> make) throws Exception {
+        try {
+            return make.bind();
+        } catch (Exception | LinkageError e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /**
      * Most attempts of one swap: each attempt whose transport went away while it bound (e.g. a bundle update and
      * refresh back to back) starts again from the current selection.
      */

@@ -47,9 +47,6 @@ public class GatewayEpollLeakTest {
     @Inject
     private BundleContext context;
 
-    @Inject
-    private ConfigurationAdmin configAdmin;
-
     @Configuration
     public Option[] config() {
         return options(ItestOptions.base(), ItestOptions.ours("conduit.itest.nioJar"), ItestOptions.epoll(),
@@ -69,6 +66,7 @@ public class GatewayEpollLeakTest {
             port = free.getLocalPort();
         }
         InetSocketAddress address = new InetSocketAddress("127.0.0.1", port);
+        ConfigurationAdmin configAdmin = context.getService(context.getServiceReference(ConfigurationAdmin.class));
         org.osgi.service.cm.Configuration echo = configAdmin.createFactoryConfiguration("io.conduit.gateway.echo",
                 null);
         Dictionary<String, Object> props = new Hashtable<>();

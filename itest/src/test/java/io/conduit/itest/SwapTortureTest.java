@@ -18,8 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -72,7 +70,6 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @RunWith(PaxExam.class)
 public class SwapTortureTest {
 
-    private static final String PID = "io.conduit.transport";
     /** Bundle operation cycles (each one of: update+refresh, stop+start, uninstall+install+refresh). */
     static final int CYCLES = 50;
     private static final int SHORT_CLIENTS = 4;
@@ -186,8 +183,8 @@ public class SwapTortureTest {
     @Test
     public void echoHoldsWhileTheEpollBundleIsUpdatedRefreshedStoppedAndReinstalledBackToBack() throws Exception {
         boolean migrate = tcpMigrateReq();
-        setTransport("epoll");
-        awaitTrue("epoll selected by the configuration", () -> selectedIs("epoll"));
+        Selections.setTransport(configAdmin, "epoll");
+        Selections.awaitTrue("epoll selected by the configuration", () -> Selections.selectedIs("epoll"));
         EpollLoaders epollLoaders = new EpollLoaders();
         epollLoaders.record();
         List<String> fdListBefore = descriptorList();
@@ -213,19 +210,19 @@ public class SwapTortureTest {
             InetSocketAddress address = (InetSocketAddress) server.start().get(10, TimeUnit.SECONDS);
             for (int i = 0; i < SHORT_CLIENTS; i++) {
                 int seed = i;
-                clients.add(start("torture-short-" + i, () -> shortClient(address, f, seed)));
+                clients.add(Selections.startDaemon("torture-short-" + i, () -> shortClient(address, f, seed)));
             }
             for (int i = 0; i < LONG_CLIENTS; i++) {
                 int seed = 1000 + i;
-                clients.add(start("torture-long-" + i, () -> longClient(address, f, seed)));
+                clients.add(Selections.startDaemon("torture-long-" + i, () -> longClient(address, f, seed)));
             }
 
             // phase 1: selection changes only; connections stay where they were accepted
             for (int i = 0; i < FLIPS; i++) {
                 String name = i % 2 == 0 ? "nio" : "epoll";
-                setTransport(name);
+                Selections.setTransport(configAdmin, name);
                 operations.add("config " + name);
-                awaitServerOn(server, name);
+                Selections.awaitServerOn(server, name);
                 Thread.sleep(200);
             }
             phase = 2;
@@ -261,14 +258,14 @@ public class SwapTortureTest {
                 bundleOperations++;
                 if (cycle % 2 == 1) {
                     String name = cycle % 4 == 1 ? "nio" : "epoll";
-                    setTransport(name);
+                    Selections.setTransport(configAdmin, name);
                     operations.add("config " + name);
                 }
                 epollLoaders.record();
                 Thread.sleep(random.nextInt(150));
             }
-            setTransport("epoll");
-            awaitTrue("the server to settle on the selected epoll", () -> selectedIs("epoll")
+            Selections.setTransport(configAdmin, "epoll");
+            Selections.awaitTrue("the server to settle on the selected epoll", () -> Selections.selectedIs("epoll")
                     && server.transport() == Transports.selected());
             epollLoaders.record();
             Thread.sleep(500);
@@ -329,7 +326,7 @@ public class SwapTortureTest {
             root.removeHandler(log);
             conduitLog.setLevel(conduitLevel);
             server.close().await(30, TimeUnit.SECONDS);
-            configAdmin.getConfiguration(PID, null).delete();
+            configAdmin.getConfiguration(Selections.PID, null).delete();
         }
     }
 
@@ -378,42 +375,6 @@ public class SwapTortureTest {
             Thread.sleep(100);
         }
         return now.getAsInt();
-    }
-
-    private void setTransport(String name) throws IOException {
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("transport", name);
-        configAdmin.getConfiguration(PID, null).update(props);
-    }
-
-    private static boolean selectedIs(String name) {
-        try {
-            return name.equals(Transports.selected().name());
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    private static void awaitServerOn(ManagedServer server, String name) {
-        awaitTrue("the server to run on " + name,
-                () -> selectedIs(name) && server.transport() == Transports.selected());
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        Osgi.await(what, () -> {
-            try {
-                return condition.getAsBoolean();
-            } catch (RuntimeException e) {
-                return false;
-            }
-        }, () -> Transports.selection().explain());
-    }
-
-    private static Thread start(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     private void shortClient(InetSocketAddress address, Figures f, int seed) {
