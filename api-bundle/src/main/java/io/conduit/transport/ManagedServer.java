@@ -117,6 +117,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * listener (keeping or draining its connections by the rule above) and waits; it binds again as soon as a
  * transport is selected. If binding on the new transport fails,
  * the server stays on (or returns to) the old transport when it can, and logs the failure.
+ * A transport that goes away while the swap binds on it (a bundle updated and refreshed back to back, so the
+ * revision the update started is withdrawn at once) is skipped: the attempt's sockets and event loops are closed,
+ * an old {@code SO_REUSEPORT} listener keeps listening, nothing is retried on the withdrawn transport, and the swap
+ * starts again from the current selection (at most 8 attempts per swap). The swap logs one line naming the skipped
+ * transports, not a stack trace per attempt.
+ * {@link #transportOf} names the transport of every connection for its whole life, also one accepted while a swap
+ * is under way.
  *
  * <h2>Threading</h2>
  * Configure on one thread before {@link #start()}; after that every method may be called from any thread.
@@ -339,7 +346,9 @@ public final class ManagedServer {
      * Binds on {@link Transports#selected()} and starts following the selection.
      *
      * @return succeeds with the bound address, or fails with {@link UnavailableTransportException} (nothing
-     *         selected) or the bind error; after a failure the server is closed
+     *         selected; its cause is the selection error) or the bind error; after a failure the server is closed.
+     *         It always completes: the bind runs on the server's own thread, never on the caller's, and waits at
+     *         most 10 s per attempt
      * @throws IllegalStateException when started twice or no child handler was set
      */
     public Future<SocketAddress> start() {
