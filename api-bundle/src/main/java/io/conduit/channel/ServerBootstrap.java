@@ -123,6 +123,7 @@ public final class ServerBootstrap {
         Promise<Channel> result = server.eventLoop().newPromise();
         Bootstrap.register(server).addListener(reg -> {
             if (!reg.isSuccess()) {
+                server.close(); // its socket is open already (e.g. its loop ended before it registered)
                 result.tryFailure(reg.cause());
                 return;
             }
@@ -165,7 +166,8 @@ public final class ServerBootstrap {
                 child.register(loop).addListener(f -> {
                     if (!f.isSuccess()) {
                         System.getLogger(ServerBootstrap.class.getName()).log(System.Logger.Level.WARNING,
-                                "registering accepted channel " + child + " failed", f.cause());
+                                "registering accepted channel " + child + " failed; closing it", f.cause());
+                        child.close();
                     }
                 });
             } catch (Throwable t) {

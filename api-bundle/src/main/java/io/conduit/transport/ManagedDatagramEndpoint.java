@@ -135,7 +135,11 @@ public final class ManagedDatagramEndpoint {
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
     private boolean keepAdoptedOnSelectionChange = true;
-    private Transport unsupportedTarget;                // swap thread only: last selection that cannot bind
+    /**
+     * Swap thread only: the last selection that cannot serve the address (one warning per selection); weak, so a
+     * transport whose bundle stopped meanwhile is not kept by it.
+     */
+    private java.lang.ref.WeakReference<Transport> unsupportedTarget = new java.lang.ref.WeakReference<>(null);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -143,6 +147,14 @@ public final class ManagedDatagramEndpoint {
     private Generation current;                         // guarded by lock: the socket taking new datagrams
     /** Guarded by lock: old generations (socket handed over or closed; adopted channels kept or draining). */
     private final List<Generation> retiring = new ArrayList<>();
+    /**
+     * Guarded by lock: every generation from the creation of its group until the group terminated, so
+     * {@link #transportOf} and {@link #adopt} find the generation of a loop in any state of a swap (while the new
+     * socket binds, before it becomes current, and while the old one is being retired).
+     */
+    private final List<Generation> live = new ArrayList<>();
+    /** Swap thread only: swaps in a row whose transport went away while they bound on it. */
+    private int vanishedInARow;
     private volatile InetSocketAddress boundAddress;    // written by the swap thread: the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
@@ -321,10 +333,7 @@ public final class ManagedDatagramEndpoint {
             return null;
         }
         synchronized (lock) {
-            if (current != null && current.owns(loop)) {
-                return current;
-            }
-            for (Generation g : retiring) {
+            for (Generation g : live) {
                 if (g.owns(loop)) {
                     return g;
                 }
@@ -409,6 +418,16 @@ public final class ManagedDatagramEndpoint {
         return closeFuture;
     }
 
+    /**
+     * On the swap thread, after a transport went away while the swap bound on it: follows the current selection
+     * again, at most {@link SwapSteps#MAX_SWAP_ATTEMPTS} times in a row; after that the next transport change does.
+     */
+    private void followAgainAfterVanished() {
+        if (++vanishedInARow <= SwapSteps.MAX_SWAP_ATTEMPTS) {
+            requestFollow();
+        }
+    }
+
     private void requestFollow() {
         synchronized (lock) {
             if (state != State.RUNNING) {
@@ -448,8 +467,8 @@ public final class ManagedDatagramEndpoint {
         }
         if (target != null && !canBind(target)) {
             if (old != null && SwapSteps.stillProvided(old.transport)) {
-                if (unsupportedTarget != target) {
-                    unsupportedTarget = target;
+                if (unsupportedTarget.get() != target) {
+                    unsupportedTarget = new java.lang.ref.WeakReference<>(target);
                     LOG.log(System.Logger.Level.WARNING, "ManagedDatagramEndpoint " + boundAddress + " stays on '"
                             + old.transport.name() + "': the selected transport '" + target.name() + "' cannot bind "
                             + "a UDP socket there; it moves when a transport that can is selected");
@@ -458,7 +477,7 @@ public final class ManagedDatagramEndpoint {
             }
             target = null;
         }
-        unsupportedTarget = null;
+        unsupportedTarget.clear();
         String oldName = old == null ? "(none)" : old.transport.name();
         String newName = target == null ? "(none)" : target.name();
         String why = "transport swap of ManagedDatagramEndpoint " + boundAddress + " from '" + oldName + "' to '"
@@ -477,11 +496,19 @@ public final class ManagedDatagramEndpoint {
         }
         boolean overlap = old != null && old.reusePort && target.supports(ChannelOption.SO_REUSEPORT);
         Generation next = null;
-        Exception failure = null;
+        Throwable failure = null;
         if (overlap) {
             try {
                 next = bind(target, false);
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
+                if (!SwapSteps.stillProvided(target)) {
+                    // went away while binding (a bundle updated and refreshed back to back): keep the old socket
+                    LOG.log(System.Logger.Level.INFO, why + ": skipped " + SwapSteps.skipped(target, e) + ", which "
+                            + "went away while the swap bound on it; the socket stays on '" + oldName + "' and follows"
+                            + " the current selection");
+                    followAgainAfterVanished();
+                    return;
+                }
                 LOG.log(System.Logger.Level.WARNING, why + ": binding next to the old socket (SO_REUSEPORT) failed;"
                         + " closing the old socket first (datagrams are lost meanwhile)", e);
                 overlap = false;
@@ -494,22 +521,36 @@ public final class ManagedDatagramEndpoint {
             }
             try {
                 next = bindAfterClose(target);
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 failure = e;
             }
         }
-        if (next == null && old != null) {
+        if (next == null && !SwapSteps.stillProvided(target)) {
+            // went away while binding: bind on whatever is selected now (old's socket is closed)
+            LOG.log(System.Logger.Level.INFO, why + ": skipped " + SwapSteps.skipped(target, failure) + ", which went "
+                    + "away while the swap bound on it; following the current selection");
+            synchronized (lock) {
+                current = null;
+            }
+            if (old != null) {
+                retire(old, why, false);
+            }
+            followAgainAfterVanished();
+            return;
+        }
+        if (next == null && old != null && SwapSteps.stillProvided(old.transport)) {
             LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed; trying to "
                     + "bind on '" + oldName + "' again", failure);
             try {
                 next = bindAfterClose(old.transport);
-            } catch (Exception e) {
+            } catch (Exception | LinkageError e) {
                 LOG.log(System.Logger.Level.ERROR, "ManagedDatagramEndpoint " + boundAddress + " could not bind on '"
                         + oldName + "' either; no socket until the next transport change", e);
             }
         } else if (next == null) {
             LOG.log(System.Logger.Level.ERROR, why + " failed; no socket until the next transport change", failure);
         }
+        vanishedInARow = 0;
         synchronized (lock) {
             current = next;
         }
@@ -622,7 +663,7 @@ public final class ManagedDatagramEndpoint {
 
     /** On the swap thread, after the old socket was closed: binds on {@code t} ({@link SwapSteps#bindAfterClose}). */
     private Generation bindAfterClose(Transport t) throws Exception {
-        return SwapSteps.bindAfterClose(() -> bind(t, true));
+        return SwapSteps.bindAfterClose(() -> bind(t, true), t);
     }
 
     /**
@@ -640,6 +681,19 @@ public final class ManagedDatagramEndpoint {
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);
         Generation g = new Generation(t, group);
+        SwapSteps.listUntilTerminated(live, lock, g, group); // transportOf names its loops until it terminated
+        g.channel = SwapSteps.orShutDown(group, () -> bindSocket(g, t, reuse, address));
+        g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
+        if (boundAddress == null) {
+            boundAddress = g.channel.localAddress();
+        }
+        return g;
+    }
+
+    /** On the swap thread: the socket of {@code g} on {@code t}, bound to {@code address}. */
+    private DatagramChannel bindSocket(Generation g, Transport t, boolean reuse, InetSocketAddress address)
+            throws Exception {
+        EventLoopGroup group = g.group;
         Bootstrap b = new Bootstrap().transport(t).group(group).channelType(ChannelType.UDP)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
@@ -654,12 +708,7 @@ public final class ManagedDatagramEndpoint {
         if (reuse) {
             b.option(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
         }
-        g.channel = (DatagramChannel) SwapSteps.awaitBound(b.bind(address), address, t, group);
-        g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
-        if (boundAddress == null) {
-            boundAddress = g.channel.localAddress();
-        }
-        return g;
+        return (DatagramChannel) SwapSteps.awaitBound(b.bind(address), address, t, group);
     }
 
     /**

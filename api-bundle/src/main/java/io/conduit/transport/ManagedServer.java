@@ -117,6 +117,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * listener (keeping or draining its connections by the rule above) and waits; it binds again as soon as a
  * transport is selected. If binding on the new transport fails,
  * the server stays on (or returns to) the old transport when it can, and logs the failure.
+ * A transport that goes away while the swap binds on it (a bundle updated and refreshed back to back, so the
+ * revision the update started is withdrawn at once) is skipped: the attempt's sockets and event loops are closed,
+ * an old {@code SO_REUSEPORT} listener keeps listening, nothing is retried on the withdrawn transport, and the swap
+ * starts again from the current selection (at most 8 attempts per swap). The swap logs one line naming the skipped
+ * transports, not a stack trace per attempt.
+ * {@link #transportOf} names the transport of every connection for its whole life, also one accepted while a swap
+ * is under way.
  *
  * <h2>Threading</h2>
  * Configure on one thread before {@link #start()}; after that every method may be called from any thread.
@@ -156,7 +163,11 @@ public final class ManagedServer {
     private int threads = 1;
     private long gracePeriodNanos = TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS);
     private boolean keepConnectionsOnSelectionChange = true;
-    private Transport unsupportedTarget;                // swap thread only: last selection that cannot bind the address
+    /**
+     * Swap thread only: the last selection that cannot serve the address (one warning per selection); weak, so a
+     * transport whose bundle stopped meanwhile is not kept by it.
+     */
+    private java.lang.ref.WeakReference<Transport> unsupportedTarget = new java.lang.ref.WeakReference<>(null);
 
     private enum State { NEW, RUNNING, CLOSED }
 
@@ -164,6 +175,12 @@ public final class ManagedServer {
     private Generation current;                         // guarded by lock: the listener taking new connections
     /** Guarded by lock: old generations (listener closed; connections kept or draining), group not yet stopped. */
     private final List<Generation> retiring = new ArrayList<>();
+    /**
+     * Guarded by lock: every generation from the creation of its group until the group terminated, so
+     * {@link #transportOf} names the transport of a connection accepted in any state of a swap (while the new
+     * listener binds, before it becomes current, and while the old one is being retired).
+     */
+    private final List<Generation> live = new ArrayList<>();
     private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
@@ -329,7 +346,9 @@ public final class ManagedServer {
      * Binds on {@link Transports#selected()} and starts following the selection.
      *
      * @return succeeds with the bound address, or fails with {@link UnavailableTransportException} (nothing
-     *         selected) or the bind error; after a failure the server is closed
+     *         selected; its cause is the selection error) or the bind error; after a failure the server is closed.
+     *         It always completes: the bind runs on the server's own thread, never on the caller's, and waits at
+     *         most 10 s per attempt
      * @throws IllegalStateException when started twice or no child handler was set
      */
     public Future<SocketAddress> start() {
@@ -344,46 +363,78 @@ public final class ManagedServer {
             state = State.RUNNING;
             swapThread = SwapSteps.newSwapThread("conduit-managed-server-" + id);
             swapThread.execute(() -> {
-                Transport t = Transports.selected();
-                if (t == null) {
-                    result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
-                            + ": no transport is selected (" + Transports.selection() + ")", null));
-                    close();
-                    return;
-                }
-                SocketAddress unsupported = unsupportedBy(t);
-                if (unsupported != null) {
-                    result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
-                            + ": the selected " + cannotServe(t, unsupported) + "; select a transport that can", null));
-                    close();
-                    return;
-                }
                 try {
-                    Generation g = bind(t);
-                    synchronized (lock) {
-                        current = g;
-                    }
-                    result.trySuccess(boundAddress);
-                    Transports.addListener(changeListener);
-                    TransportRegistry.global().addProviderListener(providerListener);
-                    boolean closedMeanwhile;
-                    synchronized (lock) {
-                        closedMeanwhile = state != State.RUNNING;
-                    }
-                    if (closedMeanwhile) {
-                        // outside the lock: the registry calls into it
-                        Transports.removeListener(changeListener);
-                        TransportRegistry.global().removeProviderListener(providerListener);
-                        return;
-                    }
-                    follow(); // a change between selected() and addListener
-                } catch (Exception e) {
+                    bindFirst(result);
+                } catch (Exception | LinkageError e) {
                     result.tryFailure(e);
                     close();
                 }
             });
         }
         return result;
+    }
+
+    /**
+     * On the swap thread: the first bind of {@link #start()}, on the selected transport; a transport that goes away
+     * while it binds is skipped and the selection read again (at most {@link SwapSteps#MAX_SWAP_ATTEMPTS} times).
+     * Completes {@code result} in every case but an exception, which the caller turns into a failure.
+     */
+    private void bindFirst(DefaultPromise<SocketAddress> result) throws Exception {
+        List<String> skipped = new ArrayList<>();
+        Generation g = null;
+        for (int attempt = 1; g == null; attempt++) {
+            Transport t;
+            UnavailableTransportException none = null;
+            try {
+                t = Transports.selected();
+            } catch (UnavailableTransportException e) {
+                t = null;
+                none = e;
+            }
+            if (t == null) {
+                result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
+                        + ": no transport is selected (" + Transports.selection() + ")"
+                        + SwapSteps.skippedText(skipped), none));
+                close();
+                return;
+            }
+            SocketAddress unsupported = unsupportedBy(t);
+            if (unsupported != null) {
+                result.tryFailure(new UnavailableTransportException("ManagedServer " + requestedAddress
+                        + ": the selected " + cannotServe(t, unsupported) + "; select a transport that can", null));
+                close();
+                return;
+            }
+            try {
+                g = bind(t);
+            } catch (Exception | LinkageError e) {
+                if (attempt >= SwapSteps.MAX_SWAP_ATTEMPTS || SwapSteps.stillProvided(t)) {
+                    throw e;
+                }
+                skipped.add(SwapSteps.skipped(t, e));
+            }
+        }
+        synchronized (lock) {
+            current = g;
+        }
+        result.trySuccess(boundAddress);
+        if (!skipped.isEmpty()) {
+            LOG.log(System.Logger.Level.INFO, "ManagedServer " + boundAddress + " bound on '" + g.transport.name()
+                    + "'" + SwapSteps.skippedText(skipped));
+        }
+        Transports.addListener(changeListener);
+        TransportRegistry.global().addProviderListener(providerListener);
+        boolean closedMeanwhile;
+        synchronized (lock) {
+            closedMeanwhile = state != State.RUNNING;
+        }
+        if (closedMeanwhile) {
+            // outside the lock: the registry calls into it
+            Transports.removeListener(changeListener);
+            TransportRegistry.global().removeProviderListener(providerListener);
+            return;
+        }
+        follow(); // a change between selected() and addListener
     }
 
     /** @return the name of the transport the listener runs on now, or {@code null} (not started, closed, none) */
@@ -421,10 +472,7 @@ public final class ManagedServer {
             return null;
         }
         synchronized (lock) {
-            if (current != null && current.owns(loop)) {
-                return current.transport;
-            }
-            for (Generation g : retiring) {
+            for (Generation g : live) {
                 if (g.owns(loop)) {
                     return g.transport;
                 }
@@ -519,7 +567,12 @@ public final class ManagedServer {
         }
     }
 
-    /** On the swap thread: moves to the selected transport if it changed. */
+    /**
+     * On the swap thread: moves to the selected transport if it changed. A transport that goes away while the swap
+     * binds on it (its bundle updated and refreshed back to back) is a normal event: the attempt's sockets and group
+     * are closed, the listener still working is left alone, and the swap starts again from the current selection,
+     * at most {@link SwapSteps#MAX_SWAP_ATTEMPTS} times. One log line per swap names the transports skipped.
+     */
     private void follow() {
         Generation old;
         synchronized (lock) {
@@ -529,6 +582,34 @@ public final class ManagedServer {
             old = current;
         }
         drainKeptWhereGone();
+        List<String> skipped = new ArrayList<>();
+        for (int attempt = 1; attempt <= SwapSteps.MAX_SWAP_ATTEMPTS; attempt++) {
+            Outcome o = swapOnce(old, skipped);
+            if (o != Outcome.AGAIN) {
+                return;
+            }
+            synchronized (lock) {
+                if (state != State.RUNNING) {
+                    return;
+                }
+                old = current; // null when the old listener was closed by the attempt
+            }
+        }
+        LOG.log(System.Logger.Level.WARNING, "transport swap of ManagedServer " + boundAddress + ": every transport "
+                + "selected during " + SwapSteps.MAX_SWAP_ATTEMPTS + " attempts went away while binding on it "
+                + SwapSteps.skippedText(skipped) + "; it stays on '" + transportName() + "' until the next change");
+    }
+
+    /** What one attempt of a swap came to. */
+    private enum Outcome { DONE, AGAIN }
+
+    /**
+     * On the swap thread: one attempt to move from {@code old} to the selected transport.
+     *
+     * @param skipped transports that went away during earlier attempts of this swap; this attempt may add one
+     * @return {@link Outcome#AGAIN} when the transport it bound on went away meanwhile (the selection is read again)
+     */
+    private Outcome swapOnce(Generation old, List<String> skipped) {
         Transport target;
         try {
             target = Transports.selected();
@@ -536,107 +617,145 @@ public final class ManagedServer {
             target = null; // nothing can be selected: close the listener and wait for the next change
         }
         if (old != null && old.transport == target) {
-            return;
+            if (!skipped.isEmpty()) {
+                LOG.log(System.Logger.Level.INFO, "transport swap of ManagedServer " + boundAddress + ": it stays on '"
+                        + target.name() + "', selected again" + SwapSteps.skippedText(skipped));
+            }
+            return Outcome.DONE;
         }
         SocketAddress unsupported = target == null ? null : unsupportedBy(target);
         if (unsupported != null && (old == null || SwapSteps.stillProvided(old.transport))) {
-            if (unsupportedTarget != target) { // one line per selection, not per re-check
-                unsupportedTarget = target;
+            if (unsupportedTarget.get() != target) { // one line per selection, not per re-check
+                unsupportedTarget = new java.lang.ref.WeakReference<>(target);
                 LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + (old == null
                         ? " has no listener: the selected " : " stays on '" + old.transport.name() + "': the selected ")
                         + cannotServe(target, unsupported) + "; it moves when a transport that can is selected");
             }
-            return;
+            return Outcome.DONE;
         }
         if (unsupported != null) {
             // the old transport went away and the selected one cannot serve: no listener until one that can is selected
             LOG.log(System.Logger.Level.WARNING, "ManagedServer " + boundAddress + ": '" + old.transport.name()
                     + "' went away and the selected " + cannotServe(target, unsupported) + "; the listener is closed"
                     + " until a transport that can is selected");
-            unsupportedTarget = target;
+            unsupportedTarget = new java.lang.ref.WeakReference<>(target);
             synchronized (lock) {
                 current = null;
             }
             retire(old, drainCause(old, "transport swap of ManagedServer " + boundAddress + " from '"
                     + old.transport.name() + "' to none"));
-            return;
+            return Outcome.DONE;
         }
-        unsupportedTarget = null;
+        unsupportedTarget.clear();
         String oldName = old == null ? "(none)" : old.transport.name();
         String newName = target == null ? "(none)" : target.name();
         String why = "transport swap of ManagedServer " + boundAddress + " from '" + oldName + "' to '" + newName + "'";
         if (target == null) {
             if (old == null) {
-                return; // still nothing selected and no listener: the warning was given when it closed
+                return Outcome.DONE; // still nothing selected and no listener: the warning was given when it closed
             }
             synchronized (lock) {
                 current = null;
             }
-            LOG.log(System.Logger.Level.WARNING, why + ": no transport is selected; the listener is closed until one is");
+            LOG.log(System.Logger.Level.WARNING, why + ": no transport is selected; the listener is closed until one is"
+                    + SwapSteps.skippedText(skipped));
             retire(old, drainCause(old, why));
-            return;
+            return Outcome.DONE;
         }
         boolean overlap = old != null && old.reusePort && canReusePort(target);
-        if (old != null && !overlap) {
-            closeListener(old); // fallback: a short window where connection attempts are refused
-            deleteSocketFile();
-        }
-        Generation next;
-        try {
-            next = overlap ? bind(target, false) : bindAfterClose(target);
-        } catch (Exception e) {
-            if (overlap) {
-                LOG.log(System.Logger.Level.WARNING, why + ": binding next to the old listener (SO_REUSEPORT) failed;"
-                        + " closing the old listener first (connection attempts may be refused meanwhile)", e);
+        Generation next = null;
+        Throwable failure = null;
+        String overlapFailure = null;
+        if (overlap) {
+            try {
+                next = bind(target, false);
+            } catch (Exception | LinkageError e) {
+                if (!SwapSteps.stillProvided(target)) {
+                    skipped.add(SwapSteps.skipped(target, e));
+                    return Outcome.AGAIN; // the old listener is untouched and still takes connections
+                }
+                overlapFailure = "binding next to the old listener (SO_REUSEPORT) failed (" + e + ")";
                 overlap = false;
-                closeListener(old);
-                try {
-                    next = bindAfterClose(target);
-                } catch (Exception e2) {
-                    e = e2;
-                    next = null;
-                }
-            } else {
-                next = null;
             }
-            if (next != null) {
-                synchronized (lock) {
-                    current = next;
-                }
-                retire(old, drainCause(old, why));
-                return;
-            }
-            LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed; "
-                    + "trying to re-bind on '" + oldName + "'", e);
+        }
+        if (next == null) {
             if (old != null) {
-                try {
-                    Generation back = bind(old.transport);
-                    synchronized (lock) {
-                        current = back;
-                    }
-                    retire(old, drainCause(old, why));
-                } catch (Exception e2) {
-                    LOG.log(System.Logger.Level.ERROR, "ManagedServer " + boundAddress + " could not re-bind on '"
-                            + oldName + "' either; it is not listening until the next transport change", e2);
-                    synchronized (lock) {
-                        current = null;
-                    }
-                    retire(old, drainCause(old, why));
-                }
+                closeListener(old); // fallback: a short window where connection attempts are refused
+                deleteSocketFile();
             }
-            return;
+            try {
+                next = bindAfterClose(target);
+            } catch (Exception | LinkageError e) {
+                failure = e;
+            }
+        }
+        if (next == null && old != null && !SwapSteps.stillProvided(target)) {
+            // the old listener is closed: retire it and bind on whatever is selected now
+            skipped.add(SwapSteps.skipped(target, failure));
+            synchronized (lock) {
+                current = null;
+            }
+            retire(old, drainCause(old, why));
+            return Outcome.AGAIN;
+        }
+        if (next == null && old == null && !SwapSteps.stillProvided(target)) {
+            skipped.add(SwapSteps.skipped(target, failure));
+            return Outcome.AGAIN;
+        }
+        if (next == null) {
+            failed(old, why, newName, overlapFailure, failure, skipped);
+            return Outcome.DONE;
         }
         synchronized (lock) {
             current = next;
         }
         String drain = old == null ? null : drainCause(old, why);
-        LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : " (close, then bind)")
+        LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : old == null ? " (bound)"
+                : " (close, then bind)") + (overlapFailure == null ? "" : " after " + overlapFailure)
                 + (old == null ? "" : drain == null ? "; the connections on '" + oldName + "' stay open on it"
                         + " until they close ('" + oldName + "' is still available)"
-                        : "; the connections on '" + oldName + "' are drained"));
+                        : "; the connections on '" + oldName + "' are drained") + SwapSteps.skippedText(skipped));
         if (old != null) {
             retire(old, drain);
         }
+        return Outcome.DONE;
+    }
+
+    /**
+     * On the swap thread: binding on the selected transport (still registered) failed and {@code old}'s listener, if
+     * any, is closed: binds on {@code old}'s transport again when it is still there, otherwise waits for the next
+     * change. Logs one line with the failure.
+     */
+    private void failed(Generation old, String why, String newName, String overlapFailure, Throwable failure,
+            List<String> skipped) {
+        String before = (overlapFailure == null ? "" : overlapFailure + ", then ") + SwapSteps.skippedText(skipped);
+        if (old == null) {
+            LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before
+                    + "; no listener until the next transport change", failure);
+            return;
+        }
+        String oldName = old.transport.name();
+        Generation back = null;
+        Throwable again = null;
+        if (SwapSteps.stillProvided(old.transport)) {
+            try {
+                back = bindAfterClose(old.transport);
+            } catch (Exception | LinkageError e) {
+                again = e;
+            }
+        }
+        synchronized (lock) {
+            current = back;
+        }
+        if (back != null) {
+            LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before
+                    + "; listening on '" + oldName + "' again", failure);
+        } else {
+            LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before + "; "
+                    + (again == null ? "'" + oldName + "' went away too" : "binding on '" + oldName + "' again failed"
+                    + " too (" + again + ")") + "; no listener until the next transport change", failure);
+        }
+        retire(old, drainCause(old, why));
     }
 
     /**
@@ -680,7 +799,7 @@ public final class ManagedServer {
 
     /** On the swap thread, after the old listener was closed: binds on {@code t} ({@link SwapSteps#bindAfterClose}). */
     private Generation bindAfterClose(Transport t) throws Exception {
-        return SwapSteps.bindAfterClose(() -> bind(t));
+        return SwapSteps.bindAfterClose(() -> bind(t), t);
     }
 
     /** On the swap thread: a group and a listener on {@code t}, bound after {@linkplain #probeFree probing}. */
@@ -705,6 +824,18 @@ public final class ManagedServer {
         }
         EventLoopGroup group = t.newEventLoopGroup(threads);
         Generation g = new Generation(t, group);
+        SwapSteps.listUntilTerminated(live, lock, g, group); // transportOf names its loops until it terminated
+        g.listener = SwapSteps.orShutDown(group, () -> bindListener(g, t, reuse, address));
+        g.reusePort = reuse && Boolean.TRUE.equals(g.listener.config().getOption(ChannelOption.SO_REUSEPORT));
+        if (boundAddress == null) {
+            boundAddress = g.listener.localAddress();
+        }
+        return g;
+    }
+
+    /** On the swap thread: a listener of {@code g} on {@code t}, bound to {@code address}. */
+    private Channel bindListener(Generation g, Transport t, boolean reuse, SocketAddress address) throws Exception {
+        EventLoopGroup group = g.group;
         ServerBootstrap b = new ServerBootstrap().transport(t).group(group).channelType(channelType)
                 .handler(new Tracker(g)).childHandler(childHandler);
         for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
@@ -721,12 +852,7 @@ public final class ManagedServer {
             // SO_REUSEADDR (on them and on the new listener) the close-then-bind fallback fails with EADDRINUSE
             b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
         }
-        g.listener = SwapSteps.awaitBound(b.bind(address), address, t, group);
-        g.reusePort = reuse && Boolean.TRUE.equals(g.listener.config().getOption(ChannelOption.SO_REUSEPORT));
-        if (boundAddress == null) {
-            boundAddress = g.listener.localAddress();
-        }
-        return g;
+        return SwapSteps.awaitBound(b.bind(address), address, t, group);
     }
 
     /**

@@ -58,22 +58,81 @@ final class SwapSteps {
     }
 
     /**
-     * Runs {@code bind}, retrying for at most {@link #REBIND_AFTER_CLOSE_MILLIS} while it fails: closing a socket is
-     * asynchronous on some transports (with {@code java.nio} the descriptor is released when its selector next
-     * runs), so a bind right after the close can still see the port in use.
+     * Runs {@code bind} on {@code t}, retrying every 25 ms for at most {@link #REBIND_AFTER_CLOSE_MILLIS} while it
+     * fails and {@code t} is still {@linkplain #stillProvided provided}: closing a socket is asynchronous on some
+     * transports (with {@code java.nio} the descriptor is released when its selector next runs), so a bind right
+     * after the close can still see the port in use. A transport that went away is not retried: its classes may be
+     * gone (a refreshed bundle), so every attempt would fail.
+     *
+     * @throws Exception the last failure; a {@link LinkageError} of a withdrawn bundle is thrown as it is
      */
-    static <G> G bindAfterClose(Bind<G> bind) throws Exception {
+    static <G> G bindAfterClose(Bind<G> bind, Transport t) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REBIND_AFTER_CLOSE_MILLIS);
         for (;;) {
             try {
                 return bind.bind();
-            } catch (Exception e) {
-                if (System.nanoTime() - deadline >= 0) {
+            } catch (Exception | LinkageError e) {
+                if (System.nanoTime() - deadline >= 0 || !stillProvided(t)) {
                     throw e;
                 }
                 Thread.sleep(25);
             }
         }
+    }
+
+    /**
+     * Lists {@code generation} in {@code live} (guarded by {@code lock}) now and removes it once {@code group}
+     * terminated, so a loop of the group can be told to belong to it in every state of a swap.
+     */
+    static <G> void listUntilTerminated(java.util.List<G> live, Object lock, G generation, EventLoopGroup group) {
+        synchronized (lock) {
+            live.add(generation);
+        }
+        group.terminationFuture().addListener(f -> {
+            synchronized (lock) {
+                live.remove(generation);
+            }
+        });
+    }
+
+    /**
+     * Runs {@code make} (a socket of {@code group} being bound); when it throws, shuts {@code group} down (done already
+     * when the bind itself failed) and rethrows, also a {@link LinkageError} of a withdrawn bundle.
+     */
+    static <C> C orShutDown(EventLoopGroup group, Bind<C> make) throws Exception {
+        try {
+            return make.bind();
+        } catch (Exception | LinkageError e) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
+        }
+    }
+
+    /**
+     * Most attempts of one swap: each attempt whose transport went away while it bound (e.g. a bundle update and
+     * refresh back to back) starts again from the current selection.
+     */
+    static final int MAX_SWAP_ATTEMPTS = 8;
+
+    /** @return e.g. {@code "'epoll' (NoClassDefFoundError: io/conduit/epoll/EpollEventArray)"}, for the swap's line */
+    static String skipped(Transport t, Throwable failure) {
+        Throwable root = failure;
+        while (root != null && root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return "'" + t.name() + "'" + (root == null ? "" : " (" + root.getClass().getSimpleName()
+                + (root.getMessage() == null ? "" : ": " + root.getMessage()) + ")");
+    }
+
+    /**
+     * @return {@code ""}, or e.g. {@code "; skipped 'epoll' (...), which went away while the swap bound on it"}
+     */
+    static String skippedText(java.util.List<String> skipped) {
+        if (skipped.isEmpty()) {
+            return "";
+        }
+        return "; skipped " + String.join(", ", skipped) + (skipped.size() == 1 ? ", which" : ", which each")
+                + " went away while the swap bound on it";
     }
 
     /** An address a managed endpoint holds while it is open; see {@link #claim}. */
@@ -188,6 +247,7 @@ final class SwapSteps {
             throws Exception {
         Throwable failure;
         if (!bound.await(BIND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+            bound.cancel(false); // a listener bound after this closes itself (ServerBootstrap.bind, Bootstrap.bind)
             failure = new IOException("binding " + address + " on '" + t.name() + "' did not finish within "
                     + BIND_TIMEOUT_MILLIS + " ms");
         } else {

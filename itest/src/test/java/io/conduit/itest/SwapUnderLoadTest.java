@@ -19,14 +19,11 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Dictionary;
-import java.util.Hashtable;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import javax.inject.Inject;
 
@@ -69,7 +66,6 @@ import org.osgi.service.cm.ConfigurationAdmin;
 @RunWith(PaxExam.class)
 public class SwapUnderLoadTest {
 
-    private static final String PID = "io.conduit.transport";
     private static final int SHORT_CLIENTS = 4;
     private static final int LONG_CLIENTS = 2;
     /** Time between operations while the load runs, in milliseconds. */
@@ -135,8 +131,8 @@ public class SwapUnderLoadTest {
 
     @Test
     public void echoUnderLoadWhileEpollIsSwappedOutAndBackInEveryWay() throws Exception {
-        setTransport("epoll");
-        awaitTrue("epoll selected by the configuration", () -> selectedIs("epoll"));
+        Selections.setTransport(configAdmin, "epoll");
+        Selections.awaitTrue("epoll selected by the configuration", () -> Selections.selectedIs("epoll"));
         ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new Echo())
                 .threads(2).gracePeriod(2, TimeUnit.SECONDS);
         InetSocketAddress address = (InetSocketAddress) server.start().get(10, TimeUnit.SECONDS);
@@ -148,11 +144,11 @@ public class SwapUnderLoadTest {
             assertEquals("epoll", server.transportName());
             for (int i = 0; i < SHORT_CLIENTS; i++) {
                 int seed = i;
-                clients.add(start("swap-short-" + i, () -> shortClient(address, f, seed)));
+                clients.add(Selections.startDaemon("swap-short-" + i, () -> shortClient(address, f, seed)));
             }
             for (int i = 0; i < LONG_CLIENTS; i++) {
                 int seed = 1000 + i;
-                clients.add(start("swap-long-" + i, () -> longClient(address, f, seed)));
+                clients.add(Selections.startDaemon("swap-long-" + i, () -> longClient(address, f, seed)));
             }
             Thread.sleep(DWELL_MILLIS);
 
@@ -167,11 +163,11 @@ public class SwapUnderLoadTest {
             Bundle epoll = Osgi.bundle(context, "io.conduit.epoll");
             epoll.stop();
             operations.add("stop");
-            awaitServerOn(server, "nio");
+            Selections.awaitServerOn(server, "nio");
             Thread.sleep(DWELL_MILLIS);
             epoll.start();
             operations.add("start");
-            awaitServerOn(server, "epoll");
+            Selections.awaitServerOn(server, "epoll");
             Thread.sleep(DWELL_MILLIS);
 
             Transport before = Transports.get("epoll");
@@ -200,7 +196,7 @@ public class SwapUnderLoadTest {
             before = Transports.get("epoll");
             refresh(epoll);
             operations.add("refresh (nio selected)");
-            awaitTrue("epoll available again after the refresh", () -> Transports.get("epoll") != null);
+            Selections.awaitTrue("epoll available again after the refresh", () -> Transports.get("epoll") != null);
             assertNotSame("a new epoll transport after the refresh", before, Transports.get("epoll"));
             Thread.sleep(DWELL_MILLIS);
             flip(server, "epoll", operations);
@@ -244,7 +240,7 @@ public class SwapUnderLoadTest {
             stop = true;
             server.close().await(15, TimeUnit.SECONDS);
             Osgi.bundle(context, "io.conduit.epoll").start();
-            configAdmin.getConfiguration(PID, null).delete();
+            configAdmin.getConfiguration(Selections.PID, null).delete();
         }
     }
 
@@ -259,34 +255,15 @@ public class SwapUnderLoadTest {
     }
 
     private void flip(ManagedServer server, String name, List<String> operations) throws Exception {
-        setTransport(name);
+        Selections.setTransport(configAdmin, name);
         operations.add("config " + name);
-        awaitServerOn(server, name);
+        Selections.awaitServerOn(server, name);
         Thread.sleep(DWELL_MILLIS);
-    }
-
-    private void setTransport(String name) throws IOException {
-        Dictionary<String, Object> props = new Hashtable<>();
-        props.put("transport", name);
-        configAdmin.getConfiguration(PID, null).update(props);
-    }
-
-    private static boolean selectedIs(String name) {
-        try {
-            return name.equals(Transports.selected().name());
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    private static void awaitServerOn(ManagedServer server, String name) {
-        awaitTrue("the server to run on " + name,
-                () -> selectedIs(name) && server.transport() == Transports.selected());
     }
 
     /** Waits until epoll is selected again as a new {@link Transport} instance and the server listens on it. */
     private static void awaitNewEpoll(ManagedServer server, Transport old) {
-        awaitTrue("the server to run on a new epoll transport", () -> selectedIs("epoll")
+        Selections.awaitTrue("the server to run on a new epoll transport", () -> Selections.selectedIs("epoll")
                 && Transports.selected() != old && server.transport() == Transports.selected());
     }
 
@@ -299,23 +276,6 @@ public class SwapUnderLoadTest {
         });
         assertTrue("refresh finished within 20 s", done.await(20, TimeUnit.SECONDS));
         assertEquals("epoll bundle active after the refresh", Bundle.ACTIVE, b.getState());
-    }
-
-    private static void awaitTrue(String what, BooleanSupplier condition) {
-        Osgi.await(what, () -> {
-            try {
-                return condition.getAsBoolean();
-            } catch (RuntimeException e) {
-                return false;
-            }
-        }, () -> Transports.selection().explain());
-    }
-
-    private static Thread start(String name, Runnable r) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     private void shortClient(InetSocketAddress address, Figures f, int seed) {

@@ -495,6 +495,13 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
         lastExecutionNanos = System.nanoTime();
         try {
             run();
+        } catch (LinkageError e) {
+            // a class of the loop's transport cannot be loaded any more, typically because its bundle was refreshed or
+            // uninstalled while the loop started: the transport is gone, which a swap treats as a normal event, so
+            // one line naming the class, not a stack trace per loop
+            logSafely(System.Logger.Level.WARNING, "event executor " + label() + " stopped: its transport's classes are"
+                    + " gone (" + e + (e.getCause() == null ? "" : "; " + e.getCause()) + "), e.g. its bundle was "
+                    + "refreshed or uninstalled; shutting it down", null);
         } catch (Throwable t) {
             logSafely(System.Logger.Level.ERROR, "event executor " + label() + " failed; shutting it down", t);
         } finally {

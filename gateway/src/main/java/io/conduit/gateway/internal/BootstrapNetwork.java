@@ -31,7 +31,6 @@ import io.conduit.transport.Transport;
  */
 public final class BootstrapNetwork implements Network {
 
-    private final Transport transport;
     /** Listeners made by {@link #listen}, until closed; concurrent list. */
     private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
     /** Datagram endpoints made by {@link #bindDatagram}, until closed; concurrent list. */
@@ -41,24 +40,19 @@ public final class BootstrapNetwork implements Network {
     private final Function<RuntimeException, String> noTransport;
 
     /**
-     * A network whose endpoints say "no transport is selected (the selection error)" while none is.
-     *
-     * @param transport the transport selected at start-up: named while nothing is selected, and used by connects on
-     *                  a loop that belongs to no endpoint of this network
+     * A network whose endpoints say "no transport is selected (the selection error)" while none is. It holds no
+     * {@link Transport}: each endpoint holds the transports it runs on, so a stopped transport's classes are not kept.
      */
-    public BootstrapNetwork(Transport transport) {
-        this(transport, BootstrapNetwork::noTransportSelected);
+    public BootstrapNetwork() {
+        this(BootstrapNetwork::noTransportSelected);
     }
 
     /**
-     * @param transport   the transport selected at start-up: named while nothing is selected, and used by connects
-     *                    on a loop that belongs to no endpoint of this network
      * @param noTransport from the error of {@link Transports#selected()}, why no transport can be selected and what
      *                    to do, one clause (e.g. which stopped transport bundle to start); called by
      *                    {@link Bound#problem()} on the caller's thread while no transport is selected, must not throw
      */
-    public BootstrapNetwork(Transport transport, Function<RuntimeException, String> noTransport) {
-        this.transport = transport;
+    public BootstrapNetwork(Function<RuntimeException, String> noTransport) {
         this.noTransport = noTransport;
     }
 
@@ -116,10 +110,15 @@ public final class BootstrapNetwork implements Network {
                 + " log); it is bound again on the next transport change";
     }
 
+    /** @return the selected transport's name (listeners follow the selection), or {@code none} while none is */
     @Override
     public String transportName() {
-        Transport t = Transports.selected(); // listeners follow the selection
-        return t != null ? t.name() : transport.name();
+        try {
+            Transport t = Transports.selected();
+            return t != null ? t.name() : "none";
+        } catch (RuntimeException noneSelected) {
+            return "none";
+        }
     }
 
     /**
@@ -203,8 +202,10 @@ public final class BootstrapNetwork implements Network {
     }
 
     /**
-     * The transport of {@code loop}: a listener's or datagram endpoint's current or old (kept, draining) transport,
-     * else this network's.
+     * The transport of {@code loop}: the one a listener or datagram endpoint made its group with (current, binding,
+     * or old and kept or draining).
+     *
+     * @throws IllegalArgumentException when no endpoint of this network made {@code loop}
      */
     private Transport transportOf(EventLoop loop) {
         for (ManagedServer s : servers) {
@@ -219,7 +220,9 @@ public final class BootstrapNetwork implements Network {
                 return t;
             }
         }
-        return transport;
+        throw new IllegalArgumentException("event loop " + loop + " belongs to no listener or datagram endpoint of this"
+                + " network (its group stopped, or another group made it); connect on the loop of the connection or"
+                + " endpoint being relayed");
     }
 
     /**

@@ -98,8 +98,7 @@ public final class NetworkComponent {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put("conduit.transport.name", transport.name());
         props.put("conduit.transport.selection", selection.explain());
-        registration = context.registerService(Network.class, new BootstrapNetwork(transport, this::noTransport),
-                props);
+        registration = context.registerService(Network.class, new BootstrapNetwork(this::noTransport), props);
     }
 
     /**

@@ -81,7 +81,7 @@ class AbstractUnixEndpointTest {
         Network.Bound relay = null;
         try {
             Transports.setPreference("epoll");
-            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            BootstrapNetwork network = new BootstrapNetwork();
             echo = network.listen(echoUri, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             UnixAbstractAddress echoAddress = UnixAbstractAddress.of("conduit-gw-echo-" + unique);
             assertEquals(echoAddress, echo.localAddress());
@@ -153,7 +153,7 @@ class AbstractUnixEndpointTest {
         Network.Bound plain = null;
         try {
             Transports.setPreference("epoll");
-            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            BootstrapNetwork network = new BootstrapNetwork();
             echo = network.listen(upstream, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream", upstream.toString()));
             relay = network.listen(config.listen(), java.util.List.of(upstream),
@@ -205,7 +205,7 @@ class AbstractUnixEndpointTest {
         Listeners listeners = new Listeners("echo test");
         try {
             Transports.setPreference("nio"); // -Dconduit.transport=nio
-            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            BootstrapNetwork network = new BootstrapNetwork();
             listeners.bindAll(java.util.List.of(name, GatewayUri.parse("tcp://127.0.0.1:0")), d -> d, network,
                     endpoint -> network.listen(endpoint, Map.of(), new EchoHandler())).get(10, TimeUnit.SECONDS);
             assertEquals(1, listeners.failures().size(), listeners.failures().toString());
@@ -238,7 +238,7 @@ class AbstractUnixEndpointTest {
         try {
             assertTrue(Transports.register(epollB));
             Transports.setPreference("epoll-b"); // a transport that goes away like a stopped bundle's
-            BootstrapNetwork network = new BootstrapNetwork(epoll);
+            BootstrapNetwork network = new BootstrapNetwork();
             echo = network.listen(upstream, Map.of(), new EchoHandler()).toCompletableFuture().get(10, TimeUnit.SECONDS);
             RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream", upstream.toString()));
             listeners.bindAll(java.util.List.of(config.listen()), d -> d, network,

@@ -34,8 +34,7 @@ class BootstrapNetworkNoTransportTest {
     @Test
     void everyEndpointWithoutATransportIsAProblemSayingWhyAndListensAgainOnceOneIsSelected() throws Exception {
         Transports.setPreference("nio");
-        BootstrapNetwork network = new BootstrapNetwork(Transports.get("nio"),
-                e -> "no transport here (" + e.getClass().getSimpleName() + "): start one");
+        BootstrapNetwork network = new BootstrapNetwork(e -> "no transport here (" + e.getClass().getSimpleName() + "): start one");
         try (Listeners listeners = new Listeners("echo test")) {
             listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:0"), GatewayUri.parse("udp://127.0.0.1:0")),
                     d -> d, network, endpoint -> endpoint.kind().isStream()
@@ -72,7 +71,7 @@ class BootstrapNetworkNoTransportTest {
 
     @Test
     void anEndpointClosedOnPurposeHasNoProblem() throws Exception {
-        BootstrapNetwork network = new BootstrapNetwork(Transports.get("nio"));
+        BootstrapNetwork network = new BootstrapNetwork();
         Network.Bound udp = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), e -> new EchoHandler())
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         udp.close();

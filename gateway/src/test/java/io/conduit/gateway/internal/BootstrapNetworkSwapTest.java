@@ -128,7 +128,7 @@ class BootstrapNetworkSwapTest {
         Network.Bound bound = null;
         try {
             Transports.setPreference("nio");
-            BootstrapNetwork network = new BootstrapNetwork(nio);
+            BootstrapNetwork network = new BootstrapNetwork();
             bound = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             InetSocketAddress address = (InetSocketAddress) bound.localAddress();
@@ -165,7 +165,7 @@ class BootstrapNetworkSwapTest {
         EventLoopGroup group = nio.newEventLoopGroup(1);
         Network.Bound echo = null;
         try {
-            BootstrapNetwork network = new BootstrapNetwork(nio);
+            BootstrapNetwork network = new BootstrapNetwork();
             echo = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             InetSocketAddress address = (InetSocketAddress) echo.localAddress();
@@ -189,7 +189,7 @@ class BootstrapNetworkSwapTest {
     }
     @Test
     void anAddressThatIsNotOnThisHostIsReportedAsSuchNotAsInUse() throws Exception {
-        BootstrapNetwork network = new BootstrapNetwork(Transports.get("nio"));
+        BootstrapNetwork network = new BootstrapNetwork();
         for (String uri : new String[] {"tcp://10.255.255.1:16385", "udp://10.255.255.1:16385"}) {
             GatewayUri endpoint = GatewayUri.parse(uri);
             java.util.concurrent.CompletableFuture<Network.Bound> f = (endpoint.kind() == GatewayUri.Kind.TCP

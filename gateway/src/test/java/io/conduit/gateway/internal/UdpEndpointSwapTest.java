@@ -39,7 +39,7 @@ class UdpEndpointSwapTest {
     @Test
     void relayedEchoRepliesKeepComingWhileTheSelectionFlipsAndEpollGoesAway() throws Exception {
         Transports.setPreference("epoll");
-        BootstrapNetwork network = new BootstrapNetwork(Transports.get("epoll"));
+        BootstrapNetwork network = new BootstrapNetwork();
         Network.Bound echo = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), udp -> new EchoHandler())
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         int echoPort = ((InetSocketAddress) echo.localAddress()).getPort();

@@ -65,7 +65,7 @@ class ZeroCopyRelayTest {
             CompletableFuture<String> request = CompletableFuture.supplyAsync(() -> serveOnce(origin, file));
             RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0",
                     "upstream", "tcp://127.0.0.1:" + origin.getLocalPort(), "zeroCopy", "true"));
-            BootstrapNetwork network = new BootstrapNetwork(transport);
+            BootstrapNetwork network = new BootstrapNetwork();
             bound = network.listen(config.listen(), RelayFrontendHandler.connectionOptions(config),
                     new ChannelInitializer<Channel>() {
                         @Override

@@ -75,17 +75,7 @@ class ManagedServerSwapTest {
     }
 
     private static void echoOnce(InetSocketAddress address, int n) throws Exception {
-        try (Socket s = new Socket()) {
-            s.connect(address, 2000);
-            s.setSoTimeout(5000);
-            byte[] out = new byte[n];
-            for (int i = 0; i < n; i++) {
-                out[i] = (byte) (i * 13);
-            }
-            s.getOutputStream().write(out);
-            byte[] in = s.getInputStream().readNBytes(n);
-            assertArrayEquals(out, in, "echo through " + address);
-        }
+        SwapTransports.echoOnce(address, n);
     }
 
     @Test
@@ -131,11 +121,7 @@ class ManagedServerSwapTest {
 
     @Test
     void withNothingSelectedAgainAndAgainTheServerWaitsQuietlyAndFollowsTheNextSelection() throws Exception {
-        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
-        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
-        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
-        String strictBefore = System.setProperty("conduit.transport.strict", "true");
-        try {
+        SwapTransports.strictCollectingUncaught(uncaught -> {
             SwapTransports.Provider a = register("nio-a", true);
             Transports.setPreference("nio-a");
             ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
@@ -151,14 +137,7 @@ class ManagedServerSwapTest {
             await(() -> "nio-c".equals(server.transportName()), "the server to bind on nio-c");
             echoOnce(address, 100);
             assertEquals(List.of(), uncaught, "nothing thrown on the server's swap thread");
-        } finally {
-            if (strictBefore == null) {
-                System.clearProperty("conduit.transport.strict");
-            } else {
-                System.setProperty("conduit.transport.strict", strictBefore);
-            }
-            Thread.setDefaultUncaughtExceptionHandler(before);
-        }
+        });
     }
 
     /** Writes {@code n} bytes on {@code s} and reads them back, asserting the echo. */

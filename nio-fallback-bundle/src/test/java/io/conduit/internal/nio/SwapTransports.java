@@ -62,6 +62,48 @@ final class SwapTransports {
         }
     }
 
+    /** A test body that may throw. */
+    @FunctionalInterface
+    interface Body {
+        void run(List<Throwable> uncaught) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} with {@code conduit.transport.strict=true} (so an unregistered preference selects nothing)
+     * and a default uncaught-exception handler that collects into the list {@code body} gets; restores both after.
+     */
+    static void strictCollectingUncaught(Body body) throws Exception {
+        List<Throwable> uncaught = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        String strictBefore = System.setProperty("conduit.transport.strict", "true");
+        try {
+            body.run(uncaught);
+        } finally {
+            if (strictBefore == null) {
+                System.clearProperty("conduit.transport.strict");
+            } else {
+                System.setProperty("conduit.transport.strict", strictBefore);
+            }
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
+    /** Connects, writes {@code n} patterned bytes, reads them back and asserts the echo; 2 s connect, 5 s read. */
+    static void echoOnce(java.net.InetSocketAddress address, int n) throws Exception {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(address, 2000);
+            s.setSoTimeout(5000);
+            byte[] out = new byte[n];
+            for (int i = 0; i < n; i++) {
+                out[i] = (byte) (i * 13);
+            }
+            s.getOutputStream().write(out);
+            byte[] in = s.getInputStream().readNBytes(n);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(out, in, "echo through " + address);
+        }
+    }
+
     /** Waits at most 10 s for {@code condition}, failing with {@code what}. */
     static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -79,6 +121,10 @@ final class SwapTransports {
         final boolean reusePort;
         /** Groups made through this transport, in order. */
         final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
+        /** Calls of {@code newEventLoopGroup}, also those {@link #beforeNewGroup} ended. */
+        final java.util.concurrent.atomic.AtomicInteger groupRequests = new java.util.concurrent.atomic.AtomicInteger();
+        /** Run first by {@code newEventLoopGroup} when set: may throw, e.g. as a transport whose bundle went away. */
+        volatile Runnable beforeNewGroup;
 
         Recording(String name, boolean reusePort) {
             this.reusePort = reusePort;
@@ -133,6 +179,11 @@ final class SwapTransports {
 
         @Override
         public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+            groupRequests.incrementAndGet();
+            Runnable hook = beforeNewGroup;
+            if (hook != null) {
+                hook.run();
+            }
             EventLoopGroup g = delegate.newEventLoopGroup(nThreads, threadFactory);
             groups.add(g);
             return g;

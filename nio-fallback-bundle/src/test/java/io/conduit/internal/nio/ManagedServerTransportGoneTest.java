@@ -1,0 +1,190 @@
+package io.conduit.internal.nio;
+
+import io.conduit.concurrent.Future;
+import io.conduit.testsuite.EchoHandler;
+import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transports;
+import io.conduit.transport.UnavailableTransportException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ManagedServer} when the transport it binds on goes away during the bind, as when a transport bundle is
+ * updated and refreshed back to back (the refresh withdraws the revision the update had just started, and its
+ * classes fail to load with {@link NoClassDefFoundError}), and when nothing is selected at {@link ManagedServer#start()}.
+ *
+ * <p>The bugs these guard against: the failed bind closed the still-working old listener first, then retried every
+ * 25 ms for 3 s on the withdrawn transport, logging a stack trace each time; and {@code start()} with nothing
+ * selected threw on the server's swap thread, so its future never completed and a caller waiting on it (a bundle
+ * activator on Felix's start-level thread) blocked for ever.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ManagedServerTransportGoneTest {
+
+    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    private final List<ManagedServer> servers = new ArrayList<>();
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+    private final Logger managedServerLog = Logger.getLogger(ManagedServer.class.getName());
+    private final Handler capture = new Handler() {
+        @Override
+        public void publish(LogRecord r) {
+            records.add(r);
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+    private Level levelBefore;
+
+    @BeforeEach
+    void captureLog() {
+        levelBefore = managedServerLog.getLevel();
+        managedServerLog.setLevel(Level.ALL);
+        managedServerLog.addHandler(capture);
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (ManagedServer s : servers) {
+            s.close().await(15, TimeUnit.SECONDS);
+        }
+        registered.unregisterAll();
+        managedServerLog.removeHandler(capture);
+        managedServerLog.setLevel(levelBefore);
+    }
+
+    private ManagedServer started(String preference) throws Exception {
+        Transports.setPreference(preference);
+        ManagedServer s = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler());
+        servers.add(s);
+        s.start().sync();
+        return s;
+    }
+
+    /** Makes {@code p}'s transport behave as one whose bundle is refreshed while a group is made on it. */
+    private static void goesAwayOnNextGroup(SwapTransports.Provider p) {
+        p.transport.beforeNewGroup = () -> {
+            Transports.unregister(p);
+            throw new NoClassDefFoundError("io/conduit/test/EventArray"); // as a refreshed bundle's class loader says
+        };
+    }
+
+    private List<String> linesWithThrowable() {
+        List<String> found = new ArrayList<>();
+        for (LogRecord r : records) {
+            if (r.getThrown() != null) {
+                found.add(r.getMessage() + " / " + r.getThrown());
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void aTransportThatGoesAwayWhileTheOverlapBindsIsSkippedAndTheOldListenerKeepsListening() throws Exception {
+        SwapTransports.Provider a = registered.register("nio-a", true);
+        SwapTransports.Provider gone = registered.register("nio-gone", true);
+        ManagedServer server = started("nio-a");
+        SocketAddress address = server.localAddress();
+        try (Socket held = new Socket()) {
+            held.connect(address, 2000);
+            SwapTransports.await(() -> server.openConnections() == 1, "the held connection to be accepted");
+            goesAwayOnNextGroup(gone);
+            records.clear();
+            Transports.setPreference("nio-gone,nio-a");
+            SwapTransports.await(() -> records.stream().anyMatch(r -> r.getMessage().contains("skipped 'nio-gone'")),
+                    "the swap's line naming the skipped transport");
+
+            assertEquals("nio-a", server.transportName(), "still on nio-a");
+            assertEquals(1, a.transport.groups.size(), "nio-a's listener was never closed and re-bound");
+            assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+            assertEquals(List.of(), linesWithThrowable(), "no stack trace");
+            assertEquals(1, records.size(), "one line for the swap: " + records.stream().map(LogRecord::getMessage)
+                    .toList());
+            assertTrue(records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/EventArray"),
+                    records.get(0).getMessage());
+            assertEquals(1, server.openConnections(), "the held connection stays");
+            SwapTransports.echoOnce((InetSocketAddress) address, 64);
+        }
+    }
+
+    @Test
+    void withoutReusePortAFailedBindOnAVanishedTransportBindsOnTheCurrentSelectionAtOnce() throws Exception {
+        SwapTransports.Provider a = registered.register("nio-a", false); // close, then bind
+        SwapTransports.Provider gone = registered.register("nio-gone", false);
+        ManagedServer server = started("nio-a");
+        SocketAddress address = server.localAddress();
+        goesAwayOnNextGroup(gone);
+        records.clear();
+        Transports.setPreference("nio-gone,nio-a");
+        SwapTransports.await(() -> a.transport.groups.size() == 2 && "nio-a".equals(server.transportName()),
+                "the server to listen on nio-a again");
+        SwapTransports.await(() -> !records.isEmpty(), "the swap's line");
+
+        assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+        assertEquals(List.of(), linesWithThrowable(), "no stack trace");
+        assertEquals(1, records.size(), "one line for the swap: " + records.stream().map(LogRecord::getMessage)
+                .toList());
+        assertTrue(records.get(0).getMessage().contains("skipped 'nio-gone'"), records.get(0).getMessage());
+        assertEquals(address, server.localAddress());
+        SwapTransports.echoOnce((InetSocketAddress) address, 64);
+        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS),
+                "the first listener's group terminated");
+    }
+
+    @Test
+    void aTransportThatGoesAwayDuringTheFirstBindIsSkippedByStart() throws Exception {
+        registered.register("nio-a", true);
+        SwapTransports.Provider gone = registered.register("nio-gone", true);
+        goesAwayOnNextGroup(gone);
+        ManagedServer server = started("nio-gone,nio-a");
+        assertEquals("nio-a", server.transportName());
+        assertEquals(1, gone.transport.groupRequests.get());
+        assertEquals(List.of(), linesWithThrowable(), "no stack trace");
+        SwapTransports.echoOnce((InetSocketAddress) server.localAddress(), 64);
+    }
+
+    @Test
+    void startWithNothingSelectedFailsWithUnavailableTransportExceptionAndEndsItsThread() throws Exception {
+        SwapTransports.strictCollectingUncaught(uncaught -> {
+            Transports.setPreference("nio-not-registered"); // strict: nothing is selected
+            ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
+                    .childHandler(new EchoHandler());
+            servers.add(server);
+            java.util.Set<Thread> threadsBefore = Thread.getAllStackTraces().keySet();
+            Future<SocketAddress> started = server.start();
+            assertTrue(started.await(10, TimeUnit.SECONDS), "start() completes");
+            UnavailableTransportException e = assertInstanceOf(UnavailableTransportException.class, started.cause());
+            assertTrue(e.getMessage().contains("no transport is selected"), e.getMessage());
+            assertTrue(server.closeFuture().await(10, TimeUnit.SECONDS), "the server closed itself");
+            assertNull(server.transportName());
+            SwapTransports.await(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().startsWith("conduit-managed-server-") && !threadsBefore.contains(t)),
+                    "the swap thread to end");
+            assertEquals(List.of(), uncaught, "nothing thrown on the swap thread");
+        });
+    }
+}
