@@ -58,7 +58,8 @@ public class EpollForeignFragmentTest {
     public void theCauseNamesTheFragmentThereAndTheOneToInstall() {
         // Without the cross compiler the build made no foreign fragment; the build printed its one skip line
         // (and fails instead under CONDUIT_REQUIRE_TOOLS=true), so this test has nothing to install.
-        Assume.assumeTrue(ItestFiles.epollFragments().contains(FOREIGN_FRAGMENT));
+        Assume.assumeTrue(FOREIGN_FRAGMENT + " was not built (no cross compiler; the build printed why)",
+                ItestFiles.epollFragments().contains(FOREIGN_FRAGMENT));
         assertEquals(FOREIGN_FRAGMENT, Bundle.RESOLVED,
                 Osgi.bundle(context, FOREIGN_FRAGMENT).getState());
         TransportSelection s = Transports.selection();
