@@ -50,7 +50,7 @@ public class GatewayEpollLeakTest {
     @Configuration
     public Option[] config() {
         return options(ItestOptions.base(), ItestOptions.ours("conduit.itest.nioJar"), ItestOptions.epoll(),
-                ItestOptions.ours("conduit.itest.gatewayJar"));
+                ItestOptions.ours("conduit.itest.handlerJar"), ItestOptions.ours("conduit.itest.gatewayJar"));
     }
 
     @Before

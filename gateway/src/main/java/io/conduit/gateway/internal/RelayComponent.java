@@ -6,6 +6,7 @@ import java.util.Map;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
+import io.conduit.handler.logging.RateLimitedLog;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;

@@ -15,6 +15,7 @@ import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
+import io.conduit.handler.logging.RateLimitedLog;
 
 /**
  * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's

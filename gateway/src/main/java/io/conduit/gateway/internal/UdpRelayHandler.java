@@ -16,6 +16,7 @@ import io.conduit.channel.DatagramPacket;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
+import io.conduit.handler.logging.RateLimitedLog;
 
 /**
  * The handler of a UDP relay's listening endpoint: keeps one <em>session</em> per client address, each with its own

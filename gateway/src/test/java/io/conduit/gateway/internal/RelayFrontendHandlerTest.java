@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.handler.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 
 class RelayFrontendHandlerTest {

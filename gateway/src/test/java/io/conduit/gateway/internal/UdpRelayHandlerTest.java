@@ -20,6 +20,7 @@ import io.conduit.channel.DatagramPacket;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.handler.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 
 class UdpRelayHandlerTest {

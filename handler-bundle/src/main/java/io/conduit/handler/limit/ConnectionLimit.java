@@ -1,12 +1,13 @@
 package io.conduit.handler.limit;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
-import io.conduit.handler.internal.RateLimitedLog;
+import io.conduit.handler.logging.RateLimitedLog;
 
 /**
  * A limit on the open connections of one listener. Create one per listener and add {@link #newHandler()} first
@@ -39,8 +40,7 @@ public final class ConnectionLimit {
             throw new IllegalArgumentException("maxConnections must be > 0: " + maxConnections);
         }
         this.maxConnections = maxConnections;
-        this.rejections = new RateLimitedLog(LOG, System.Logger.Level.WARNING, RateLimitedLog.DEFAULT_INTERVAL_NANOS,
-                clock);
+        this.rejections = new RateLimitedLog(LOG, System.Logger.Level.WARNING, TimeUnit.SECONDS.toNanos(RateLimitedLog.DEFAULT_INTERVAL_SECONDS), clock);
     }
 
     /** @return the limit */
@@ -72,9 +72,11 @@ public final class ConnectionLimit {
 
     private void reject(Channel ch) {
         Channel listener = ch.parent();
-        rejections.log("connection limit " + maxConnections + " reached on listener "
-                + (listener != null ? listener.localAddress() : "(none)") + ": closed the connection from "
-                + ch.remoteAddress() + " at once; raise the limit or add capacity if this is regular load");
+        Object on = listener != null ? listener.localAddress() : "(none)";
+        Object from = ch.remoteAddress();
+        rejections.occurred(() -> "connection limit " + maxConnections + " reached on listener " + on
+                + ": closed the connection from " + from + " at once; raise the limit or add capacity if this is"
+                + " regular load");
     }
 
     /** The per-channel side: admits or rejects at channelActive. Confined to the channel's executor. */

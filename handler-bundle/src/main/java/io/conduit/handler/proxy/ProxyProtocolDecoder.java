@@ -17,7 +17,7 @@ import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.handler.codec.ByteToMessageDecoder;
-import io.conduit.handler.internal.RateLimitedLog;
+import io.conduit.handler.logging.RateLimitedLog;
 
 /**
  * Reads the PROXY protocol header that a load balancer (HAProxy, nginx, AWS NLB, …) sends before a relayed
@@ -364,8 +364,10 @@ public class ProxyProtocolDecoder extends ByteToMessageDecoder {
     private void fail(ChannelHandlerContext ctx, Buffer in, String reason) {
         failed = true;
         in.skipBytes(in.readableBytes());
-        malformed.log("malformed PROXY protocol header from " + ctx.channel().remoteAddress() + " on "
-                + ctx.channel().localAddress() + ": " + reason + "; closed the connection, nothing was passed on");
+        Object from = ctx.channel().remoteAddress();
+        Object on = ctx.channel().localAddress();
+        malformed.occurred(() -> "malformed PROXY protocol header from " + from + " on " + on + ": " + reason
+                + "; closed the connection, nothing was passed on");
         ctx.close();
     }
 

@@ -64,8 +64,7 @@ class LimitHandlersTest {
             clock.addAndGet(TimeUnit.SECONDS.toNanos(10));
             new EmbeddedChannel(limit.newHandler());
             assertEquals(2, log.records().size());
-            assertTrue(log.records().get(1).getMessage().endsWith("(4 more like this since the last report, 10 s or"
-                    + " more ago, not logged)"), log.records().get(1).getMessage());
+            assertTrue(log.records().get(1).getMessage().endsWith("(the latest of 5 in the last 15 s)"), log.records().get(1).getMessage());
             open.get(0).close();
             assertEquals(1, limit.openConnections());
             EmbeddedChannel again = new EmbeddedChannel(limit.newHandler());

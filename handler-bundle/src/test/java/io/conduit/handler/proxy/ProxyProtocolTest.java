@@ -13,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.conduit.buffer.Buffer;
@@ -22,7 +23,7 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.handler.LogCapture;
-import io.conduit.handler.internal.RateLimitedLog;
+import io.conduit.handler.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -207,7 +208,7 @@ class ProxyProtocolTest {
     static String rejects(ProxyProtocolDecoder.Versions versions, byte[] stream) {
         AtomicLong clock = new AtomicLong();
         RateLimitedLog log = new RateLimitedLog(System.getLogger(ProxyProtocolDecoder.class.getName()),
-                System.Logger.Level.WARNING, RateLimitedLog.DEFAULT_INTERVAL_NANOS, clock::get);
+                System.Logger.Level.WARNING, TimeUnit.SECONDS.toNanos(RateLimitedLog.DEFAULT_INTERVAL_SECONDS), clock::get);
         try (LogCapture capture = new LogCapture(ProxyProtocolDecoder.class.getName())) {
             Sink sink = new Sink();
             EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(versions, log), sink);
@@ -232,8 +233,8 @@ class ProxyProtocolTest {
         byte[] good = encode(withTlvs(false), true);
         String line = rejects(ProxyProtocolDecoder.Versions.ANY, "GET / HTTP/1.1\r\n".getBytes());
         assertEquals("malformed PROXY protocol header from embedded on embedded: wrong signature: no PROXY protocol"
-                + " v1 or v2 header at the start of the connection; closed the connection, nothing was passed on",
-                line);
+                + " v1 or v2 header at the start of the connection; closed the connection, nothing was passed on"
+                + " (repeats are counted: at most one line every 10 s)", line);
         // a v2 header where only v1 is accepted
         assertRejected(ProxyProtocolDecoder.Versions.V1, good, "wrong signature");
         // truncated: the input ends inside the header
@@ -292,7 +293,7 @@ class ProxyProtocolTest {
     void manyMalformedConnectionsLogOneLinePerTenSecondsWithTheCount() {
         AtomicLong clock = new AtomicLong();
         RateLimitedLog log = new RateLimitedLog(System.getLogger(ProxyProtocolDecoder.class.getName()),
-                System.Logger.Level.WARNING, RateLimitedLog.DEFAULT_INTERVAL_NANOS, clock::get);
+                System.Logger.Level.WARNING, TimeUnit.SECONDS.toNanos(RateLimitedLog.DEFAULT_INTERVAL_SECONDS), clock::get);
         try (LogCapture capture = new LogCapture(ProxyProtocolDecoder.class.getName())) {
             for (int i = 0; i < 100; i++) {
                 EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY,
@@ -306,7 +307,7 @@ class ProxyProtocolTest {
             EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY, log));
             write(ch, "junk".getBytes());
             assertEquals(2, capture.lines().size());
-            assertTrue(capture.lines().get(1).contains("(99 more like this"), capture.lines().get(1));
+            assertTrue(capture.lines().get(1).contains("(the latest of 100 in the last 15 s)"), capture.lines().get(1));
         }
     }
 }

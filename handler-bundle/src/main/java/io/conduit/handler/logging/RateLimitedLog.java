@@ -1,12 +1,13 @@
-package io.conduit.gateway.internal;
+package io.conduit.handler.logging;
 
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
- * Logs one kind of repeated event (a relay's upstream refusing clients, its UDP session limit dropping datagrams)
- * rate-limited: the first occurrence at once, then at most one line per interval, which counts the occurrences since
+ * Logs one kind of repeated event (a connection over a limit, a malformed PROXY header, a relay's upstream refusing
+ * clients) rate-limited: the first occurrence at once, then at most one line per interval, which counts the occurrences since
  * the line before and shows the latest one. No timer runs: the first occurrence after the interval writes the count,
  * and {@link #flush()} (when the relay stops) writes what is still unreported, so no occurrence goes uncounted.
  *
@@ -16,12 +17,13 @@ import java.util.function.Supplier;
  * relay redis: upstream tcp://127.0.0.1:6379 unreachable (…); closed client /127.0.0.1:40954 (the latest of 301 in the last 10 s)
  * </pre>
  *
- * <p>Thread-safe: event loops report at once; the lines are made only when they are written.
+ * <p>Thread-safe: every event loop may report; the lines are made only when they are written, outside no lock but
+ * this object's, and logged through {@link System.Logger} (java.util.logging by default).
  */
-final class RateLimitedLog {
+public final class RateLimitedLog {
 
     /** The interval between two lines of one kind of event, in seconds, unless a test sets another. */
-    static final long DEFAULT_INTERVAL_SECONDS = 10;
+    public static final long DEFAULT_INTERVAL_SECONDS = 10;
 
     private final System.Logger log;
     private final System.Logger.Level level;
@@ -34,23 +36,33 @@ final class RateLimitedLog {
     private long unreported;               // guarded by this: occurrences since that line
     private Supplier<String> latest;       // guarded by this: the line of the latest unreported occurrence, or null
 
-    /** A log on {@code log} at {@code level}, one line per {@value #DEFAULT_INTERVAL_SECONDS} s at most. */
-    RateLimitedLog(System.Logger log, System.Logger.Level level) {
+    /**
+     * A log on {@code log} at {@code level}, one line per {@value #DEFAULT_INTERVAL_SECONDS} s at most, on
+     * {@link System#nanoTime()}.
+     *
+     * @throws NullPointerException when {@code log} or {@code level} is null
+     */
+    public RateLimitedLog(System.Logger log, System.Logger.Level level) {
         this(log, level, TimeUnit.SECONDS.toNanos(DEFAULT_INTERVAL_SECONDS), System::nanoTime);
     }
 
     /**
+     * @param log           where the lines go
+     * @param level         the level of every line
      * @param intervalNanos the least time between two lines, nanoseconds, &gt; 0
-     * @param nanoClock     a monotonic clock in nanoseconds ({@link System#nanoTime()} in production)
+     * @param nanoClock     a monotonic clock in nanoseconds, compared by difference ({@link System#nanoTime()} outside
+     *                      tests)
+     * @throws IllegalArgumentException when {@code intervalNanos <= 0}
+     * @throws NullPointerException     when an argument is null
      */
-    RateLimitedLog(System.Logger log, System.Logger.Level level, long intervalNanos, LongSupplier nanoClock) {
+    public RateLimitedLog(System.Logger log, System.Logger.Level level, long intervalNanos, LongSupplier nanoClock) {
         if (intervalNanos <= 0) {
             throw new IllegalArgumentException("intervalNanos must be > 0, was " + intervalNanos);
         }
-        this.log = log;
-        this.level = level;
+        this.log = Objects.requireNonNull(log, "log");
+        this.level = Objects.requireNonNull(level, "level");
         this.intervalNanos = intervalNanos;
-        this.nanoClock = nanoClock;
+        this.nanoClock = Objects.requireNonNull(nanoClock, "nanoClock");
     }
 
     /**
@@ -58,7 +70,7 @@ final class RateLimitedLog {
      *
      * @param line makes the occurrence's line (called only when it is written, at most once per call)
      */
-    synchronized void occurred(Supplier<String> line) {
+    public synchronized void occurred(Supplier<String> line) {
         long now = nanoClock.getAsLong();
         if (!firstLogged) {
             firstLogged = true;
@@ -74,15 +86,15 @@ final class RateLimitedLog {
         }
     }
 
-    /** Writes the count of the occurrences not reported yet, if any (e.g. when the relay stops). */
-    synchronized void flush() {
+    /** Writes the count of the occurrences not reported yet, if any (e.g. when the listener or relay stops). */
+    public synchronized void flush() {
         if (unreported > 0) {
             writeCount(nanoClock.getAsLong());
         }
     }
 
     /** @return the occurrences not reported by a line yet */
-    synchronized long unreported() {
+    public synchronized long unreported() {
         return unreported;
     }
 

@@ -1,4 +1,0 @@
-/**
- * Helpers shared by the handler packages; not exported.
- */
-package io.conduit.handler.internal;
