@@ -25,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /** The gateway's stream listeners follow the selected transport (they are {@code ManagedServer}s). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -34,15 +33,18 @@ class BootstrapNetworkSwapTest {
     /** The nio transport under another name: a second, distinct {@link Transport} to swap to. */
     private static final class Renamed implements Transport {
         final Transport nio;
+        final String name;
         final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
+        final List<ServerChannel> listeners = new CopyOnWriteArrayList<>();
 
-        Renamed(Transport nio) {
+        Renamed(Transport nio, String name) {
             this.nio = nio;
+            this.name = name;
         }
 
         @Override
         public String name() {
-            return "gw-swap-b";
+            return name;
         }
 
         @Override
@@ -79,7 +81,9 @@ class BootstrapNetworkSwapTest {
 
         @Override
         public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-            return nio.newServerChannel(type, loop);
+            ServerChannel listener = nio.newServerChannel(type, loop);
+            listeners.add(listener);
+            return listener;
         }
     }
 
@@ -93,11 +97,8 @@ class BootstrapNetworkSwapTest {
         }
     }
 
-    @Test
-    void anEchoListenerRebindsOnTheNewTransportAtTheSamePort() throws Exception {
-        Transport nio = Transports.get("nio");
-        Renamed renamed = new Renamed(nio);
-        TransportProvider provider = new TransportProvider() {
+    private static TransportProvider provider(Renamed renamed) {
+        return new TransportProvider() {
             @Override
             public String name() {
                 return renamed.name();
@@ -123,27 +124,42 @@ class BootstrapNetworkSwapTest {
                 return renamed;
             }
         };
-        EventLoopGroup group = nio.newEventLoopGroup(1);
-        assertTrue(Transports.register(provider));
+    }
+
+    /**
+     * The listener moves from one transport to the other at the same port. Both transports are nio under other
+     * names, so the test sees the old listener close: it echoes only after that. An attempt that reaches the old
+     * listener's accept backlog in the instant it closes is reset when {@code net.ipv4.tcp_migrate_req} is 0
+     * (docs/runtime-swap.md); a CI run once echoed into exactly that instant.
+     */
+    @Test
+    void anEchoListenerRebindsOnTheNewTransportAtTheSamePort() throws Exception {
+        Transport nio = Transports.get("nio");
+        Renamed first = new Renamed(nio, "gw-swap-a");
+        Renamed second = new Renamed(nio, "gw-swap-b");
+        TransportProvider firstProvider = provider(first);
+        TransportProvider secondProvider = provider(second);
+        assertTrue(Transports.register(firstProvider));
+        assertTrue(Transports.register(secondProvider));
         Network.Bound bound = null;
         try {
-            Transports.setPreference("nio");
+            Transports.setPreference(first.name());
             BootstrapNetwork network = new BootstrapNetwork();
             bound = network.listen(GatewayUri.parse("tcp://127.0.0.1:0"), Map.of(), new EchoHandler())
                     .toCompletableFuture().get(10, TimeUnit.SECONDS);
             InetSocketAddress address = (InetSocketAddress) bound.localAddress();
             echo(address);
-            assertEquals("nio", network.transportName());
+            assertEquals(first.name(), network.transportName());
+            assertEquals(first.name(), bound.transportName());
+            assertEquals(1, first.listeners.size());
 
-            Transports.setPreference(renamed.name());
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (renamed.groups.isEmpty()) {
-                if (System.nanoTime() > end) {
-                    fail("the listener did not re-bind on " + renamed.name());
-                }
-                Thread.sleep(5);
-            }
-            assertEquals(renamed.name(), network.transportName());
+            Transports.setPreference(second.name());
+            assertTrue(first.listeners.get(0).closeFuture().await(10, TimeUnit.SECONDS),
+                    "the listener on " + first.name() + " closed after the swap");
+            assertEquals(second.name(), network.transportName());
+            assertEquals(second.name(), bound.transportName());
+            assertEquals(1, second.listeners.size(), "one listener on " + second.name());
+            assertTrue(second.listeners.get(0).isActive());
             echo(address);
             assertEquals(address, bound.localAddress(), "same port after the swap");
         } finally {
@@ -151,11 +167,13 @@ class BootstrapNetworkSwapTest {
                 bound.close();
             }
             Transports.setPreference(null);
-            Transports.unregister(provider);
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(5, TimeUnit.SECONDS);
+            Transports.unregister(secondProvider);
+            Transports.unregister(firstProvider);
         }
-        for (EventLoopGroup g : renamed.groups) {
-            assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "the listener's group stopped on close");
+        for (Renamed r : List.of(first, second)) {
+            for (EventLoopGroup g : r.groups) {
+                assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "the listener's group stopped on close");
+            }
         }
     }
 
