@@ -26,7 +26,8 @@ import io.conduit.handler.logging.RateLimitedLog;
  * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
  * input itself, and with it about a third of relayed connections never read again after the first delivery —
  * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client
- * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once).
+ * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once); so it does
+ * when the connect cannot even start (the client's transport went away during a swap).
  * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
  * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
  * connection).
@@ -96,8 +97,11 @@ public final class RelayFrontendHandler implements ChannelHandler {
         try {
             f = network.connect(config.upstream(), client.eventLoop(), options, new RelayHandler(client));
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": cannot connect to " + config.upstream()
-                    + ": " + e.getMessage() + "; closing client " + describeClient(client));
+            // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
+            // of clients makes one line, not one each
+            String who = describeClient(client);
+            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + config.upstream() + ": "
+                    + e.getMessage() + "; closed client " + who);
             client.close();
             return;
         }

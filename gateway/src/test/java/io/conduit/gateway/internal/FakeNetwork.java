@@ -20,6 +20,8 @@ class FakeNetwork implements Network {
     }
 
     final List<Connect> connects = new ArrayList<>();
+    /** When set, {@link #connect} throws it instead of returning a future (a connect that cannot start). */
+    RuntimeException refuseWith;
     private final EmbeddedChannel promiseMaker = new EmbeddedChannel();
 
     @Override
@@ -42,6 +44,9 @@ class FakeNetwork implements Network {
     @Override
     public Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
             ChannelHandler handler) {
+        if (refuseWith != null) {
+            throw refuseWith;
+        }
         Promise<Channel> p = promiseMaker.eventLoop().newPromise();
         connects.add(new Connect(endpoint, Map.copyOf(options), handler, p));
         return p;

@@ -95,8 +95,7 @@ class RelayFrontendHandlerTest {
     @Test
     void clientsOfARefusingUpstreamAreLoggedOnceThenCounted() {
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
-        RateLimitedLog unreachable = new RateLimitedLog(System.getLogger("io.conduit.gateway"),
-                System.Logger.Level.INFO, TimeUnit.SECONDS.toNanos(10), clock::get);
+        RateLimitedLog unreachable = unreachableLog(clock);
         try (LogCapture log = new LogCapture()) {
             FakeNetwork net = new FakeNetwork();
             for (int i = 0; i < 302; i++) {
@@ -116,6 +115,33 @@ class RelayFrontendHandlerTest {
             late.runPendingTasks();
             assertEquals(2, log.messages().size(), log.messages().toString());
             assertTrue(log.messages().get(1).endsWith("(the latest of 302 in the last 10 s)"), log.messages().get(1));
+        }
+    }
+
+    /**
+     * A connect that cannot even start (here: the client's event loop belongs to a transport that went away during a
+     * swap) closes the client and is counted like an unreachable upstream: one line for a burst of clients, where
+     * there used to be a WARNING per client.
+     */
+    @Test
+    void connectsThatCannotStartAreLoggedOnceThenCounted() {
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        RateLimitedLog unreachable = unreachableLog(clock);
+        try (LogCapture log = new LogCapture()) {
+            FakeNetwork net = new FakeNetwork();
+            net.refuseWith = new IllegalArgumentException("event loop x was not made by the 'epoll' transport");
+            for (int i = 0; i < 50; i++) {
+                TestDuplexChannel client = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net, unreachable));
+                client.runPendingTasks();
+                assertFalse(client.isOpen(), "client " + i + " closed");
+            }
+            assertEquals(1, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(0).startsWith("INFO relay " + CONFIG.name() + ": cannot connect to "
+                    + CONFIG.upstream() + ": event loop x was not made by the 'epoll' transport; closed client"),
+                    log.messages().get(0));
+            assertEquals(49, unreachable.unreported());
+            unreachable.flush();
+            assertTrue(log.messages().get(1).contains("(the latest of 49 in the last 0 s)"), log.messages().get(1));
         }
     }
 
@@ -153,5 +179,11 @@ class RelayFrontendHandlerTest {
             }
         };
         assertEquals("/127.0.0.1:40312", RelayFrontendHandler.describeClient(tcp));
+    }
+
+    /** @return a relay's log of unreachable upstreams as the gateway makes it, with a 10 s interval on {@code clock} */
+    private static RateLimitedLog unreachableLog(java.util.concurrent.atomic.AtomicLong clock) {
+        return new RateLimitedLog(System.getLogger("io.conduit.gateway"), System.Logger.Level.INFO,
+                TimeUnit.SECONDS.toNanos(10), clock::get);
     }
 }
