@@ -9,7 +9,8 @@ import io.conduit.transport.Transports;
 
 /**
  * The class loaders of the epoll revisions a test saw, held weakly, to check that the old ones are collected (a class
- * loader kept reachable keeps its native library mapped). Not thread-safe: one test thread.
+ * loader kept reachable keeps its native library mapped). Not thread-safe: one test thread, or
+ * the caller's lock.
  */
 final class EpollLoaders {
 
@@ -23,6 +24,11 @@ final class EpollLoaders {
         } catch (RuntimeException e) {
             return; // not registered at this moment
         }
+        record(l);
+    }
+
+    /** Records {@code l}, an epoll revision's class loader, when it is not recorded yet. */
+    void record(ClassLoader l) {
         for (WeakReference<ClassLoader> r : loaders) {
             if (r.get() == l) {
                 return;

@@ -4,30 +4,18 @@ import static org.junit.Assert.assertEquals;
 import static org.junit.Assert.assertTrue;
 import static org.ops4j.pax.exam.CoreOptions.options;
 
-import java.io.EOFException;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ConnectException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import javax.inject.Inject;
 
@@ -74,7 +62,6 @@ public class SwapTortureTest {
     static final int CYCLES = 50;
     private static final int SHORT_CLIENTS = 4;
     private static final int LONG_CLIENTS = 2;
-    private static final int EXCHANGE_BYTES = 1024;
     /** Configuration flips of the selection-only phase. */
     private static final int FLIPS = 6;
     /** Most Conduit log lines a cycle may produce on average. */
@@ -110,36 +97,13 @@ public class SwapTortureTest {
         Osgi.assertAllBundlesActive(context);
     }
 
-    /** Counters shared by the client threads. */
-    static final class Figures {
-        final AtomicLong attempted = new AtomicLong();
-        final AtomicLong completed = new AtomicLong();
-        final AtomicLong refused = new AtomicLong();
-        final AtomicLong corrupted = new AtomicLong();
-        final AtomicLong timedOut = new AtomicLong();
-        /** Short exchanges ended by reset or end of stream, per phase (index 1, 2). */
-        final AtomicLong[] cut = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
-        /** Long-lived connections lost, per phase (index 1, 2). */
-        final AtomicLong[] longLost = {new AtomicLong(), new AtomicLong(), new AtomicLong()};
-        final AtomicLong longExchanges = new AtomicLong();
-        /** Accepted connections on a loop {@link ManagedServer#transportOf} could not name. */
-        final AtomicLong unknownLoop = new AtomicLong();
-        final List<String> firstProblems = new ArrayList<>();
-
-        synchronized void problem(String s) {
-            if (firstProblems.size() < 10) {
-                firstProblems.add(s);
-            }
-        }
-    }
-
     /** Echoes every buffer; checks that the server names the transport of each accepted connection's loop. */
     @ChannelHandler.Sharable
     private static final class Echo implements ChannelHandler {
-        private final Figures figures;
+        private final EchoChurn.Figures figures;
         volatile ManagedServer server;
 
-        Echo(Figures figures) {
+        Echo(EchoChurn.Figures figures) {
             this.figures = figures;
         }
 
@@ -159,39 +123,6 @@ public class SwapTortureTest {
         }
     }
 
-    /** Counts Conduit's log records (JUL, where {@link System.Logger} goes by default) and those with a throwable. */
-    private static final class LogCounter extends Handler {
-        final AtomicLong lines = new AtomicLong();
-        final AtomicLong withThrowable = new AtomicLong();
-        final List<String> first = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void publish(LogRecord r) {
-            if (r.getLoggerName() == null || !r.getLoggerName().startsWith("io.conduit")
-                    || r.getLevel().intValue() < Level.INFO.intValue()) {
-                return;
-            }
-            lines.incrementAndGet();
-            if (r.getThrown() != null) {
-                withThrowable.incrementAndGet();
-                if (first.size() < 5) {
-                    first.add(r.getMessage() + " / " + r.getThrown());
-                }
-            }
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    private volatile boolean stop;
-    private volatile int phase = 1;
-
     @Test
     public void echoHoldsWhileTheEpollBundleIsUpdatedRefreshedStoppedAndReinstalledBackToBack() throws Exception {
         boolean migrate = tcpMigrateReq();
@@ -199,35 +130,23 @@ public class SwapTortureTest {
         Selections.awaitTrue("epoll selected by the configuration", () -> Selections.selectedIs("epoll"));
         EpollLoaders epollLoaders = new EpollLoaders();
         epollLoaders.record();
-        List<String> fdListBefore = descriptorList();
+        List<String> fdListBefore = Descriptors.list();
         int fdsBefore = fdListBefore.size();
         int threadsBefore = Thread.activeCount();
 
-        Figures f = new Figures();
+        EchoChurn churn = new EchoChurn();
+        EchoChurn.Figures f = churn.figures;
         Echo echo = new Echo(f);
         ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(echo)
                 .threads(2).gracePeriod(2, TimeUnit.SECONDS);
         echo.server = server;
-        LogCounter log = new LogCounter();
-        Logger root = Logger.getLogger("");
-        root.addHandler(log);
-        Logger conduitLog = Logger.getLogger("io.conduit"); // held: JUL keeps loggers weakly
-        Level conduitLevel = conduitLog.getLevel();
-        conduitLog.setLevel(Level.INFO); // the framework's logging lets WARNING through only: count INFO lines too
-        List<Thread> clients = new ArrayList<>();
+        ConduitLogCounter log = new ConduitLogCounter().attach();
         List<String> operations = new ArrayList<>();
         long startNanos = System.nanoTime();
         long phase2Nanos = 0;
         try {
             InetSocketAddress address = (InetSocketAddress) server.start().get(10, TimeUnit.SECONDS);
-            for (int i = 0; i < SHORT_CLIENTS; i++) {
-                int seed = i;
-                clients.add(Selections.startDaemon("torture-short-" + i, () -> shortClient(address, f, seed)));
-            }
-            for (int i = 0; i < LONG_CLIENTS; i++) {
-                int seed = 1000 + i;
-                clients.add(Selections.startDaemon("torture-long-" + i, () -> longClient(address, f, seed)));
-            }
+            churn.start(address, SHORT_CLIENTS, LONG_CLIENTS);
 
             // phase 1: selection changes only; connections stay where they were accepted
             for (int i = 0; i < FLIPS; i++) {
@@ -237,7 +156,7 @@ public class SwapTortureTest {
                 Selections.awaitServerOn(server, name);
                 Thread.sleep(200);
             }
-            phase = 2;
+            churn.phase(2);
             long phase2Start = System.nanoTime();
 
             // phase 2: the epoll bundle goes away and comes back, back to back, between configuration flips
@@ -283,19 +202,13 @@ public class SwapTortureTest {
             Thread.sleep(500);
             phase2Nanos = System.nanoTime() - phase2Start;
 
-            stop = true;
-            for (Thread t : clients) {
-                t.join(30_000);
-                assertTrue(t.getName() + " finished", !t.isAlive());
-            }
-            long done = f.completed.get();
-            shortExchange(address, f, new SplittableRandom(7), new byte[EXCHANGE_BYTES], new byte[EXCHANGE_BYTES]);
-            assertEquals("a fresh exchange after the torture", done + 1, f.completed.get());
+            churn.stopAndJoin();
+            assertTrue("a fresh exchange after the torture: " + f.problems(), churn.freshExchange());
             long logLines = log.lines.get();
             long logThrowables = log.withThrowable.get();
 
             server.close().get(30, TimeUnit.SECONDS);
-            int fdsAfter = settle(() -> descriptors() <= fdsBefore, SwapTortureTest::descriptors);
+            int fdsAfter = settle(() -> Descriptors.count() <= fdsBefore, Descriptors::count);
             int threadsAfter = settle(() -> Thread.activeCount() <= threadsBefore, Thread::activeCount);
             int epollLoadersLeft = epollLoaders.reachableAfterGc(SETTLE_SECONDS);
 
@@ -312,8 +225,8 @@ public class SwapTortureTest {
                     (double) logLines / (CYCLES + FLIPS)) + "/cycle, withStackTrace=" + logThrowables + ")"
                     + " phase2Seconds=" + TimeUnit.NANOSECONDS.toSeconds(phase2Nanos) + " totalSeconds="
                     + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos) + " problems="
-                    + f.firstProblems + " stackTraces=" + log.first + (fdsAfter <= fdsBefore ? "" : " fds before " + fdListBefore
-                    + " after " + descriptorList());
+                    + f.problems() + " stackTraces=" + log.first + (fdsAfter <= fdsBefore ? "" : " fds before "
+                    + fdListBefore + " after " + Descriptors.list());
             System.out.println(figures);
 
             assertEquals(figures, 0, f.refused.get());
@@ -336,9 +249,8 @@ public class SwapTortureTest {
             assertTrue("at most " + LOG_LINES_PER_CYCLE + " log lines per cycle: " + figures,
                     logLines <= (long) LOG_LINES_PER_CYCLE * (CYCLES + FLIPS));
         } finally {
-            stop = true;
-            root.removeHandler(log);
-            conduitLog.setLevel(conduitLevel);
+            churn.stopNow();
+            log.detach();
             server.close().await(30, TimeUnit.SECONDS);
             configAdmin.getConfiguration(Selections.PID, null).delete();
         }
@@ -353,54 +265,6 @@ public class SwapTortureTest {
         }
     }
 
-    /** @return this process's socket and anonymous-inode (epoll, eventfd, timerfd) descriptors */
-    static int descriptors() {
-        return descriptorList().size();
-    }
-
-    /** @return e.g. {@code ["12 -> socket:[4711]", "13 -> anon_inode:[eventpoll]"]}, see {@link #descriptors()} */
-    static List<String> descriptorList() {
-        File[] fds = new File("/proc/self/fd").listFiles();
-        List<String> found = new ArrayList<>();
-        if (fds != null) {
-            for (File fd : fds) {
-                try {
-                    String target = Files.readSymbolicLink(fd.toPath()).toString();
-                    if (target.startsWith("socket:") || target.startsWith("anon_inode:")) {
-                        found.add(fd.getName() + " -> " + target + tcpLine(target));
-                    }
-                } catch (IOException e) {
-                    // closed while listing
-                }
-            }
-        }
-        return found;
-    }
-
-    /**
-     * @return for a TCP socket, its {@code /proc/net/tcp} or {@code tcp6} entry ({@code " [local remote state]"},
-     *         hexadecimal, state 0A = LISTEN, 01 = ESTABLISHED, 07 = CLOSE), else {@code ""}; diagnostics only
-     */
-    private static String tcpLine(String target) {
-        String inode = target.startsWith("socket:[") ? target.substring(8, target.length() - 1) : null;
-        if (inode == null) {
-            return "";
-        }
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            try {
-                for (String line : Files.readAllLines(Path.of(table))) {
-                    String[] f = line.trim().split("\\s+");
-                    if (f.length > 9 && f[9].equals(inode)) {
-                        return " [" + f[1] + " " + f[2] + " " + f[3] + "]";
-                    }
-                }
-            } catch (IOException e) {
-                return "";
-            }
-        }
-        return "";
-    }
-
     /**
      * Polls {@code settled} every 100 ms for at most {@link #SETTLE_SECONDS}, calling {@link System#gc()} between.
      *
@@ -413,109 +277,5 @@ public class SwapTortureTest {
             Thread.sleep(100);
         }
         return now.getAsInt();
-    }
-
-    private void shortClient(InetSocketAddress address, Figures f, int seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        byte[] out = new byte[EXCHANGE_BYTES];
-        byte[] in = new byte[EXCHANGE_BYTES];
-        for (int n = 0; n < 1_000_000 && !stop; n++) {
-            shortExchange(address, f, random, out, in);
-        }
-    }
-
-    /** One connection: connect, write 1 KiB of random bytes, read them back, compare, close. */
-    private void shortExchange(InetSocketAddress address, Figures f, SplittableRandom random, byte[] out, byte[] in) {
-        random.nextBytes(out);
-        int phaseAtStart = phase;
-        f.attempted.incrementAndGet();
-        int got = 0;
-        try (Socket s = new Socket()) {
-            try {
-                s.connect(address, 5000);
-            } catch (ConnectException e) {
-                f.refused.incrementAndGet();
-                f.problem("refused: " + e);
-                return;
-            }
-            s.setSoTimeout(15_000);
-            s.getOutputStream().write(out);
-            InputStream is = s.getInputStream();
-            while (got < out.length) {
-                int r = is.read(in, got, out.length - got);
-                if (r < 0) {
-                    throw new EOFException("end of stream after " + got + " of " + out.length + " bytes");
-                }
-                got += r;
-            }
-            if (Arrays.equals(out, in)) {
-                f.completed.incrementAndGet();
-            } else {
-                f.corrupted.incrementAndGet();
-                f.problem("corrupted echo");
-            }
-        } catch (SocketTimeoutException e) {
-            f.timedOut.incrementAndGet();
-            f.problem("short exchange timed out after " + got + " bytes (phase " + phase + ")");
-        } catch (IOException e) {
-            if (got > 0 && !Arrays.equals(out, 0, got, in, 0, got)) {
-                f.corrupted.incrementAndGet();
-                f.problem("corrupted partial echo: " + e);
-            } else {
-                f.cut[Math.max(phaseAtStart, phase)].incrementAndGet();
-                if (phase == 1) {
-                    f.problem("phase 1 cut: " + e);
-                }
-            }
-        }
-    }
-
-    /** Keeps one connection and exchanges 1 KiB messages on it; reconnects when it is lost. */
-    private void longClient(InetSocketAddress address, Figures f, int seed) {
-        SplittableRandom random = new SplittableRandom(seed);
-        byte[] out = new byte[EXCHANGE_BYTES];
-        byte[] in = new byte[EXCHANGE_BYTES];
-        while (!stop) {
-            int phaseAtStart = phase;
-            try (Socket s = new Socket()) {
-                s.connect(address, 5000);
-                s.setSoTimeout(15_000);
-                OutputStream os = s.getOutputStream();
-                InputStream is = s.getInputStream();
-                while (!stop) {
-                    random.nextBytes(out);
-                    os.write(out);
-                    int got = 0;
-                    while (got < out.length) {
-                        int r = is.read(in, got, out.length - got);
-                        if (r < 0) {
-                            throw new EOFException("long-lived connection: end of stream after " + got + " bytes");
-                        }
-                        got += r;
-                    }
-                    if (!Arrays.equals(out, in)) {
-                        f.corrupted.incrementAndGet();
-                        f.problem("corrupted long-lived echo");
-                        return;
-                    }
-                    f.longExchanges.incrementAndGet();
-                    Thread.sleep(random.nextInt(20));
-                }
-            } catch (ConnectException e) {
-                f.refused.incrementAndGet();
-                f.problem("long-lived refused: " + e);
-            } catch (SocketTimeoutException e) {
-                f.timedOut.incrementAndGet();
-                f.problem("long-lived exchange timed out: " + e);
-                return;
-            } catch (IOException e) {
-                f.longLost[Math.max(phaseAtStart, phase)].incrementAndGet();
-                if (phase == 1) {
-                    f.problem("phase 1 long-lived connection lost: " + e);
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
     }
 }

@@ -1,0 +1,67 @@
+package io.conduit.itest;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * This process's socket and anonymous-inode (epoll, eventfd, timerfd) descriptors, read from {@code /proc/self/fd},
+ * for the swap tests' "descriptors back to their start value" checks. Plain Java: also packaged into the Karaf
+ * torture test's echo bundle.
+ */
+final class Descriptors {
+
+    private Descriptors() {
+    }
+
+    /** @return how many socket and anonymous-inode descriptors this process has open */
+    static int count() {
+        return list().size();
+    }
+
+    /** @return e.g. {@code ["12 -> socket:[4711] [0100007F:1F90 00000000:0000 0A]", "13 -> anon_inode:[eventpoll]"]} */
+    static List<String> list() {
+        File[] fds = new File("/proc/self/fd").listFiles();
+        List<String> found = new ArrayList<>();
+        if (fds != null) {
+            for (File fd : fds) {
+                try {
+                    String target = Files.readSymbolicLink(fd.toPath()).toString();
+                    if (target.startsWith("socket:") || target.startsWith("anon_inode:")) {
+                        found.add(fd.getName() + " -> " + target + tcpLine(target));
+                    }
+                } catch (IOException e) {
+                    // closed while listing
+                }
+            }
+        }
+        return found;
+    }
+
+    /**
+     * @return for a TCP socket, its {@code /proc/net/tcp} or {@code tcp6} entry ({@code " [local remote state]"},
+     *         hexadecimal, state 0A = LISTEN, 01 = ESTABLISHED, 07 = CLOSE), else {@code ""}; diagnostics only
+     */
+    private static String tcpLine(String target) {
+        String inode = target.startsWith("socket:[") ? target.substring(8, target.length() - 1) : null;
+        if (inode == null) {
+            return "";
+        }
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            try {
+                for (String line : Files.readAllLines(Path.of(table))) {
+                    String[] f = line.trim().split("\\s+");
+                    if (f.length > 9 && f[9].equals(inode)) {
+                        return " [" + f[1] + " " + f[2] + " " + f[3] + "]";
+                    }
+                }
+            } catch (IOException e) {
+                return "";
+            }
+        }
+        return "";
+    }
+}
