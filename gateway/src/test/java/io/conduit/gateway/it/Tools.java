@@ -60,6 +60,11 @@ final class Tools {
             this.log = log;
         }
 
+        /** @return whether the command has not ended yet */
+        boolean isRunning() {
+            return process.isAlive();
+        }
+
         /** @return what the command printed so far */
         String outputSoFar() throws IOException {
             return Files.readString(log);
