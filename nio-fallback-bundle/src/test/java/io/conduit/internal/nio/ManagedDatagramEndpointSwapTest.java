@@ -3,8 +3,6 @@ package io.conduit.internal.nio;
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
-import io.conduit.channel.ChannelHandlerContext;
-import io.conduit.channel.DatagramPacket;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
@@ -49,7 +47,7 @@ class ManagedDatagramEndpointSwapTest {
 
     private ManagedDatagramEndpoint echoEndpoint() {
         ManagedDatagramEndpoint e = new ManagedDatagramEndpoint(new InetSocketAddress(LOOPBACK, 0))
-                .handler(new DatagramEcho()).gracePeriod(300, TimeUnit.MILLISECONDS);
+                .handler(new SwapTransports.DatagramEcho()).gracePeriod(300, TimeUnit.MILLISECONDS);
         endpoints.add(e);
         return e;
     }
@@ -60,15 +58,6 @@ class ManagedDatagramEndpointSwapTest {
             e.close().await(15, TimeUnit.SECONDS);
         }
         registered.unregisterAll();
-    }
-
-    @ChannelHandler.Sharable
-    private static final class DatagramEcho implements ChannelHandler {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            DatagramPacket p = (DatagramPacket) msg;
-            ctx.writeAndFlush(new DatagramPacket(p.content(), p.sender()));
-        }
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
@@ -179,7 +168,7 @@ class ManagedDatagramEndpointSwapTest {
         Transports.setPreference("nio-a");
         ManagedDatagramEndpoint first = echoEndpoint();
         InetSocketAddress address = first.start().sync().getNow();
-        ManagedDatagramEndpoint second = new ManagedDatagramEndpoint(address).handler(new DatagramEcho());
+        ManagedDatagramEndpoint second = new ManagedDatagramEndpoint(address).handler(new SwapTransports.DatagramEcho());
         endpoints.add(second);
         Future<InetSocketAddress> f = second.start();
         assertTrue(f.await(10, TimeUnit.SECONDS));

@@ -15,12 +15,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -42,29 +37,11 @@ class ManagedServerTransportGoneTest {
 
     private final SwapTransports.Registered registered = new SwapTransports.Registered();
     private final List<ManagedServer> servers = new ArrayList<>();
-    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-    private final Logger managedServerLog = Logger.getLogger(ManagedServer.class.getName());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord r) {
-            records.add(r);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
-    private Level levelBefore;
+    private SwapTransports.LogRecords log;
 
     @BeforeEach
     void captureLog() {
-        levelBefore = managedServerLog.getLevel();
-        managedServerLog.setLevel(Level.ALL);
-        managedServerLog.addHandler(capture);
+        log = new SwapTransports.LogRecords(ManagedServer.class);
     }
 
     @AfterEach
@@ -73,8 +50,7 @@ class ManagedServerTransportGoneTest {
             s.close().await(15, TimeUnit.SECONDS);
         }
         registered.unregisterAll();
-        managedServerLog.removeHandler(capture);
-        managedServerLog.setLevel(levelBefore);
+        log.close();
     }
 
     private ManagedServer started(String preference) throws Exception {
@@ -83,24 +59,6 @@ class ManagedServerTransportGoneTest {
         servers.add(s);
         s.start().sync();
         return s;
-    }
-
-    /** Makes {@code p}'s transport behave as one whose bundle is refreshed while a group is made on it. */
-    private static void goesAwayOnNextGroup(SwapTransports.Provider p) {
-        p.transport.beforeNewGroup = () -> {
-            Transports.unregister(p);
-            throw new NoClassDefFoundError("io/conduit/test/EventArray"); // as a refreshed bundle's class loader says
-        };
-    }
-
-    private List<String> linesWithThrowable() {
-        List<String> found = new ArrayList<>();
-        for (LogRecord r : records) {
-            if (r.getThrown() != null) {
-                found.add(r.getMessage() + " / " + r.getThrown());
-            }
-        }
-        return found;
     }
 
     @Test
@@ -112,20 +70,19 @@ class ManagedServerTransportGoneTest {
         try (Socket held = new Socket()) {
             held.connect(address, 2000);
             SwapTransports.await(() -> server.openConnections() == 1, "the held connection to be accepted");
-            goesAwayOnNextGroup(gone);
-            records.clear();
+            SwapTransports.goesAwayOnNextGroup(gone);
+            log.records.clear();
             Transports.setPreference("nio-gone,nio-a");
-            SwapTransports.await(() -> records.stream().anyMatch(r -> r.getMessage().contains("skipped 'nio-gone'")),
+            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
                     "the swap's line naming the skipped transport");
 
             assertEquals("nio-a", server.transportName(), "still on nio-a");
             assertEquals(1, a.transport.groups.size(), "nio-a's listener was never closed and re-bound");
             assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
-            assertEquals(List.of(), linesWithThrowable(), "no stack trace");
-            assertEquals(1, records.size(), "one line for the swap: " + records.stream().map(LogRecord::getMessage)
-                    .toList());
-            assertTrue(records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/EventArray"),
-                    records.get(0).getMessage());
+            assertEquals(List.of(), log.withThrowable(), "no stack trace");
+            assertEquals(1, log.records.size(), "one line for the swap: " + log.messages());
+            assertTrue(log.records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/EventArray"),
+                    log.records.get(0).getMessage());
             assertEquals(1, server.openConnections(), "the held connection stays");
             SwapTransports.echoOnce((InetSocketAddress) address, 64);
         }
@@ -137,18 +94,17 @@ class ManagedServerTransportGoneTest {
         SwapTransports.Provider gone = registered.register("nio-gone", false);
         ManagedServer server = started("nio-a");
         SocketAddress address = server.localAddress();
-        goesAwayOnNextGroup(gone);
-        records.clear();
+        SwapTransports.goesAwayOnNextGroup(gone);
+        log.records.clear();
         Transports.setPreference("nio-gone,nio-a");
         SwapTransports.await(() -> a.transport.groups.size() == 2 && "nio-a".equals(server.transportName()),
                 "the server to listen on nio-a again");
-        SwapTransports.await(() -> !records.isEmpty(), "the swap's line");
+        SwapTransports.await(() -> !log.records.isEmpty(), "the swap's line");
 
         assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
-        assertEquals(List.of(), linesWithThrowable(), "no stack trace");
-        assertEquals(1, records.size(), "one line for the swap: " + records.stream().map(LogRecord::getMessage)
-                .toList());
-        assertTrue(records.get(0).getMessage().contains("skipped 'nio-gone'"), records.get(0).getMessage());
+        assertEquals(List.of(), log.withThrowable(), "no stack trace");
+        assertEquals(1, log.records.size(), "one line for the swap: " + log.messages());
+        assertTrue(log.records.get(0).getMessage().contains("skipped 'nio-gone'"), log.records.get(0).getMessage());
         assertEquals(address, server.localAddress());
         SwapTransports.echoOnce((InetSocketAddress) address, 64);
         assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS),
@@ -159,11 +115,11 @@ class ManagedServerTransportGoneTest {
     void aTransportThatGoesAwayDuringTheFirstBindIsSkippedByStart() throws Exception {
         registered.register("nio-a", true);
         SwapTransports.Provider gone = registered.register("nio-gone", true);
-        goesAwayOnNextGroup(gone);
+        SwapTransports.goesAwayOnNextGroup(gone);
         ManagedServer server = started("nio-gone,nio-a");
         assertEquals("nio-a", server.transportName());
         assertEquals(1, gone.transport.groupRequests.get());
-        assertEquals(List.of(), linesWithThrowable(), "no stack trace");
+        assertEquals(List.of(), log.withThrowable(), "no stack trace");
         SwapTransports.echoOnce((InetSocketAddress) server.localAddress(), 64);
     }
 

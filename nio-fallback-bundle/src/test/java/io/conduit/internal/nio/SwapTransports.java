@@ -115,6 +115,72 @@ final class SwapTransports {
         }
     }
 
+    /** Sends every datagram back to its sender. */
+    @io.conduit.channel.ChannelHandler.Sharable
+    static final class DatagramEcho implements io.conduit.channel.ChannelHandler {
+        @Override
+        public void channelRead(io.conduit.channel.ChannelHandlerContext ctx, Object msg) {
+            io.conduit.channel.DatagramPacket p = (io.conduit.channel.DatagramPacket) msg;
+            ctx.writeAndFlush(new io.conduit.channel.DatagramPacket(p.content(), p.sender()));
+        }
+    }
+
+    /** @return a started daemon thread named {@code name} running {@code r} */
+    static Thread thread(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Makes {@code p}'s transport behave as one whose bundle is refreshed while a group is made on it. */
+    static void goesAwayOnNextGroup(Provider p) {
+        p.transport.beforeNewGroup = () -> {
+            io.conduit.transport.Transports.unregister(p);
+            throw new NoClassDefFoundError("io/conduit/test/EventArray"); // as a refreshed bundle's class loader says
+        };
+    }
+
+    /** Every record of one logger, at every level, while open (restores the logger's level when closed). */
+    static final class LogRecords extends java.util.logging.Handler implements AutoCloseable {
+        final List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final java.util.logging.Logger logger;
+        private final java.util.logging.Level levelBefore;
+
+        LogRecords(Class<?> loggedBy) {
+            logger = java.util.logging.Logger.getLogger(loggedBy.getName());
+            levelBefore = logger.getLevel();
+            logger.setLevel(java.util.logging.Level.ALL);
+            logger.addHandler(this);
+        }
+
+        @Override
+        public void publish(java.util.logging.LogRecord r) {
+            records.add(r);
+        }
+
+        /** @return the messages of the records so far */
+        List<String> messages() {
+            return records.stream().map(java.util.logging.LogRecord::getMessage).toList();
+        }
+
+        /** @return "message / throwable" of each record with a throwable */
+        List<String> withThrowable() {
+            return records.stream().filter(r -> r.getThrown() != null).map(r -> r.getMessage() + " / "
+                    + r.getThrown()).toList();
+        }
+
+        @Override
+        public void flush() {
+        }
+
+        @Override
+        public void close() {
+            logger.removeHandler(this);
+            logger.setLevel(levelBefore);
+        }
+    }
+
     /** Wraps a fresh {@link NioTransport} named {@code name}; thread-safe. */
     static final class Recording implements Transport {
         final NioTransport delegate;
