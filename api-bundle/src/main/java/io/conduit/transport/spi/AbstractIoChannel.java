@@ -520,7 +520,9 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         try {
             socket.register(eventLoop(), internals);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | LinkageError e) {
+            // LinkageError: the transport's classes are gone (its bundle was refreshed while this channel registered);
+            // without failing the promise here the socket stayed open and nobody ever learnt of it
             promise.tryFailure(e);
             closeWithoutLoop();
             return;
@@ -541,8 +543,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         open = false;
         try {
             socket.close();
-        } catch (IOException ignored) {
-            // nothing was registered; the socket is gone either way
+        } catch (IOException | LinkageError ignored) {
+            // nothing was registered; the socket is gone either way, or its transport's classes are (nothing to do)
         }
         closeCompleted();
     }
