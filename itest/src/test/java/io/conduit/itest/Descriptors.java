@@ -42,26 +42,37 @@ final class Descriptors {
     }
 
     /**
-     * @return for a TCP socket, its {@code /proc/net/tcp} or {@code tcp6} entry ({@code " [local remote state]"},
-     *         hexadecimal, state 0A = LISTEN, 01 = ESTABLISHED, 07 = CLOSE), else {@code ""}; diagnostics only
+     * @return for a socket, its {@code /proc/net} entry: TCP or UDP {@code " [tcp6 local remote state]"} (hexadecimal,
+     *         TCP state 0A = LISTEN, 01 = ESTABLISHED, 07 = CLOSE), {@code " [unix path]"}, or a note that it is in no
+     *         table; else {@code ""}; diagnostics only
      */
     private static String tcpLine(String target) {
         String inode = target.startsWith("socket:[") ? target.substring(8, target.length() - 1) : null;
         if (inode == null) {
             return "";
         }
-        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6", "/proc/net/udp", "/proc/net/udp6")) {
             try {
                 for (String line : Files.readAllLines(Path.of(table))) {
                     String[] f = line.trim().split("\\s+");
                     if (f.length > 9 && f[9].equals(inode)) {
-                        return " [" + f[1] + " " + f[2] + " " + f[3] + "]";
+                        return " [" + table.substring(10) + " " + f[1] + " " + f[2] + " " + f[3] + "]";
                     }
                 }
             } catch (IOException e) {
                 return "";
             }
         }
-        return "";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/net/unix"))) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 6 && f[6].equals(inode)) {
+                    return " [unix" + (f.length > 7 ? " " + f[7] : "") + "]";
+                }
+            }
+        } catch (IOException e) {
+            return "";
+        }
+        return " [in no tcp/udp/unix table: e.g. a socket never bound]";
     }
 }

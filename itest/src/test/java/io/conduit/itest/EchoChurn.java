@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Plain {@code java.net} clients outside Conduit that load an echo server while its transport churns, as an operator's
  * clients would: short connections (connect, write {@link #EXCHANGE_BYTES} random bytes, read them back, compare,
  * close) in a loop, and long-lived connections that exchange such messages until they are lost, then reconnect.
- * What happened is counted in {@link Figures}, per phase (1 and 2) where the caller distinguishes phases.
+ * What happened is counted in {@link Figures}, per phase (1 and 2) where the caller distinguishes phases. A long-lived
+ * connection reset before its first echo came back counts as cut, like a short one: that is a connection still in a
+ * closing listener's accept backlog, not an established connection lost.
  *
  * <p>A connection attempt that fails with {@link ConnectException} is <em>refused</em>; an exchange ended by a reset or
  * end of stream with every byte received so far correct is <em>cut</em>; wrong bytes are <em>corrupted</em>; no
@@ -177,6 +179,7 @@ final class EchoChurn {
         byte[] in = new byte[EXCHANGE_BYTES];
         while (!stop) {
             int phaseAtStart = phase;
+            long exchanges = 0;
             try (Socket s = new Socket()) {
                 s.connect(address, CONNECT_TIMEOUT_MILLIS);
                 s.setSoTimeout(READ_TIMEOUT_MILLIS);
@@ -199,6 +202,7 @@ final class EchoChurn {
                         return;
                     }
                     f.longExchanges.incrementAndGet();
+                    exchanges++;
                     Thread.sleep(random.nextInt(20));
                 }
             } catch (ConnectException e) {
@@ -209,9 +213,15 @@ final class EchoChurn {
                 f.problem("long-lived exchange timed out: " + e);
                 return;
             } catch (IOException e) {
-                f.longLost[Math.max(phaseAtStart, phase)].incrementAndGet();
+                if (exchanges == 0) {
+                    // reset before its first echo: a fresh connection in a closing listener's accept backlog (without
+                    // tcp_migrate_req=1), counted with the short connections cut so
+                    f.cut[Math.max(phaseAtStart, phase)].incrementAndGet();
+                } else {
+                    f.longLost[Math.max(phaseAtStart, phase)].incrementAndGet();
+                }
                 if (phase == 1) {
-                    f.problem("phase 1 long-lived connection lost: " + e);
+                    f.problem("phase 1 long-lived connection lost after " + exchanges + " exchanges: " + e);
                 }
             } catch (InterruptedException e) {
                 return;

@@ -34,10 +34,10 @@ import org.junit.jupiter.api.Timeout;
  * short-connection churn (connect, 1 KiB echo, close) and {@link #LONG_CLIENTS} long-lived connections of plain
  * {@code java.net} clients ({@link EchoChurn}). Karaf itself is prepared by {@link KarafHost} and runs on a JDK 17.
  *
- * <p>Felix rejects an update of a bundle that the refresh of the update before still has to stop ("Cannot acquire
- * global lock to update the bundle", a deadlock it avoids), and the shell then drops the rest of that line, as it
- * would for an operator. The test counts such rejections and sends the remaining commands again until
- * {@link #CYCLES} updates were made.
+ * <p>Felix rejects an update, or the start that ends it, while the refresh of the update before still holds its global
+ * lock ("Cannot acquire global lock to update the bundle", "Unable to acquire global lock for resolve"), and the
+ * shell then drops the rest of that line, as it would for an operator. The test counts such rejections, starts the
+ * bundle again and sends the remaining commands until {@link #CYCLES} updates were made.
  *
  * <p>Before the swap engine treated a transport withdrawn during a swap as a normal event, 10 such commands in Karaf
  * 4.4.10 refused 1,129 of 14,981 connections, logged 109 {@code NoClassDefFoundError}s and left 7 more socket
@@ -234,9 +234,10 @@ class KarafSwapTortureTest {
                 // the first command that fails: Felix rejects an update of a bundle that the refresh of the update
                 // before still has to stop ("Cannot acquire global lock to update the bundle", a deadlock it avoids),
                 // as it would for an operator; the next round goes on from there.
-                String updates = karaf.client(String.join(" ; ", Collections.nCopies(CYCLES - updated,
-                        "bundle:update -r " + id.group(1))) + "\n", 300);
-                if (updates.contains("Cannot acquire global lock to update the bundle")) {
+                String updates = karaf.client((rejected > 0 ? "bundle:start " + id.group(1) + " ; " : "")
+                        + String.join(" ; ", Collections.nCopies(CYCLES - updated, "bundle:update -r " + id.group(1)))
+                        + "\n", 300);
+                if (updates.contains("global lock")) {
                     rejected++;
                 } else {
                     assertTrue(!updates.contains("Error"), "bundle:update -r failed:\n" + updates + karaf.logTail());
@@ -246,6 +247,10 @@ class KarafSwapTortureTest {
                 updated = Integer.parseInt(n.group(1));
             }
             long updatesMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - updatesStart);
+            // a rejected start (after the update) leaves the bundle stopped, as it would an operator's: start it
+            for (int i = 0; i < 10 && karaf.client("bundle:start " + id.group(1) + "\n").contains("global lock"); i++) {
+                Thread.sleep(500);
+            }
             assertTrue(updated >= CYCLES, "only " + updated + " of " + CYCLES + " updates were made, " + rejected
                     + " command lines were rejected by Felix" + karaf.logTail());
             f.setProperty("updated", Integer.toString(updated));

@@ -67,9 +67,11 @@ public class SwapTortureTest {
     /** Most Conduit log lines a cycle may produce on average. */
     private static final int LOG_LINES_PER_CYCLE = 12;
     /**
-     * Sockets that may stay open after the server closed: 0 in most runs, 1 or 2 in some (Felix, JDK 17, 50 cycles;
-     * not yet explained, see the figures' descriptor list). Before the swap engine skipped withdrawn transports it
-     * was 3 and more.
+     * Sockets that may stay open after the server closed. One cause is fixed: a listener registered on a revision
+     * whose classes were gone kept its never-bound socket open (RegisterOnVanishedTransportTest); since then JDK 17
+     * ends at its start value (4 runs in Felix and Equinox). JDK 25 in Felix still ends with 1 or 2 more in each of
+     * 3 runs: an unnamed Unix socket and a socket in no /proc/net table (never bound); what opens them is not found
+     * yet (the figures list each leftover with its table).
      */
     private static final int FD_LEAK_ALLOWANCE = 2;
     /** Longest wait for descriptors, threads and class loaders to settle after the load, in seconds. */
