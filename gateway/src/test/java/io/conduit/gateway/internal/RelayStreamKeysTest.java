@@ -140,6 +140,15 @@ class RelayStreamKeysTest {
         client.runPendingTasks();
         assertFalse(client.isOpen());
         assertEquals(0, net.connects.size());
+
+        TestDuplexChannel truncated = new TestDuplexChannel();
+        RelayComponent.addClientHandlers(truncated.pipeline(), config, null);
+        truncated.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
+        truncated.pipeline().fireChannelActive();
+        truncated.writeInbound(bytes("\r\n\r\n\0\r\n"));
+        truncated.receiveEof();
+        assertFalse(truncated.isOpen(), "end of input inside the header");
+        assertEquals(0, net.connects.size());
     }
 
     @Test
