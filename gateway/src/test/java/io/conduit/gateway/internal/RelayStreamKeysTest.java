@@ -96,10 +96,7 @@ class RelayStreamKeysTest {
     void acceptDecodesTheHeaderBeforeConnectingAndSendWritesTheClientsAddressesFirst() {
         RelayConfig config = relay("proxy.protocol.accept", "v1", "proxy.protocol.send", "v2");
         FakeNetwork net = new FakeNetwork();
-        TestDuplexChannel client = new TestDuplexChannel();
-        RelayComponent.addClientHandlers(client.pipeline(), config, null);
-        client.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
-        client.pipeline().fireChannelActive();
+        TestDuplexChannel client = relayClient(config, net);
         assertEquals(0, net.connects.size(), "no upstream before the header");
         client.writeInbound(bytes("PROXY TCP4 192.0.2.7 198.51.100.1 40000 443\r\nhel"));
         assertEquals(1, net.connects.size());
@@ -132,23 +129,26 @@ class RelayStreamKeysTest {
     void aMalformedHeaderNeverReachesTheUpstream() {
         RelayConfig config = relay("proxy.protocol.accept", "v2");
         FakeNetwork net = new FakeNetwork();
-        TestDuplexChannel client = new TestDuplexChannel();
-        RelayComponent.addClientHandlers(client.pipeline(), config, null);
-        client.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
-        client.pipeline().fireChannelActive();
+        TestDuplexChannel client = relayClient(config, net);
         client.writeInbound(bytes("GET / HTTP/1.1\r\n\r\n"));
         client.runPendingTasks();
         assertFalse(client.isOpen());
         assertEquals(0, net.connects.size());
 
-        TestDuplexChannel truncated = new TestDuplexChannel();
-        RelayComponent.addClientHandlers(truncated.pipeline(), config, null);
-        truncated.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
-        truncated.pipeline().fireChannelActive();
+        TestDuplexChannel truncated = relayClient(config, net);
         truncated.writeInbound(bytes("\r\n\r\n\0\r\n"));
         truncated.receiveEof();
         assertFalse(truncated.isOpen(), "end of input inside the header");
         assertEquals(0, net.connects.size());
+    }
+
+    /** @return an active client connection of a stream relay with {@code config}, its handlers as the relay adds them */
+    private static TestDuplexChannel relayClient(RelayConfig config, FakeNetwork net) {
+        TestDuplexChannel client = new TestDuplexChannel();
+        RelayComponent.addClientHandlers(client.pipeline(), config, null);
+        client.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
+        client.pipeline().fireChannelActive();
+        return client;
     }
 
     @Test

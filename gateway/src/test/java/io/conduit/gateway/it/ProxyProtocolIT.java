@@ -105,10 +105,7 @@ class ProxyProtocolIT {
                         "the upstream sees the client's port, not HAProxy's outgoing one");
             }
         } finally {
-            p.destroy();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            stop(p);
         }
     }
 
@@ -148,10 +145,7 @@ class ProxyProtocolIT {
                 assertTrue(log.contains(expected), "nginx access log:\n" + log);
             }
         } finally {
-            p.destroy();
-            if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
+            stop(p);
         }
     }
 
@@ -194,6 +188,13 @@ class ProxyProtocolIT {
             out = gateway.output();
         }
         assertTrue(out.contains("malformed PROXY protocol header from /127.0.0.1:"), out);
+    }
+
+    private static void stop(Process p) throws InterruptedException {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
     }
 
     private static byte[] concat(byte[] a, byte[] b) {
