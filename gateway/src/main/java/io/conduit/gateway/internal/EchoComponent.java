@@ -3,7 +3,11 @@ package io.conduit.gateway.internal;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
+import io.conduit.handler.limit.ConnectionLimit;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -52,9 +56,27 @@ public final class EchoComponent {
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
         listeners.onChange(status::update);
         listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions, echo)
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), echo))
                 : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));
+    }
+
+    /**
+     * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
+     *         connection limit of its own
+     */
+    static ChannelHandler streamHandler(StreamGuards guards, EchoHandler echo) {
+        if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0) {
+            return echo;
+        }
+        ConnectionLimit limit = guards.newLimit();
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                guards.addFirst(ch.pipeline(), limit);
+                ch.pipeline().addLast("echo", echo);
+            }
+        };
     }
 
     /** Closes the listeners and withdraws the status. */

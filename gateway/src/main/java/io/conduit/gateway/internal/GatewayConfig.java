@@ -298,6 +298,26 @@ public final class GatewayConfig {
         if (v == null || v.toString().isBlank()) {
             return defaultValue;
         }
+        return intValue(key, v, min, defaultValue);
+    }
+
+    /**
+     * An optional positive integer whose absence turns a feature off (e.g. {@code max.connections}).
+     *
+     * @param example a valid value for the error message
+     * @return the value, or 0 when the key is unset or blank
+     * @throws IllegalArgumentException when not an integer or not in 1..{@link Integer#MAX_VALUE}
+     */
+    public static int positiveOrOff(Map<String, ?> props, String key, int example) {
+        Object v = props.get(key);
+        if (v == null || v.toString().isBlank()) {
+            return 0;
+        }
+        return intValue(key, v, 1, example);
+    }
+
+    private static int intValue(String key, Object v, int min, int example) {
+        String defaultValue = Integer.toString(example);
         long value;
         if (v instanceof Number n) {
             value = n.longValue();
@@ -314,6 +334,28 @@ public final class GatewayConfig {
                     + Integer.MAX_VALUE);
         }
         return (int) value;
+    }
+
+    /**
+     * An optional choice among fixed words, e.g. {@code proxy.protocol.accept = v1|v2|any}; case and surrounding
+     * blanks are ignored.
+     *
+     * @param allowed the words accepted, in lower case, in the order the error lists them
+     * @return the word given, in lower case, or {@code null} when the key is unset or blank
+     * @throws IllegalArgumentException for any other text, e.g. {@code 'proxy.protocol.send' = 'v3' is not v1 or v2}
+     */
+    public static String choice(Map<String, ?> props, String key, List<String> allowed) {
+        Object v = props.get(key);
+        if (v == null || v.toString().isBlank()) {
+            return null;
+        }
+        String s = v.toString().strip().toLowerCase(Locale.ROOT);
+        if (allowed.contains(s)) {
+            return s;
+        }
+        String words = allowed.size() == 1 ? allowed.get(0)
+                : String.join(", ", allowed.subList(0, allowed.size() - 1)) + " or " + allowed.get(allowed.size() - 1);
+        throw new IllegalArgumentException("'" + key + "' = '" + v + "' is not " + words);
     }
 
     /**

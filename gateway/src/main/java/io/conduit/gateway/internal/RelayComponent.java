@@ -6,7 +6,12 @@ import java.util.Map;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ChannelPipeline;
+import io.conduit.handler.limit.ByteRateLimitHandler;
+import io.conduit.handler.limit.ConnectionLimit;
+import io.conduit.handler.limit.TokenBucket;
 import io.conduit.handler.logging.RateLimitedLog;
+import io.conduit.handler.proxy.ProxyProtocolDecoder;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -59,6 +64,7 @@ public final class RelayComponent {
             return;
         }
         listeners.onChange(status::update);
+        ConnectionLimit limit = config.guards().newLimit();
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
@@ -66,6 +72,7 @@ public final class RelayComponent {
                 ChannelInitializer<Channel> init = new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        addClientHandlers(ch.pipeline(), config, limit);
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable));
                     }
                 };
@@ -73,6 +80,23 @@ public final class RelayComponent {
             }
             return network.bindDatagram(endpoint, udp -> new UdpRelayHandler(config, network, udp));
         }).thenRun(() -> status.publish(context));
+    }
+
+    /**
+     * Adds what a stream relay's client connection passes before its {@link RelayFrontendHandler}: the connection
+     * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}) and the PROXY
+     * header decoder ({@code proxy.protocol.accept}), in this order.
+     *
+     * @param limit the listener's connection limit, or {@code null}
+     */
+    static void addClientHandlers(ChannelPipeline pipeline, RelayConfig config, ConnectionLimit limit) {
+        config.guards().addFirst(pipeline, limit);
+        if (config.rateLimitBytesPerSecond() > 0) {
+            pipeline.addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(config.rateLimitBytesPerSecond())));
+        }
+        if (config.proxyAccept() != null) {
+            pipeline.addLast("proxy-protocol", new ProxyProtocolDecoder(config.proxyAccept()));
+        }
     }
 
     /** Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws the status. */

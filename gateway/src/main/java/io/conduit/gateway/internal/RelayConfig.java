@@ -2,6 +2,8 @@ package io.conduit.gateway.internal;
 
 import java.util.Map;
 
+import io.conduit.handler.proxy.ProxyProtocolDecoder;
+
 /**
  * The validated configuration of one relay (factory PID {@value #FACTORY_PID}).
  *
@@ -22,6 +24,17 @@ import java.util.Map;
  *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
  *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll, TCP to TCP); other pairs and
  *       transports copy as usual</td></tr>
+ *   <tr><td>{@code proxy.protocol.accept}</td><td>unset</td><td>{@code v1}, {@code v2} or {@code any}: clients
+ *       start with a PROXY protocol header (behind a load balancer); the relay decodes it before connecting
+ *       upstream, and logs the client's address from it. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code proxy.protocol.send}</td><td>unset</td><td>{@code v1} or {@code v2}: the relay writes a PROXY
+ *       header with the client's addresses to the upstream before the first byte. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code idle.timeout.ms}</td><td>unset</td><td>a connection without a byte either way for this long is
+ *       closed, both sides. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code max.connections}</td><td>unset</td><td>connections open at once through the listener; further
+ *       ones are accepted and closed. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code rate.limit.bytes.per.second}</td><td>unset</td><td>bytes per second each connection reads on
+ *       each side, by back-pressure. TCP and Unix relays only</td></tr>
  * </table>
  *
  * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
@@ -33,17 +46,33 @@ import java.util.Map;
  * @param udpIdleTimeoutMillis UDP session idle expiry in milliseconds
  * @param udpMaxSessions     most concurrent UDP sessions
  * @param zeroCopy           forward with {@link io.conduit.channel.ZeroCopyForwarding} where the channels allow it
+ * @param proxyAccept        the PROXY protocol versions clients send, or {@code null} when they send none
+ * @param proxySendVersion   the PROXY protocol version written to the upstream, 1 or 2, or 0 for none
+ * @param guards             idle timeout and connection limit of the listener
+ * @param rateLimitBytesPerSecond bytes per second each side of a connection reads, or 0 for no limit
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
         int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
-        boolean zeroCopy) {
+        boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
+        int rateLimitBytesPerSecond) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = "io.conduit.gateway.relay";
 
     /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
     public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
-            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy");
+            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy",
+            "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
+            "rate.limit.bytes.per.second");
+
+    /** The values of {@code proxy.protocol.accept}. */
+    static final java.util.List<String> PROXY_ACCEPT_VALUES = java.util.List.of("v1", "v2", "any");
+    /** The values of {@code proxy.protocol.send}. */
+    static final java.util.List<String> PROXY_SEND_VALUES = java.util.List.of("v1", "v2");
+    /** The keys that only stream (TCP, Unix) relays take. */
+    private static final java.util.List<String> STREAM_ONLY_KEYS = java.util.List.of("proxy.protocol.accept",
+            "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
+            "rate.limit.bytes.per.second");
 
     /**
      * Validates a relay configuration.
@@ -120,6 +149,22 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         int idle = GatewayConfig.intValue(props, "udp.idle.timeout.ms", 60_000, 1);
         int maxSessions = GatewayConfig.intValue(props, "udp.max.sessions", 1024, 1);
         boolean zeroCopy = GatewayConfig.boolValue(props, "zeroCopy", false);
-        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy);
+        String accept = GatewayConfig.choice(props, "proxy.protocol.accept", PROXY_ACCEPT_VALUES);
+        String send = GatewayConfig.choice(props, "proxy.protocol.send", PROXY_SEND_VALUES);
+        StreamGuards guards = StreamGuards.from(props);
+        int rate = GatewayConfig.positiveOrOff(props, "rate.limit.bytes.per.second", 1_048_576);
+        if (!listen.kind().isStream()) {
+            for (String key : STREAM_ONLY_KEYS) {
+                Object v = props.get(key);
+                if (v != null && !v.toString().isBlank()) {
+                    throw new IllegalArgumentException("'" + key + "' = '" + v + "' applies to TCP and Unix relays"
+                            + " only, not to " + listen + "; remove it (UDP relays take 'udp.idle.timeout.ms' and"
+                            + " 'udp.max.sessions')");
+                }
+            }
+        }
+        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy,
+                accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),
+                send == null ? 0 : send.charAt(1) - '0', guards, rate);
     }
 }

@@ -1,5 +1,6 @@
 package io.conduit.gateway.internal;
 
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -15,7 +16,12 @@ import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.handler.limit.ByteRateLimitHandler;
+import io.conduit.handler.limit.TokenBucket;
 import io.conduit.handler.logging.RateLimitedLog;
+import io.conduit.handler.proxy.ProxyMessage;
+import io.conduit.handler.proxy.ProxyProtocolEncoder;
 
 /**
  * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
@@ -50,6 +56,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private long earlyBytes;
     /** The client half-closed before the upstream was connected; loop-confined. */
     private boolean earlyEndOfInput;
+    /** With {@code proxy.protocol.accept}: the client's PROXY header arrived and the connect began; loop-confined. */
+    private boolean proxyDecoded;
 
     /**
      * @param config  the relay's configuration
@@ -90,12 +98,23 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
+        if (config.proxyAccept() == null) {
+            connect(ctx);
+        }
+        ctx.fireChannelActive();
+    }
+
+    /**
+     * Connects upstream; with {@code proxy.protocol.accept} called once the client's PROXY header is decoded, so a
+     * client whose header is malformed (the decoder closes it) never reaches the upstream.
+     */
+    private void connect(ChannelHandlerContext ctx) {
         Channel client = ctx.channel();
         Map<ChannelOption<?>, Object> options = connectionOptions(config);
         options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
         Future<Channel> f;
         try {
-            f = network.connect(config.upstream(), client.eventLoop(), options, new RelayHandler(client));
+            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client));
         } catch (RuntimeException e) {
             // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
             // of clients makes one line, not one each
@@ -113,6 +132,11 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 if (!client.isActive()) {
                     upstream.close();
                     return;
+                }
+                if (config.proxySendVersion() != 0) {
+                    Buffer header = upstream.alloc().buffer(PROXY_HEADER_CAPACITY);
+                    ProxyProtocolEncoder.encode(proxyHeader(config.proxySendVersion(), client), false, header);
+                    upstream.write(header);
                 }
                 Object m;
                 while ((m = early.poll()) != null) {
@@ -141,7 +165,60 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 client.close();
             }
         });
-        ctx.fireChannelActive();
+    }
+
+    /** Room for a PROXY header without TLVs: 107 bytes for version 1, 16 + 216 for version 2 with Unix paths. */
+    private static final int PROXY_HEADER_CAPACITY = 232;
+
+    /**
+     * @return the handler of the upstream channel: the {@link RelayHandler} writing to {@code client}, behind a
+     *         {@link ByteRateLimitHandler} with {@code rate.limit.bytes.per.second}
+     */
+    static ChannelHandler upstreamHandler(RelayConfig config, Channel client) {
+        if (config.rateLimitBytesPerSecond() == 0) {
+            return new RelayHandler(client);
+        }
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
+                        config.rateLimitBytesPerSecond())));
+                ch.pipeline().addLast("relay", new RelayHandler(client));
+            }
+        };
+    }
+
+    /**
+     * The PROXY header the relay writes upstream for {@code client}: its source and destination are the addresses
+     * the client's own PROXY header named ({@code proxy.protocol.accept}), else the client connection's remote and
+     * local addresses. TCP addresses of one family give {@code TCP4}/{@code TCP6}; Unix addresses give a version 2
+     * {@code UNIX_STREAM} header; anything else (a Unix client with version 1, mixed families) is {@code UNKNOWN},
+     * which tells the upstream to use the connection's own addresses.
+     *
+     * @param version 1 or 2
+     */
+    static ProxyMessage proxyHeader(int version, Channel client) {
+        ProxyMessage decoded = ProxyMessage.of(client);
+        java.net.SocketAddress source = client.remoteAddress();
+        java.net.SocketAddress destination = client.localAddress();
+        if (decoded != null && decoded.sourceAddress() != null) {
+            source = decoded.sourceAddress();
+            destination = decoded.destinationAddress();
+        }
+        if (source instanceof InetSocketAddress s && destination instanceof InetSocketAddress d
+                && s.getAddress() instanceof java.net.Inet6Address == d.getAddress() instanceof java.net.Inet6Address) {
+            return ProxyMessage.tcp(version, s, d);
+        }
+        if (version == 2 && isUnix(source) && isUnix(destination)) {
+            return new ProxyMessage(2, ProxyMessage.Command.PROXY, ProxyMessage.Protocol.UNIX_STREAM, source,
+                    destination, java.util.List.of());
+        }
+        return new ProxyMessage(version, ProxyMessage.Command.PROXY, ProxyMessage.Protocol.UNKNOWN, null, null,
+                java.util.List.of());
+    }
+
+    private static boolean isUnix(java.net.SocketAddress a) {
+        return a instanceof java.net.UnixDomainSocketAddress || a instanceof io.conduit.channel.UnixAbstractAddress;
     }
 
     /**
@@ -151,6 +228,15 @@ public final class RelayFrontendHandler implements ChannelHandler {
      *         reads them ({@code SO_PEERCRED}), else with the connection's channel id
      */
     static String describeClient(Channel client) {
+        ProxyMessage proxied = ProxyMessage.of(client);
+        if (proxied != null && proxied.sourceAddress() != null) {
+            return proxied.sourceAddress() + " (PROXY v" + proxied.version() + " from " + describeSocket(client) + ")";
+        }
+        return describeSocket(client);
+    }
+
+    /** @return the client connection's own peer, as {@link #describeClient} describes it without a PROXY header */
+    private static String describeSocket(Channel client) {
         java.net.SocketAddress remote = client.remoteAddress();
         boolean unnamed = remote instanceof java.net.UnixDomainSocketAddress u && u.getPath().toString().isEmpty();
         if (remote != null && !unnamed) {
@@ -201,7 +287,10 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof InputShutdownEvent) {
+        if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
+            proxyDecoded = true;
+            connect(ctx);
+        } else if (event instanceof InputShutdownEvent) {
             earlyEndOfInput = true; // forwarded once the upstream is there
         }
         ctx.fireUserEventTriggered(event);
