@@ -22,6 +22,14 @@
  * Java (io.conduit.transport.spi.unix.SockaddrCodec) with the offsets conduit_unix.c publishes; "address out"
  * arrays are described in conduit_unix.h.
  */
+/*
+ * 32-bit Linux (armv7): 64-bit off_t and time_t, so sendfile(2) offsets and timerfd(2) seconds are not cut to
+ * 32 bits (glibc then calls sendfile64 and the time64 system calls). No effect on 64-bit systems.
+ */
+#if defined(__linux__) && !defined(__LP64__)
+#define _FILE_OFFSET_BITS 64
+#define _TIME_BITS 64
+#endif
 #define _GNU_SOURCE
 #include "conduit_unix.h"
 
@@ -285,7 +293,7 @@ static jint c_sendtoBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer, j
     if (p == NULL) {
         return -EINVAL;
     }
-    return c_sendto(env, clazz, fd, (jlong) (intptr_t) p, limit - position, flags, sockaddr, sockaddrLength);
+    return c_sendto(env, clazz, fd, (jlong) (uintptr_t) p, limit - position, flags, sockaddr, sockaddrLength);
 }
 
 /* recvfrom(2) into [position, limit) of a direct ByteBuffer; the sender goes to addressOut */
@@ -295,7 +303,7 @@ static jint c_recvfromBuffer(JNIEnv *env, jclass clazz, jint fd, jobject buffer,
     if (p == NULL) {
         return -EINVAL;
     }
-    return c_recvfrom(env, clazz, fd, (jlong) (intptr_t) p, limit - position, flags, addressOut);
+    return c_recvfrom(env, clazz, fd, (jlong) (uintptr_t) p, limit - position, flags, addressOut);
 }
 
 static jint c_sendmmsg(JNIEnv *env, jclass clazz, jint fd, jlong msgvecAddress, jint vlen, jint flags) {

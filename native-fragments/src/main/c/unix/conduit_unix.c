@@ -2,6 +2,14 @@
  * Conduit: JNI code shared by the epoll and kqueue libraries (see conduit_unix.h). Compiled into each library;
  * the few differences between Linux, macOS and FreeBSD are #ifdef'd at the call they concern.
  */
+/*
+ * 32-bit Linux (armv7): 64-bit off_t and time_t, so sendfile(2) offsets and timerfd(2) seconds are not cut to
+ * 32 bits (glibc then calls sendfile64 and the time64 system calls). No effect on 64-bit systems.
+ */
+#if defined(__linux__) && !defined(__LP64__)
+#define _FILE_OFFSET_BITS 64
+#define _TIME_BITS 64
+#endif
 #if defined(__linux__)
 #define _GNU_SOURCE
 #endif
@@ -109,7 +117,7 @@ static jintArray c_constantValues(JNIEnv *env, jclass clazz) {
 /* ---- memory and diagnostics ---- */
 
 static jlong c_addressOf(JNIEnv *env, jclass clazz, jobject buffer) {
-    return (jlong) (intptr_t) (*env)->GetDirectBufferAddress(env, buffer);
+    return (jlong) (uintptr_t) (*env)->GetDirectBufferAddress(env, buffer);
 }
 
 static jstring c_strerror(JNIEnv *env, jclass clazz, jint err) {

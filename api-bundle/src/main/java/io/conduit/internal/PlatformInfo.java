@@ -175,10 +175,10 @@ public final class PlatformInfo {
         return osgiProcessor(System.getProperty("os.arch", "unknown"));
     }
 
-    /** @return the architecture as it appears in Conduit library names: {@code x86_64}, {@code aarch64}, ... */
+    /** @return the architecture as it appears in Conduit library names: {@code x86_64}, {@code aarch64}, {@code armv7}, ... */
     public static String libraryArch() {
         String p = osgiProcessor();
-        return p.equals("x86-64") ? "x86_64" : p;
+        return p.equals("x86-64") ? "x86_64" : p.equals("arm") ? "armv7" : p;
     }
 
     /**

@@ -33,21 +33,51 @@ class NativeAbiTest {
         Epoll.ensureAvailability();
     }
 
+    /**
+     * The layouts the library publishes, against what each architecture's ABI defines. These tests also run on
+     * aarch64 and armv7 JVMs under qemu (native-fragments/emulation): {@code struct epoll_event} is packed only on
+     * x86_64, and armv7 has 4-byte pointers and {@code size_t}.
+     */
     @Test
     void structSizesMatchThisPlatform() {
-        assertEquals("x86_64", NativeLibraryLoader.arch(), "these tests run on x86_64 (the aarch64 library is"
-                + " checked by its ELF header in the build)");
-        assertEquals(12, NativeAbi.EPOLL_EVENT_SIZE, "struct epoll_event is packed on x86_64");
+        String arch = NativeLibraryLoader.arch();
+        switch (arch) {
+            case "x86_64":
+                assertLayout(12, 4, 8, 56, 64);
+                break;
+            case "aarch64":
+                assertLayout(16, 8, 8, 56, 64);
+                break;
+            case "armv7":
+                assertLayout(16, 8, 4, 28, 32);
+                break;
+            default:
+                throw new AssertionError("no expected layout for the architecture " + arch + " (os.arch="
+                        + System.getProperty("os.arch") + "): add one");
+        }
         assertEquals(0, NativeAbi.EPOLL_EVENT_EVENTS_OFFSET);
-        assertEquals(4, NativeAbi.EPOLL_EVENT_DATA_OFFSET);
-        assertEquals(16, NativeAbi.IOVEC_SIZE);
-        assertEquals(8, NativeAbi.SIZEOF_POINTER);
-        assertEquals(64, NativeAbi.MMSGHDR_SIZE);
-        assertEquals(56, NativeAbi.MSGHDR_SIZE);
         assertEquals(128, NativeAbi.SOCKADDR_STORAGE_SIZE);
         assertEquals(16, NativeAbi.SOCKADDR_IN_SIZE);
         assertEquals(28, NativeAbi.SOCKADDR_IN6_SIZE);
         assertEquals(1024, NativeAbi.IOV_MAX);
+    }
+
+    /**
+     * @param epollEvent     sizeof(struct epoll_event)
+     * @param epollEventData offsetof(struct epoll_event, data)
+     * @param word           sizeof(void *) and sizeof(size_t)
+     * @param msghdr         sizeof(struct msghdr)
+     * @param mmsghdr        sizeof(struct mmsghdr)
+     */
+    private static void assertLayout(int epollEvent, int epollEventData, int word, int msghdr, int mmsghdr) {
+        String arch = NativeLibraryLoader.arch();
+        assertEquals(epollEvent, NativeAbi.EPOLL_EVENT_SIZE, "sizeof(struct epoll_event) on " + arch);
+        assertEquals(epollEventData, NativeAbi.EPOLL_EVENT_DATA_OFFSET, "offset of epoll_event.data on " + arch);
+        assertEquals(word, NativeAbi.SIZEOF_POINTER, "sizeof(void *) on " + arch);
+        assertEquals(word, NativeAbi.SIZEOF_SIZE_T, "sizeof(size_t) on " + arch);
+        assertEquals(2 * word, NativeAbi.IOVEC_SIZE, "sizeof(struct iovec) on " + arch);
+        assertEquals(msghdr, NativeAbi.MSGHDR_SIZE, "sizeof(struct msghdr) on " + arch);
+        assertEquals(mmsghdr, NativeAbi.MMSGHDR_SIZE, "sizeof(struct mmsghdr) on " + arch);
     }
 
     @Test

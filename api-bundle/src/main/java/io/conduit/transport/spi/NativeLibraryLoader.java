@@ -71,7 +71,7 @@ public final class NativeLibraryLoader {
     public static final String RESOURCE_FOLDER = "META-INF/native/";
 
     /** Architectures native fragments are built for, as {@link #arch()} names them. */
-    private static final List<String> KNOWN_ARCHITECTURES = List.of("x86_64", "aarch64");
+    private static final List<String> KNOWN_ARCHITECTURES = List.of("x86_64", "aarch64", "armv7");
 
     private static final System.Logger LOGGER = System.getLogger(NativeLibraryLoader.class.getName());
 
@@ -80,8 +80,9 @@ public final class NativeLibraryLoader {
 
     /**
      * @return the architecture part of native library names: {@code x86_64} for {@code os.arch} {@code amd64}
-     *         or {@code x86_64}, {@code aarch64} for {@code aarch64}/{@code arm64}; otherwise {@code os.arch}
-     *         lower-cased
+     *         or {@code x86_64}, {@code aarch64} for {@code aarch64}/{@code arm64}, {@code armv7} for the
+     *         32-bit ARM JVMs' {@code arm} (also {@code armv7l}, {@code arm_le}: the library is built for
+     *         ARMv7-A, hard float); otherwise {@code os.arch} lower-cased
      */
     public static String arch() {
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
@@ -93,6 +94,10 @@ public final class NativeLibraryLoader {
             case "aarch64":
             case "arm64":
                 return "aarch64";
+            case "arm":
+            case "armv7l":
+            case "arm_le":
+                return "armv7";
             default:
                 return arch;
         }
