@@ -1,5 +1,6 @@
 package io.conduit.transport;
 
+import io.conduit.channel.AddressBindException;
 import io.conduit.channel.Channel;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
@@ -152,10 +153,11 @@ final class SwapSteps {
      * @param stream {@code true} for TCP, {@code false} for UDP
      * @param who    e.g. {@code "ManagedServer cannot listen on"}
      * @param kind   e.g. {@code "ManagedServer"}, naming the other owner in the message
-     * @throws BindException "address already in use: another {kind} of this process ..." when another owner holds it
+     * @throws AddressBindException ({@code IN_USE}) "address already in use: another {kind} of this process ..." when
+     *         another owner holds it
      */
     static void claim(boolean stream, InetSocketAddress address, Object owner, String who, String kind, Transport t)
-            throws BindException {
+            throws AddressBindException {
         if (address.getPort() == 0) {
             return;
         }
@@ -172,9 +174,10 @@ final class SwapSteps {
                 InetAddress a = c.address().getAddress();
                 InetAddress b = address.getAddress();
                 if (a == null || b == null || a.isAnyLocalAddress() || b.isAnyLocalAddress() || a.equals(b)) {
-                    throw new BindException(who + " " + address + " (transport '" + t.name() + "'): address already "
-                            + "in use: another " + kind + " of this process " + (stream ? "listens on " : "is bound to ")
-                            + c.address() + "; close it or configure another port");
+                    throw new AddressBindException(who + " " + address + " (transport '" + t.name() + "'): address "
+                            + "already in use: another " + kind + " of this process " + (stream ? "listens on "
+                            : "is bound to ") + c.address() + "; close it or configure another port",
+                            AddressBindException.Reason.IN_USE, address, null);
                 }
             }
             if (!held) {
@@ -192,37 +195,37 @@ final class SwapSteps {
 
     /**
      * The exception for a probe bind (the check before an {@code SO_REUSEPORT} bind that no other socket holds the
-     * address) that failed: one line naming the address, the transport, the real cause and what to do. A
-     * {@link BindException} says {@code EADDRINUSE}, {@code EADDRNOTAVAIL} and {@code EACCES} alike, so the cause is
-     * told from the system's message and, for an address not on this host, also from the host's interfaces.
+     * address) that failed: one line naming the address, the transport, the real cause and what to do. The probe is
+     * a JDK socket, so the cause is {@link AddressBindException#reasonOf}'s reading of it and, for an address not on
+     * this host, also the host's interfaces.
      *
      * @param who      e.g. {@code "ManagedServer cannot listen on"}
      * @param inUse    the sentence for an address in use, ending in the remedy
      * @param failure  the probe's failure
-     * @return a {@link BindException} with that message, caused by {@code failure}
+     * @return an {@link AddressBindException} with that message and reason, caused by {@code failure}
      */
-    static BindException probeFailed(String who, InetSocketAddress address, Transport t, String inUse,
+    static AddressBindException probeFailed(String who, InetSocketAddress address, Transport t, String inUse,
             BindException failure) {
         String system = failure.getMessage() == null ? "bind failed" : failure.getMessage();
-        String lower = system.toLowerCase(java.util.Locale.ROOT);
+        AddressBindException.Reason reason = AddressBindException.reasonOf(failure);
         InetAddress ip = address.getAddress();
         String text;
-        if (lower.contains("in use")) {
+        if (reason == AddressBindException.Reason.IN_USE) {
             text = inUse.replace("{system}", system);
-        } else if (lower.contains("assign requested address") || ip != null && !isLocal(ip)) {
+        } else if (reason == AddressBindException.Reason.NOT_AVAILABLE || ip != null && !isLocal(ip)) {
+            reason = AddressBindException.Reason.NOT_AVAILABLE;
             boolean v6 = ip instanceof Inet6Address;
             text = (ip == null ? address.getHostString() : ip.getHostAddress()) + " is not an address of this host ("
                     + system + "): configure one of this host's addresses, " + (v6 ? "::1" : "127.0.0.1")
                     + " for this host only, or " + (v6 ? "[::]" : "0.0.0.0") + " for every address";
-        } else if (lower.contains("permission denied") || lower.contains("access denied")) {
+        } else if (reason == AddressBindException.Reason.ACCESS_DENIED) {
             text = "port " + address.getPort() + " needs privileges (" + system + "): ports below 1024 need root or "
                     + "the capability CAP_NET_BIND_SERVICE; configure a port of 1024 or above";
         } else {
             text = system;
         }
-        BindException clear = new BindException(who + " " + address + " (transport '" + t.name() + "'): " + text);
-        clear.initCause(failure);
-        return clear;
+        return new AddressBindException(who + " " + address + " (transport '" + t.name() + "'): " + text, reason,
+                address, failure);
     }
 
     /** @return whether {@code ip} is the wildcard, a loopback address or an address of one of this host's interfaces */

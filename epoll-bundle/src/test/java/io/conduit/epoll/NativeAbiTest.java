@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conduit.channel.AddressBindException;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.transport.spi.NativeLibraryLoader;
 
@@ -120,6 +121,13 @@ class NativeAbiTest {
     void errnoValuesMapToTypedExceptions() {
         assertInstanceOf(PortUnreachableException.class, ERRORS.newIoException("sendto", -NativeAbi.ECONNREFUSED));
         assertInstanceOf(BindException.class, ERRORS.newIoException("bind", -NativeAbi.EADDRINUSE));
+        assertEquals(AddressBindException.Reason.IN_USE,
+                ((AddressBindException) ERRORS.newIoException("bind", -NativeAbi.EADDRINUSE)).reason());
+        assertEquals(AddressBindException.Reason.NOT_AVAILABLE,
+                ((AddressBindException) ERRORS.newIoException("bind", -NativeAbi.EADDRNOTAVAIL)).reason());
+        assertEquals(AddressBindException.Reason.ACCESS_DENIED, ((AddressBindException) ERRORS.newIoException("bind",
+                -NativeAbi.constant("EACCES"))).reason());
+        assertInstanceOf(NativeIoException.class, ERRORS.newIoException("open", -NativeAbi.constant("EACCES")));
         assertInstanceOf(ChannelClosedException.class, ERRORS.newIoException("write", -NativeAbi.EBADF));
         IOException pipe = ERRORS.newIoException("write", -NativeAbi.EPIPE);
         assertInstanceOf(NativeIoException.class, pipe);

@@ -2115,20 +2115,21 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
 
         /**
-         * @return the error of a failed bind naming {@code local}: a {@link java.net.BindException} for one, and for
-         *         EADDRINUSE (bind(2)) one that also says what to do
+         * @return the error of a failed bind naming {@code local}: an {@link io.conduit.channel.AddressBindException}
+         *         with the reason of {@code e} (see {@link io.conduit.channel.AddressBindException#reasonOf}) when it
+         *         is a bind error, saying what to do for {@code EADDRINUSE} (bind(2)); an {@link IOException}
+         *         otherwise
          */
         private IOException bindFailure(SocketAddress local, IOException e) {
             String m = String.valueOf(e.getMessage());
-            boolean inUse = m.toLowerCase(java.util.Locale.ROOT).contains("already in use");
-            if (inUse || e instanceof java.net.BindException) {
-                java.net.BindException b = new java.net.BindException("bind to " + local + " failed: " + m
-                        + (inUse ? ": another socket is bound to " + local + "; close it or choose another address"
-                                : ""));
-                b.initCause(e);
-                return b;
+            io.conduit.channel.AddressBindException.Reason reason = io.conduit.channel.AddressBindException.reasonOf(e);
+            if (reason == null) {
+                return new IOException("bind to " + local + " failed: " + m, e);
             }
-            return new IOException("bind to " + local + " failed: " + m, e);
+            boolean inUse = reason == io.conduit.channel.AddressBindException.Reason.IN_USE;
+            return new io.conduit.channel.AddressBindException("bind to " + local + " failed: " + m
+                    + (inUse ? ": another socket is bound to " + local + "; close it or choose another address" : ""),
+                    reason, local, e);
         }
 
         @Override

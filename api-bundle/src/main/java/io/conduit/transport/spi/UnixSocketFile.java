@@ -1,7 +1,8 @@
 package io.conduit.transport.spi;
 
+import io.conduit.channel.AddressBindException;
+
 import java.io.IOException;
-import java.net.BindException;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
@@ -104,21 +105,22 @@ public final class UnixSocketFile {
      * Rewrites a failed bind of a Unix-domain socket whose path exists: {@code EADDRINUSE} does not say that
      * a (possibly stale) socket file is in the way.
      *
-     * @return a {@link BindException} naming the path and what to do, or {@code e} itself otherwise
+     * @return an {@link AddressBindException} ({@link AddressBindException.Reason#IN_USE IN_USE}) naming the path and
+     *         what to do, or {@code e} itself otherwise
      */
     public static IOException bindFailed(SocketAddress address, IOException e) {
-        if (!(e instanceof BindException) || !(address instanceof UnixDomainSocketAddress)) {
+        if (AddressBindException.reasonOf(e) != AddressBindException.Reason.IN_USE
+                || !(address instanceof UnixDomainSocketAddress)) {
             return e;
         }
         Path p = ((UnixDomainSocketAddress) address).getPath();
         if (p.toString().isEmpty() || !Files.exists(p, LinkOption.NOFOLLOW_LINKS)) {
             return e;
         }
-        BindException b = new BindException("cannot bind a Unix-domain socket to " + p + ": a "
+        return new AddressBindException("cannot bind a Unix-domain socket to " + p + ": a "
                 + (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS) || Files.isDirectory(p) ? "file" : "socket file")
                 + " already exists at " + p + " (" + e.getMessage() + "); remove it if no process uses it"
-                + " (a process that exited without removing it leaves a stale socket file), or bind another path");
-        b.initCause(e);
-        return b;
+                + " (a process that exited without removing it leaves a stale socket file), or bind another path",
+                AddressBindException.Reason.IN_USE, address, e);
     }
 }

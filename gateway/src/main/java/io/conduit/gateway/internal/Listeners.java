@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 
+import io.conduit.channel.AddressBindException;
 import io.conduit.channel.Channel;
 import io.conduit.concurrent.Future;
 
@@ -20,7 +21,7 @@ import io.conduit.concurrent.Future;
  * {@code ManagedServer}s and UDP endpoints {@code ManagedDatagramEndpoint}s (made by {@link BootstrapNetwork}), so a
  * transport swap re-binds them.
  *
- * <p>An endpoint that cannot be bound because its address is in use ({@link java.net.BindException} "in use": a port
+ * <p>An endpoint that cannot be bound because its address is in use ({@link AddressBindException.Reason#IN_USE}: a port
  * another process listens on, a Unix socket file or abstract name taken) is bound again every
  * {@value #IN_USE_RETRY_MILLIS} ms, and on every transport change, until it binds or this is closed: a gateway
  * restarted while its old process still holds the port listens once that process is gone. The problem is logged once,
@@ -268,12 +269,12 @@ final class Listeners implements AutoCloseable {
     }
 
     /**
-     * @return whether {@code failure} says the endpoint's address is in use: a {@link java.net.BindException} whose
-     *         message says "in use" (the platform's "address already in use", {@link UnixSocketFiles}'s "is in use")
+     * @return whether {@code failure} says the endpoint's address is in use: its bind failed with
+     *         {@link AddressBindException.Reason#IN_USE} (the platform's {@code EADDRINUSE}, another endpoint's claim,
+     *         {@link UnixSocketFiles}'s live socket file)
      */
     static boolean inUse(Throwable failure) {
-        return anyCause(failure, t -> t instanceof java.net.BindException && t.getMessage() != null
-                && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use"));
+        return AddressBindException.reasonOf(failure) == AddressBindException.Reason.IN_USE;
     }
 
     /** @return whether {@code failure} or one of its causes meets {@code test} */

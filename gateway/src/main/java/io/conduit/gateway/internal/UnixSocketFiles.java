@@ -1,7 +1,8 @@
 package io.conduit.gateway.internal;
 
+import io.conduit.channel.AddressBindException;
+
 import java.io.IOException;
-import java.net.BindException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.SocketChannel;
@@ -22,7 +23,8 @@ final class UnixSocketFiles {
     /**
      * Makes {@code path} bindable: creates its parent directories and removes a stale socket file.
      *
-     * @throws BindException when a socket listens on the path (another process, or another endpoint of this gateway), or the path is a regular file or directory
+     * @throws AddressBindException {@code IN_USE} when a socket listens on the path (another process, or another
+     *         endpoint of this gateway), {@code OTHER} when the path is a regular file or directory
      * @throws IOException   when the parent directory cannot be created or the stale file cannot be removed
      */
     static void prepareBind(Path path) throws IOException {
@@ -34,13 +36,15 @@ final class UnixSocketFiles {
             return;
         }
         if (Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS) || Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-            throw new BindException("unix:" + path + " exists and is not a socket; remove it or choose another path");
+            throw new AddressBindException("unix:" + path + " exists and is not a socket; remove it or choose another"
+                    + " path", AddressBindException.Reason.OTHER, UnixDomainSocketAddress.of(path), null);
         }
         try (SocketChannel probe = SocketChannel.open(StandardProtocolFamily.UNIX)) {
             probe.connect(UnixDomainSocketAddress.of(path));
-            throw new BindException("unix:" + path + " is in use: a socket listens on it (another process, or another"
-                    + " endpoint of this gateway); stop it or choose another path");
-        } catch (BindException e) {
+            throw new AddressBindException("unix:" + path + " is in use: a socket listens on it (another process, or"
+                    + " another endpoint of this gateway); stop it or choose another path",
+                    AddressBindException.Reason.IN_USE, UnixDomainSocketAddress.of(path), null);
+        } catch (AddressBindException e) {
             throw e;
         } catch (IOException refused) {
             Files.deleteIfExists(path); // stale: nobody accepts on it

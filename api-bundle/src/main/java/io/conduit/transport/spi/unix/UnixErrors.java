@@ -1,10 +1,10 @@
 package io.conduit.transport.spi.unix;
 
+import io.conduit.channel.AddressBindException;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.transport.spi.DatagramLimits;
 
 import java.io.IOException;
-import java.net.BindException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.PortUnreachableException;
@@ -34,6 +34,7 @@ public final class UnixErrors {
     private final int enetunreach;
     private final int eaddrinuse;
     private final int eaddrnotavail;
+    private final int eacces;
     private final int ebadf;
     private final int emsgsize;
 
@@ -54,6 +55,7 @@ public final class UnixErrors {
         enetunreach = constants.get("ENETUNREACH");
         eaddrinuse = constants.get("EADDRINUSE");
         eaddrnotavail = constants.get("EADDRNOTAVAIL");
+        eacces = constants.get("EACCES");
         ebadf = constants.get("EBADF");
         emsgsize = constants.get("EMSGSIZE");
     }
@@ -169,7 +171,8 @@ public final class UnixErrors {
     /**
      * Exception for any other failed call: {@code ECONNREFUSED} (only reported on datagram sockets outside
      * connect) → {@link PortUnreachableException}; {@code EHOSTUNREACH}/{@code ENETUNREACH} →
-     * {@link NoRouteToHostException}; {@code EADDRINUSE}/{@code EADDRNOTAVAIL} → {@link BindException};
+     * {@link NoRouteToHostException}; {@code EADDRINUSE}/{@code EADDRNOTAVAIL}, and {@code EACCES} of {@code bind} →
+     * {@link AddressBindException} with the matching {@link AddressBindException.Reason};
      * {@code EBADF} → {@link ChannelClosedException}; every other errno → {@link NativeIoException} carrying it.
      *
      * @param result the native result, {@code -errno}
@@ -183,8 +186,14 @@ public final class UnixErrors {
         if (errno == ehostunreach || errno == enetunreach) {
             return new NoRouteToHostException(message);
         }
-        if (errno == eaddrinuse || errno == eaddrnotavail) {
-            return new BindException(message);
+        if (errno == eaddrinuse) {
+            return new AddressBindException(message, AddressBindException.Reason.IN_USE, null, null);
+        }
+        if (errno == eaddrnotavail) {
+            return new AddressBindException(message, AddressBindException.Reason.NOT_AVAILABLE, null, null);
+        }
+        if (errno == eacces && "bind".equals(call)) {
+            return new AddressBindException(message, AddressBindException.Reason.ACCESS_DENIED, null, null);
         }
         if (errno == ebadf) {
             return new ChannelClosedException(message + ": the file descriptor is closed", null);
