@@ -168,8 +168,10 @@ class ListenersBindingsTest {
         listeners.bindAll(List.of(GatewayUri.parse("unix:/tmp/conduit-listeners-test.sock")), d -> d,
                 new FakeNetwork(), endpoint -> {
                     attempts.incrementAndGet();
-                    return CompletableFuture.failedFuture(new java.net.BindException(
-                            "unix:/tmp/conduit-listeners-test.sock is in use: a socket listens on it"));
+                    return CompletableFuture.failedFuture(new io.conduit.channel.AddressBindException(
+                            "unix:/tmp/conduit-listeners-test.sock is in use: a socket listens on it",
+                            io.conduit.channel.AddressBindException.Reason.IN_USE,
+                            java.net.UnixDomainSocketAddress.of("/tmp/conduit-listeners-test.sock"), null));
                 }).get();
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
         while (attempts.get() < 2) {
