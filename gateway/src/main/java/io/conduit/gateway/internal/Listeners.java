@@ -352,10 +352,15 @@ final class Listeners implements AutoCloseable {
         }
     }
 
-    /** @return e.g. {@code BindException: Address already in use} */
+    /**
+     * @return e.g. {@code BindException: Address already in use}; an {@link AddressBindException} is named by the
+     *         JDK type it extends, {@code BindException}, which operators know (its reason is for code, the message
+     *         already says it in words)
+     */
     static String describe(Throwable t) {
         String m = t.getMessage();
-        return m == null ? t.getClass().getSimpleName() : t.getClass().getSimpleName() + ": " + m;
+        String type = t instanceof AddressBindException ? "BindException" : t.getClass().getSimpleName();
+        return m == null ? type : type + ": " + m;
     }
 
     /** Records a configuration problem (one WARNING line). */

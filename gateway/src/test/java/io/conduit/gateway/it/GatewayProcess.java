@@ -102,6 +102,28 @@ final class GatewayProcess implements AutoCloseable {
         return g;
     }
 
+    /**
+     * Starts {@code home/bin/conduit-gateway --no-shell} with another JVM and waits for its banner.
+     *
+     * @param home a distribution directory (a copy of {@link #distribution()}, say)
+     * @param javaHome the {@code JAVA_HOME} the script runs {@code bin/java} of
+     * @param bannerSeconds how long to wait for the banner, in seconds
+     */
+    static GatewayProcess start(Path home, Path javaHome, long bannerSeconds) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/conduit-gateway").toString(), "--no-shell")
+                .redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.PIPE);
+        pb.environment().put("JAVA_HOME", javaHome.toString());
+        pb.environment().remove("JAVA_OPTS");
+        GatewayProcess g = new GatewayProcess(pb.start());
+        if (!g.ready.await(bannerSeconds, TimeUnit.SECONDS) || !g.process.isAlive()) {
+            String out = g.output();
+            g.close();
+            throw new IllegalStateException("gateway in " + home + " on " + javaHome + " did not print its banner "
+                    + "within " + bannerSeconds + " s; output:\n" + out);
+        }
+        return g;
+    }
+
     /** The port of the distribution's default configuration ({@code conf/io.conduit.gateway.echo-default.cfg}). */
     static final int DEFAULT_PORT = 7007;
 
