@@ -51,18 +51,28 @@ for class in $(echo "$classes" | tr ',' ' '); do
 done
 log="$target/emulated-$arch.log"
 reports="$target/emulated-reports-$arch"
-tmp="$target/tmp-$arch"
-rm -rf "$reports" "$tmp"
-mkdir -p "$tmp"
+rm -rf "$reports"
+# The emulated JVM's temporary and working directory (JUnit's @TempDir, the extracted library) is on tmpfs: a
+# 32-bit JRE lists directories with getdents, which fails with EOVERFLOW ("Value too large for defined data type")
+# on the 64-bit inode numbers of a host's ext4 under qemu; tmpfs numbers its inodes in 32 bits.
+if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+  tmp=$(mktemp -d /dev/shm/conduit-emulated-$arch-XXXXXX)
+else
+  tmp="$target/tmp-$arch"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+fi
+trap 'rm -rf "$tmp"' EXIT
 
 echo "[emulation] $arch: running the named tests on $("$qemu" --version | head -n 1) (log: $log)"
 start=$(date +%s)
 status=0
 # C1 only and the serial collector: under emulation the C2 compiler and parallel GC threads cost more than
-# they save in a run this short. The library is extracted into a directory of this build (tmp).
-"$qemu" -L "$root" "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx512m -Djava.io.tmpdir="$tmp" \
+# they save in a run this short.
+# It runs in that directory too: a test that lists its working directory would meet the same EOVERFLOW.
+(cd "$tmp" && exec "$qemu" -L "$root" "$java" -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx512m -Djava.io.tmpdir="$tmp" \
   -cp "$classpath" org.junit.platform.console.ConsoleLauncher execute --disable-banner --disable-ansi-colors \
-  --details=tree --reports-dir="$reports" --fail-if-no-tests --exclude-methodname="$excluded" "$@" > "$log" 2>&1 || status=$?
+  --details=tree --reports-dir="$reports" --fail-if-no-tests --exclude-methodname="$excluded" "$@") > "$log" 2>&1 || status=$?
 seconds=$(( $(date +%s) - start ))
 
 count() {
