@@ -51,16 +51,15 @@ final class ItestOptions {
 
     /**
      * The epoll bundle with the native fragments the build made ({@link ItestFiles#epollFragments()}):
-     * {@code io.conduit.epoll.linux.x86_64}, and {@code io.conduit.epoll.linux.aarch64} where the cross compiler made
-     * it. Each one's {@code Bundle-NativeCode} ends in the optional {@code *}, so the fragment of the other
+     * {@code io.conduit.epoll.linux.x86_64}, and {@code io.conduit.epoll.linux.aarch64} and {@code armv7} where their
+     * cross compiler made them. Each one's {@code Bundle-NativeCode} ends in the optional {@code *}, so the fragment of the other
      * architecture resolves and attaches too but contributes no library. The fragments come first and are not
      * started, so they are installed before their host resolves and attach to it.
      */
     static Option epoll() {
         List<Option> options = new ArrayList<>();
-        options.add(ours("conduit.itest.epollX86Jar").noStart());
-        if (ItestFiles.epollFragments().contains("io.conduit.epoll.linux.aarch64")) {
-            options.add(ours("conduit.itest.epollAarch64Jar").noStart());
+        for (String fragment : ItestFiles.epollFragments()) {
+            options.add(ours(ItestFiles.epollFragmentJarProperty(fragment)).noStart());
         }
         options.add(ours("conduit.itest.epollJar"));
         return composite(options.toArray(new Option[0]));

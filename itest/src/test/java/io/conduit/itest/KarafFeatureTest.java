@@ -38,10 +38,13 @@ class KarafFeatureTest {
         Path jdk17 = KarafHost.jdk17OrSkip("KarafFeatureTest");
         String version = ItestFiles.required("conduit.itest.version");
         boolean offline = "offline:true".equals(System.getProperty("conduit.itest.offline"));
-        boolean aarch64 = ItestFiles.epollFragments().contains("io.conduit.epoll.linux.aarch64");
         String features = Files.readString(Path.of(ItestFiles.required("conduit.itest.featuresXml")));
-        assertEquals(aarch64, features.contains("mvn:io.conduit/conduit-native-epoll-linux-aarch64/"),
-                "the feature lists the aarch64 fragment exactly when the build made its library:\n" + features);
+        for (String fragment : ItestFiles.ALL_EPOLL_FRAGMENTS) {
+            String arch = fragment.substring("io.conduit.epoll.linux.".length());
+            assertEquals(ItestFiles.epollFragments().contains(fragment),
+                    features.contains("mvn:io.conduit/conduit-native-epoll-linux-" + arch + "/"),
+                    "the feature lists the " + arch + " fragment exactly when the build made its library:\n" + features);
+        }
 
         try (KarafHost karaf = KarafHost.unpack(Path.of(ItestFiles.required("conduit.itest.target"), "karaf-test"),
                 jdk17, offline)) {
@@ -69,8 +72,8 @@ class KarafFeatureTest {
                 assertTrue(Pattern.compile("(?m)\\bActive\\b.*\\b" + Pattern.quote(bsn) + "$").matcher(bundles).find(),
                         bsn + " must be Active:\n" + bundles);
             }
-            // the feature lists exactly the fragments the build made (no library-less aarch64 fragment)
-            for (String fragment : List.of("io.conduit.epoll.linux.x86_64", "io.conduit.epoll.linux.aarch64")) {
+            // the feature lists exactly the fragments the build made (no library-less foreign fragment)
+            for (String fragment : ItestFiles.ALL_EPOLL_FRAGMENTS) {
                 if (!ItestFiles.epollFragments().contains(fragment)) {
                     assertFalse(bundles.contains(fragment), fragment + " was not built, so not listed:\n" + bundles);
                     continue;

@@ -127,9 +127,9 @@ final class KarafHost implements AutoCloseable {
         stage(staging, "conduit-nio", version, "jar", "conduit.itest.nioJar");
         stage(staging, "conduit-handler", version, "jar", "conduit.itest.handlerJar");
         stage(staging, "conduit-epoll", version, "jar", "conduit.itest.epollJar");
-        stage(staging, "conduit-native-epoll-linux-x86_64", version, "jar", "conduit.itest.epollX86Jar");
-        if (ItestFiles.epollFragments().contains("io.conduit.epoll.linux.aarch64")) {
-            stage(staging, "conduit-native-epoll-linux-aarch64", version, "jar", "conduit.itest.epollAarch64Jar");
+        for (String fragment : ItestFiles.epollFragments()) {
+            stage(staging, "conduit-native-epoll-linux-" + fragment.substring("io.conduit.epoll.linux.".length()),
+                    version, "jar", ItestFiles.epollFragmentJarProperty(fragment));
         }
         stage(staging, "conduit-kqueue", version, "jar", "conduit.itest.kqueueJar");
         stage(staging, "conduit-itest", version, "features.xml", "conduit.itest.featuresXml");
