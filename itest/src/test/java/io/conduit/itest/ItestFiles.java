@@ -62,6 +62,38 @@ final class ItestFiles {
         }
     }
 
+    /**
+     * @param program a program name without a directory
+     * @return the first executable {@code program} in a {@code PATH} directory, or {@code null}
+     */
+    static Path onPath(String program) {
+        for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+            Path p = dir.isEmpty() ? null : Path.of(dir, program);
+            if (p != null && Files.isRegularFile(p) && Files.isExecutable(p)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A missing prerequisite, reported as {@code io.conduit.testsuite.RequiredTools} does (that module is not on
+     * the frameworks' class path here): one {@code [tools] SKIPPED} line, or a failure under
+     * {@code CONDUIT_REQUIRE_TOOLS=true}.
+     *
+     * @return the reason, for the assumption that skips the test
+     * @throws AssertionError under {@code CONDUIT_REQUIRE_TOOLS=true}
+     */
+    static String missing(String what, String remedy) {
+        if ("true".equals(System.getenv("CONDUIT_REQUIRE_TOOLS"))) {
+            throw new AssertionError("[tools] FAILED: " + what + ", and CONDUIT_REQUIRE_TOOLS=true forbids skipping; "
+                    + remedy);
+        }
+        String reason = what + ": the tests that need it are skipped; " + remedy;
+        System.out.println("[tools] SKIPPED: " + reason);
+        return reason;
+    }
+
     /** Deletes {@code dir} and everything below it; nothing happens when it does not exist. */
     static void deleteTree(Path dir) throws IOException {
         if (!Files.exists(dir)) {
