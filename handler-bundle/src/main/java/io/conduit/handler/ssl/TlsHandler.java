@@ -228,12 +228,32 @@ public final class TlsHandler implements ChannelHandler {
     }
 
     private void unwrapStashed() throws SSLException {
+        if (!holdsCompleteRecord(inNet)) {
+            return;   // bytes arriving a few at a time: the engine sees the record when it is whole
+        }
         inNet.flip();
         try {
             unwrap(inNet);
         } finally {
             inNet.compact();
         }
+    }
+
+    /**
+     * @param stash received bytes from 0 to its position
+     * @return false only when they are the start of a TLS record (a known content type) that is not complete yet;
+     *         anything else is the engine's to judge
+     */
+    private static boolean holdsCompleteRecord(ByteBuffer stash) {
+        int n = stash.position();
+        if (n == 0) {
+            return false;
+        }
+        int type = stash.get(0) & 0xff;
+        if (type < 20 || type > 23) {
+            return true;
+        }
+        return n >= 5 && n >= 5 + (((stash.get(3) & 0xff) << 8) | (stash.get(4) & 0xff));
     }
 
     /** Appends {@code in}'s readable bytes to {@link #inNet}, growing it as needed. */
@@ -266,7 +286,7 @@ public final class TlsHandler implements ChannelHandler {
         try {
             while (!failed) {
                 if (plain == null) {
-                    plain = ctx.alloc().buffer(engine.getSession().getApplicationBufferSize());
+                    plain = allocate(engine.getSession().getApplicationBufferSize());
                 }
                 ByteBuffer dst = plain.nioBuffer(plain.writerIndex(), plain.writableBytes());
                 SSLEngineResult r = engine.unwrap(src, dst);
@@ -279,7 +299,7 @@ public final class TlsHandler implements ChannelHandler {
                         ctx.fireChannelRead(full);
                     } else {
                         full.release();
-                        plain = ctx.alloc().buffer(engine.getSession().getApplicationBufferSize() * 2);
+                        plain = allocate(engine.getSession().getApplicationBufferSize() * 2);
                     }
                     continue;
                 }
@@ -518,6 +538,18 @@ public final class TlsHandler implements ChannelHandler {
         ctx.flush();
     }
 
+    /**
+     * A buffer with room for {@code bytes} at once: the engine writes into one contiguous region and needs it whole
+     * (an allocator may hand out less than asked; the buffer then grows).
+     */
+    private Buffer allocate(int bytes) {
+        Buffer b = ctx.alloc().buffer(bytes);
+        if (b.writableBytes() < bytes) {
+            b.ensureWritable(bytes);
+        }
+        return b;
+    }
+
     private void flushIfNeeded() {
         if (needsFlush) {
             needsFlush = false;
@@ -546,7 +578,7 @@ public final class TlsHandler implements ChannelHandler {
             }
             ByteBuffer[] srcs = sources.toArray(ByteBuffer[]::new);
             int records = (int) Math.max(1, (plainBytes + 16_383) / 16_384);
-            Buffer out = ctx.alloc().buffer((int) Math.min((long) records * packetSize, (long) MAX_PLAIN_BYTES_PER_WRITE + 16 * packetSize));
+            Buffer out = allocate((int) Math.min((long) records * packetSize, (long) MAX_PLAIN_BYTES_PER_WRITE + 16 * packetSize));
             boolean closed = false;
             try {
                 int first = 0;
@@ -640,7 +672,7 @@ public final class TlsHandler implements ChannelHandler {
     /** Wraps what the engine sends on its own (handshake messages, alerts, close_notify) and writes it. */
     private void wrapNonApplicationData() throws SSLException {
         int packetSize = engine.getSession().getPacketBufferSize();
-        Buffer out = ctx.alloc().buffer(packetSize);
+        Buffer out = allocate(packetSize);
         int idle = 0;
         try {
             while (true) {
