@@ -77,6 +77,8 @@ public final class TlsHandler implements ChannelHandler {
     private TlsContext context;
     private SSLEngine engine;
     private String requestedServerName;
+    /** {@link System#currentTimeMillis()} when the engine was made: a session created before it was resumed. */
+    private long engineCreatedMillis;
     /** Received bytes of an incomplete record (write mode: position = byte count); empty when none. */
     private ByteBuffer inNet = EMPTY;
     private final ArrayDeque<PendingWrite> unflushed = new ArrayDeque<>();
@@ -171,6 +173,7 @@ public final class TlsHandler implements ChannelHandler {
 
     private void createEngine(TlsContext c) {
         context = c;
+        engineCreatedMillis = System.currentTimeMillis();
         engine = peer != null ? c.newEngine(peer.host(), peer.port()) : c.newEngine(null, -1);
     }
 
@@ -283,6 +286,7 @@ public final class TlsHandler implements ChannelHandler {
     /** Decrypts every complete record in {@code src}, passing plain data on; leaves an incomplete record there. */
     private void unwrap(ByteBuffer src) throws SSLException {
         Buffer plain = null;
+        int idle = 0;
         try {
             while (!failed) {
                 if (plain == null) {
@@ -315,8 +319,9 @@ public final class TlsHandler implements ChannelHandler {
                 if (status == Status.BUFFER_UNDERFLOW || !src.hasRemaining() && hs != HandshakeStatus.NEED_WRAP) {
                     return;
                 }
-                if (r.bytesConsumed() == 0 && r.bytesProduced() == 0 && hs != HandshakeStatus.NEED_WRAP) {
-                    return;
+                idle = r.bytesConsumed() == 0 && r.bytesProduced() == 0 ? idle + 1 : 0;
+                if (idle > 0 && hs != HandshakeStatus.NEED_WRAP || idle > 2) {
+                    return;   // no progress: wait for more bytes (never spin)
                 }
                 if (plain.writableBytes() < 1024) {
                     ctx.fireChannelRead(plain);
@@ -394,7 +399,7 @@ public final class TlsHandler implements ChannelHandler {
         String serverName = peer != null ? (peer.host() == null || TlsContext.isIpLiteral(peer.host()) ? null : peer.host())
                 : requestedServerName != null ? requestedServerName : requestedName(s);
         handshakeResult = new TlsHandshakeResult(s.getProtocol(), s.getCipherSuite(),
-                alpn == null || alpn.isEmpty() ? null : alpn, serverName, peerCerts, !context.fullHandshake(engine));
+                alpn == null || alpn.isEmpty() ? null : alpn, serverName, peerCerts, resumed(s));
         handshakePromise.trySuccess(handshakeResult);
         ctx.fireUserEventTriggered(TlsHandshakeCompletionEvent.success(handshakeResult));
         if (!flushed.isEmpty()) {
@@ -404,6 +409,17 @@ public final class TlsHandler implements ChannelHandler {
                 fail(e);
             }
         }
+    }
+
+    /**
+     * Two signs of a resumed session, as no JDK API says it: the key and trust managers were not asked about this
+     * engine (no certificate was chosen or checked: {@link TlsContext#fullHandshake}), or the session is older than
+     * the engine (a resumed session keeps its first creation time; a server on newer JDKs may choose its certificate
+     * even when it resumes). Session times have millisecond resolution.
+     */
+    private boolean resumed(javax.net.ssl.SSLSession s) {
+        boolean certificatesExchanged = context.fullHandshake(engine);
+        return !certificatesExchanged || s.getCreationTime() < engineCreatedMillis;
     }
 
     private static String requestedName(javax.net.ssl.SSLSession s) {

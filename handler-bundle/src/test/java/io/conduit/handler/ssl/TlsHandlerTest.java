@@ -255,6 +255,7 @@ class TlsHandlerTest {
         first.shuttle();   // the client reads the session ticket
         assertFalse(first.clientTls.handshakeResult().resumed());
         assertFalse(first.serverTls.handshakeResult().resumed());
+        Thread.sleep(5);   // session creation times have millisecond resolution (see TlsHandler#resumed)
 
         TlsPair second = new TlsPair(serverContext.newServerHandler(), clientContext.newClientHandler("localhost", 8883));
         second.shuttle();
@@ -275,6 +276,27 @@ class TlsHandlerTest {
     }
 
     @Test
+    void withHalfClosureATls13CloseNotifyLeavesTheOutputOpen() throws Exception {
+        TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443));
+        p.serverChannel.config().setOption(io.conduit.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        p.shuttle();
+        assertEquals("TLSv1.3", p.serverTls.handshakeResult().protocol());
+        p.clientChannel.close();
+        p.shuttle();
+        assertEquals(1, p.server.events(TlsCloseNotifyEvent.class).size());
+        assertTrue(p.serverChannel.isOpen(), "the server may still write");
+        Future<Void> last = TlsPair.send(p.serverChannel, text("last words"));
+        assertTrue(last.isSuccess());
+        Buffer record = p.serverChannel.readOutbound();
+        assertEquals(23, record.getByte(record.readerIndex()), "an application data record");
+        record.release();
+        Future<Void> closed = p.serverChannel.close();
+        assertTrue(closed.isSuccess());
+        assertFalse(p.serverChannel.isOpen());
+        p.serverChannel.releaseOutbound();
+    }
+
+    @Test
     void writesNotEncryptedYetFailWhenTheChannelCloses() throws Exception {
         TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443));
         Future<Void> beforeHandshake = TlsPair.send(p.clientChannel, text("early"));
@@ -286,6 +308,7 @@ class TlsHandlerTest {
         assertInstanceOf(ChannelClosedException.class, unflushed.cause());
         assertEquals(0, b.refCnt(), "released");
         assertFalse(p.clientTls.handshakeFuture().isSuccess());
+        p.clientChannel.releaseOutbound();
     }
 
     @Test
