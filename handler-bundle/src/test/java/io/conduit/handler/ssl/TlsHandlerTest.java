@@ -220,6 +220,12 @@ class TlsHandlerTest {
             assertEquals(c[1], p.clientTls.handshakeResult().peerSubject(), c[0]);
             assertEquals(c[0], p.serverTls.handshakeResult().serverName());
         }
+        // an IP address is verified against the certificate's IP names and never sent as SNI
+        TlsPair ip = new TlsPair(sni.newServerHandler(), clientContext.newClientHandler("127.0.0.1", 443));
+        ip.shuttle();
+        assertTrue(ip.clientTls.handshakeFuture().isSuccess(), String.valueOf(ip.clientTls.handshakeFuture().cause()));
+        assertNull(ip.serverTls.handshakeResult().serverName());
+        assertEquals("CN=localhost", ip.clientTls.handshakeResult().peerSubject(), "the default context");
         // a client that verifies host names refuses a certificate for another name
         TlsPair wrong = new TlsPair(SniMapping.builder(server().build()).build().newServerHandler(),
                 clientContext.newClientHandler("b.example", 443));
