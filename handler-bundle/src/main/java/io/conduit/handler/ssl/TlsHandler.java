@@ -1,0 +1,784 @@
+package io.conduit.handler.ssl;
+
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLEngineResult.Status;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.ReferenceCounted;
+import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.Future;
+import io.conduit.concurrent.Promise;
+
+/**
+ * TLS for one channel, client or server side, over the JDK's {@link SSLEngine}: inbound {@link Buffer}s of TLS
+ * records become buffers of plain data for the handlers after it; plain {@link Buffer}s written by them are encrypted.
+ * Make one per channel with {@link TlsContext#newServerHandler()}, {@link TlsContext#newClientHandler(String, int)} or
+ * {@link SniMapping#newServerHandler()}, as the first handler that sees the channel's bytes.
+ *
+ * <ul>
+ *   <li><b>Handshake</b>: a client starts it when the channel becomes active. When it completes, the handler fires a
+ *       {@link TlsHandshakeCompletionEvent} and completes {@link #handshakeFuture()}; later handlers read what was
+ *       negotiated from {@link #handshakeResult()} (protocol, ALPN, peer certificates, resumption). Writes made before
+ *       are held and sent after it. It must complete within the context's handshake timeout.</li>
+ *   <li><b>Reads</b>: records split across reads at any byte, or many records in one read, are both fine; the
+ *       handler keeps at most one incomplete record.</li>
+ *   <li><b>Writes</b>: {@code flush} encrypts every write flushed so far, gathering them into as few records as the
+ *       engine allows (up to 16 KiB of plain data each). A write's promise completes when the encrypted bytes that
+ *       hold its last byte were written to the socket, so a peer that does not read stops the writer as on a plain
+ *       channel (the channel becomes unwritable, promises stay pending). Only {@link Buffer}s can be written.</li>
+ *   <li><b>Close</b>: closing the channel fails the writes not encrypted yet, sends {@code close_notify}, and closes
+ *       the socket once it is written (at most a few seconds later). A {@code close_notify} from the peer fires
+ *       {@link TlsCloseNotifyEvent}; with TLS 1.3 and {@link ChannelOption#ALLOW_HALF_CLOSURE} the output stays open
+ *       (half-closure, as the JDK documents for TLS 1.3), otherwise the channel is closed.</li>
+ *   <li><b>Failures</b>: a failed handshake or bad input (not TLS, a broken record, a missing client certificate
+ *       where one is required, a timeout) sends the engine's alert, closes the connection and logs one rate-limited
+ *       line per context, without a stack trace; the handshake future fails with the cause.</li>
+ * </ul>
+ *
+ * <p>Not sharable; every method runs on the channel's event loop. Delegated engine tasks run there too.
+ */
+public final class TlsHandler implements ChannelHandler {
+
+    /** The peer a client connects to. */
+    record Peer(String host, int port) {
+    }
+
+    /** A plain write not encrypted yet. */
+    private record PendingWrite(Buffer data, Promise<Void> promise) {
+    }
+
+    /** How much plain data one encrypted buffer gathers at most before it is written. */
+    private static final int MAX_PLAIN_BYTES_PER_WRITE = 256 * 1024;
+    /** How long a close waits for its close_notify to be written before it closes the socket anyway. */
+    private static final long CLOSE_NOTIFY_WRITE_TIMEOUT_MILLIS = 3_000;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+
+    private final TlsContext fixedContext;   // null when the context is chosen by SNI
+    private final SniMapping sniMapping;     // null unless the context is chosen by SNI
+    private final Peer peer;                 // null on a server
+
+    private ChannelHandlerContext ctx;
+    private TlsContext context;
+    private SSLEngine engine;
+    private String requestedServerName;
+    /** {@link System#currentTimeMillis()} when the engine was made: a session created before it was resumed. */
+    private long engineCreatedMillis;
+    /** Received bytes of an incomplete record (write mode: position = byte count); empty when none. */
+    private ByteBuffer inNet = EMPTY;
+    private final ArrayDeque<PendingWrite> unflushed = new ArrayDeque<>();
+    private final ArrayDeque<PendingWrite> flushed = new ArrayDeque<>();
+    private Promise<TlsHandshakeResult> handshakePromise;
+    private TlsHandshakeResult handshakeResult;
+    private java.util.concurrent.ScheduledFuture<?> handshakeTimeout;
+    private boolean started;
+    private boolean failed;
+    private boolean closing;
+    private boolean receivedBytes;
+    private boolean firstByteLooksLikeTls;
+    private boolean needsFlush;
+    /** The future of the last encrypted buffer written, or null: a close waits for it (its close_notify). */
+    private Future<Void> lastWrite;
+
+    TlsHandler(TlsContext context, Peer peer) {
+        this.fixedContext = context;
+        this.sniMapping = null;
+        this.peer = peer;
+    }
+
+    TlsHandler(SniMapping mapping) {
+        this.fixedContext = null;
+        this.sniMapping = mapping;
+        this.peer = null;
+    }
+
+    /** @return completes when the handshake does: with what it negotiated, or failed with why */
+    public Future<TlsHandshakeResult> handshakeFuture() {
+        if (handshakePromise == null) {
+            throw new IllegalStateException("the handler is not in a pipeline yet");
+        }
+        return handshakePromise;
+    }
+
+    /** @return what the completed handshake negotiated, or null before it completed */
+    public TlsHandshakeResult handshakeResult() {
+        return handshakeResult;
+    }
+
+    /** @return the engine, or null before it is made (a server choosing by SNI makes it on the ClientHello) */
+    public SSLEngine engine() {
+        return engine;
+    }
+
+    /** @return the context in use, or null before a server choosing by SNI read the ClientHello */
+    public TlsContext context() {
+        return context;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        this.handshakePromise = ctx.executor().newPromise();
+        if (ctx.channel().isActive()) {
+            start();
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        start();
+        ctx.fireChannelActive();
+    }
+
+    private void start() {
+        if (started) {
+            return;
+        }
+        started = true;
+        TlsContext timing = fixedContext != null ? fixedContext : sniMapping.defaultContext();
+        handshakeTimeout = ctx.executor().schedule(this::handshakeTimedOut, timing.handshakeTimeoutMillis(),
+                TimeUnit.MILLISECONDS);
+        if (fixedContext != null) {
+            createEngine(fixedContext);
+        }
+        if (peer != null) {
+            try {
+                engine.beginHandshake();
+                wrapNonApplicationData();
+            } catch (SSLException e) {
+                fail(e);
+                return;
+            }
+            flushIfNeeded();
+        }
+        if (!ctx.channel().config().isAutoRead()) {
+            ctx.read();
+        }
+    }
+
+    private void createEngine(TlsContext c) {
+        context = c;
+        engineCreatedMillis = System.currentTimeMillis();
+        engine = peer != null ? c.newEngine(peer.host(), peer.port()) : c.newEngine(null, -1);
+    }
+
+    // ---------------------------------------------------------------- inbound
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof Buffer in)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        try {
+            if (failed || (engine != null && engine.isInboundDone())) {
+                return;
+            }
+            if (!receivedBytes && in.isReadable()) {
+                receivedBytes = true;
+                int type = in.getByte(in.readerIndex()) & 0xff;
+                firstByteLooksLikeTls = type >= 20 && type <= 23;
+            }
+            if (engine == null) {
+                stash(in);
+                ByteBuffer view = inNet.duplicate().flip();
+                String name = ClientHello.serverName(view);
+                if (name == ClientHello.NEED_MORE) {
+                    return;
+                }
+                requestedServerName = name;
+                createEngine(sniMapping.select(name));
+                unwrapStashed();
+            } else if (inNet.position() == 0 && in.nioBufferCount() == 1) {
+                ByteBuffer src = in.nioBuffer(in.readerIndex(), in.readableBytes());
+                unwrap(src);
+                if (src.hasRemaining() && !failed) {
+                    stash(src);                   // an incomplete record: copied before `in` is released
+                }
+            } else {
+                stash(in);
+                unwrapStashed();
+            }
+        } catch (SSLException | RuntimeException e) {
+            fail(e);
+        } finally {
+            in.release();
+            flushIfNeeded();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (!failed && handshakeResult == null && !ctx.channel().config().isAutoRead()) {
+            ctx.read();   // the handshake needs the peer's next flight, whatever the application asked for
+        }
+        ctx.fireChannelReadComplete();
+    }
+
+    private void unwrapStashed() throws SSLException {
+        if (!holdsCompleteRecord(inNet)) {
+            return;   // bytes arriving a few at a time: the engine sees the record when it is whole
+        }
+        inNet.flip();
+        try {
+            unwrap(inNet);
+        } finally {
+            inNet.compact();
+        }
+    }
+
+    /**
+     * @param stash received bytes from 0 to its position
+     * @return false only when they are the start of a TLS record (a known content type) that is not complete yet;
+     *         anything else is the engine's to judge
+     */
+    private static boolean holdsCompleteRecord(ByteBuffer stash) {
+        int n = stash.position();
+        if (n == 0) {
+            return false;
+        }
+        int type = stash.get(0) & 0xff;
+        if (type < 20 || type > 23) {
+            return true;
+        }
+        return n >= 5 && n >= 5 + (((stash.get(3) & 0xff) << 8) | (stash.get(4) & 0xff));
+    }
+
+    /** Appends {@code in}'s readable bytes to {@link #inNet}, growing it as needed. */
+    private void stash(Buffer in) {
+        ensureStash(in.readableBytes());
+        ByteBuffer[] parts = in.nioBuffers(in.readerIndex(), in.readableBytes());
+        for (ByteBuffer b : parts) {
+            inNet.put(b);
+        }
+    }
+
+    private void stash(ByteBuffer src) {
+        ensureStash(src.remaining());
+        inNet.put(src);
+    }
+
+    private void ensureStash(int more) {
+        if (inNet.remaining() < more) {
+            int packet = engine != null ? engine.getSession().getPacketBufferSize() : 16_709;
+            ByteBuffer bigger = ByteBuffer.allocate(Math.max(inNet.position() + more, packet));
+            inNet.flip();
+            bigger.put(inNet);
+            inNet = bigger;
+        }
+    }
+
+    /** Decrypts every complete record in {@code src}, passing plain data on; leaves an incomplete record there. */
+    private void unwrap(ByteBuffer src) throws SSLException {
+        Buffer plain = null;
+        int idle = 0;
+        try {
+            while (!failed) {
+                if (plain == null) {
+                    plain = allocate(engine.getSession().getApplicationBufferSize());
+                }
+                ByteBuffer dst = plain.nioBuffer(plain.writerIndex(), plain.writableBytes());
+                SSLEngineResult r = engine.unwrap(src, dst);
+                plain.writerIndex(plain.writerIndex() + r.bytesProduced());
+                Status status = r.getStatus();
+                if (status == Status.BUFFER_OVERFLOW) {
+                    Buffer full = plain;
+                    plain = null;
+                    if (full.isReadable()) {
+                        ctx.fireChannelRead(full);
+                    } else {
+                        full.release();
+                        plain = allocate(engine.getSession().getApplicationBufferSize() * 2);
+                    }
+                    continue;
+                }
+                HandshakeStatus hs = handleHandshakeStatus(r.getHandshakeStatus());
+                if (status == Status.CLOSED) {
+                    if (plain.isReadable()) {
+                        ctx.fireChannelRead(plain);
+                        plain = null;
+                    }
+                    closeNotifyReceived();
+                    return;
+                }
+                if (status == Status.BUFFER_UNDERFLOW || !src.hasRemaining() && hs != HandshakeStatus.NEED_WRAP) {
+                    return;
+                }
+                idle = r.bytesConsumed() == 0 && r.bytesProduced() == 0 ? idle + 1 : 0;
+                if (idle > 0 && hs != HandshakeStatus.NEED_WRAP || idle > 2) {
+                    return;   // no progress: wait for more bytes (never spin)
+                }
+                if (plain.writableBytes() < 1024) {
+                    ctx.fireChannelRead(plain);
+                    plain = null;
+                }
+            }
+        } finally {
+            if (plain != null) {
+                if (plain.isReadable() && !failed) {
+                    ctx.fireChannelRead(plain);
+                } else {
+                    plain.release();
+                }
+            }
+        }
+    }
+
+    /** Runs delegated tasks, sends what the handshake needs sent, notes its end; returns the status after that. */
+    private HandshakeStatus handleHandshakeStatus(HandshakeStatus hs) throws SSLException {
+        while (true) {
+            switch (hs) {
+                case NEED_TASK -> {
+                    for (Runnable task = engine.getDelegatedTask(); task != null; task = engine.getDelegatedTask()) {
+                        task.run();
+                    }
+                    hs = engine.getHandshakeStatus();
+                }
+                case NEED_WRAP -> {
+                    wrapNonApplicationData();
+                    return engine.getHandshakeStatus();
+                }
+                case FINISHED -> {
+                    handshakeDone();
+                    return engine.getHandshakeStatus();
+                }
+                default -> {
+                    return hs;
+                }
+            }
+        }
+    }
+
+    private void closeNotifyReceived() throws SSLException {
+        // TLS 1.2: the engine answers with its own close_notify; TLS 1.3: only the input is closed
+        if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+            wrapNonApplicationData();
+        }
+        ctx.fireUserEventTriggered(TlsCloseNotifyEvent.INSTANCE);
+        boolean halfClosure = Boolean.TRUE.equals(ctx.channel().config().getOption(ChannelOption.ALLOW_HALF_CLOSURE));
+        if (!halfClosure || engine.isOutboundDone()) {
+            flushIfNeeded();
+            ctx.channel().close();
+        }
+    }
+
+    // ---------------------------------------------------------------- handshake
+
+    private void handshakeDone() {
+        if (handshakeResult != null) {
+            return;
+        }
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        javax.net.ssl.SSLSession s = engine.getSession();
+        List<X509Certificate> peerCerts = new ArrayList<>();
+        try {
+            for (Certificate c : s.getPeerCertificates()) {
+                peerCerts.add((X509Certificate) c);
+            }
+        } catch (SSLPeerUnverifiedException e) {
+            // the peer sent no certificate (a client where client authentication is not required)
+        }
+        String alpn = engine.getApplicationProtocol();
+        String serverName = peer != null ? (peer.host() == null || TlsContext.isIpLiteral(peer.host()) ? null : peer.host())
+                : requestedServerName != null ? requestedServerName : requestedName(s);
+        handshakeResult = new TlsHandshakeResult(s.getProtocol(), s.getCipherSuite(),
+                alpn == null || alpn.isEmpty() ? null : alpn, serverName, peerCerts, resumed(s));
+        handshakePromise.trySuccess(handshakeResult);
+        ctx.fireUserEventTriggered(TlsHandshakeCompletionEvent.success(handshakeResult));
+        if (!flushed.isEmpty()) {
+            try {
+                wrapFlushed();
+            } catch (SSLException e) {
+                fail(e);
+            }
+        }
+    }
+
+    /**
+     * Two signs of a resumed session, as no JDK API says it: the key and trust managers were not asked about this
+     * engine (no certificate was chosen or checked: {@link TlsContext#fullHandshake}), or the session is older than
+     * the engine (a resumed session keeps its first creation time; a server on newer JDKs may choose its certificate
+     * even when it resumes). Session times have millisecond resolution.
+     */
+    private boolean resumed(javax.net.ssl.SSLSession s) {
+        boolean certificatesExchanged = context.fullHandshake(engine);
+        return !certificatesExchanged || s.getCreationTime() < engineCreatedMillis;
+    }
+
+    private static String requestedName(javax.net.ssl.SSLSession s) {
+        if (s instanceof javax.net.ssl.ExtendedSSLSession e) {
+            for (javax.net.ssl.SNIServerName n : e.getRequestedServerNames()) {
+                if (n instanceof javax.net.ssl.SNIHostName h) {
+                    return h.getAsciiName();
+                }
+            }
+        }
+        return null;
+    }
+
+    private void handshakeTimedOut() {
+        if (handshakeResult != null || failed || !ctx.channel().isOpen()) {
+            return;
+        }
+        failed = true;
+        TlsHandshakeTimeoutException e = new TlsHandshakeTimeoutException("TLS handshake not complete within "
+                + (context != null ? context : sniMapping.defaultContext()).handshakeTimeoutMillis() + " ms");
+        report(e);
+        failAll(e);
+        ctx.close();
+    }
+
+    /** A failed handshake or bad input: send the engine's alert, close, log one line, fail what waits. */
+    private void fail(Exception cause) {
+        if (failed) {
+            return;
+        }
+        failed = true;
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        if (engine != null) {
+            engine.closeOutbound();
+            try {
+                wrapNonApplicationData();   // the alert the engine has for the peer
+            } catch (SSLException | RuntimeException ignored) {
+                // nothing more to send
+            }
+        }
+        report(cause);
+        failAll(cause);
+        closeAfterWritten(ctx.newPromise());
+    }
+
+    /** Flushes what was encrypted and closes once it is written, or after a bound when the peer does not read. */
+    private void closeAfterWritten(Promise<Void> promise) {
+        if (!needsFlush || lastWrite == null) {
+            ctx.close(promise);
+            return;
+        }
+        needsFlush = false;
+        ctx.flush();
+        boolean[] once = new boolean[1];
+        Runnable closeOnce = () -> {
+            if (!once[0]) {
+                once[0] = true;
+                ctx.close(promise);
+            }
+        };
+        java.util.concurrent.ScheduledFuture<?> timeout = ctx.executor().schedule(closeOnce,
+                CLOSE_NOTIFY_WRITE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+        lastWrite.addListener(f -> {
+            timeout.cancel(false);
+            closeOnce.run();
+        });
+    }
+
+    private void report(Throwable cause) {
+        TlsContext c = context != null ? context : sniMapping.defaultContext();
+        SocketAddress local = ctx.channel().localAddress();
+        SocketAddress remote = ctx.channel().remoteAddress();
+        String reason = receivedBytes && !firstByteLooksLikeTls && peer == null
+                ? "not TLS: the first byte is no TLS record type (plain text on a TLS port?)"
+                : String.valueOf(cause.getMessage());
+        String what = handshakeResult == null ? "TLS handshake failed" : "TLS failed";
+        c.failureLog().occurred(() -> what + " on " + local + " with " + remote + ": " + reason
+                + "; closed the connection");
+    }
+
+    private void failAll(Throwable cause) {
+        if (handshakeResult == null && handshakePromise.tryFailure(cause)) {
+            ctx.fireUserEventTriggered(TlsHandshakeCompletionEvent.failure(cause));
+        }
+        failPending(unflushed, cause);
+        failPending(flushed, cause);
+    }
+
+    private static void failPending(ArrayDeque<PendingWrite> queue, Throwable cause) {
+        for (PendingWrite w = queue.poll(); w != null; w = queue.poll()) {
+            w.data().release();
+            w.promise().tryFailure(cause);
+        }
+    }
+
+    // ---------------------------------------------------------------- outbound
+
+    @Override
+    public void write(ChannelHandlerContext ctx, Object msg, Promise<Void> promise) {
+        if (!(msg instanceof Buffer data)) {
+            if (msg instanceof ReferenceCounted rc) {
+                rc.release();
+            }
+            promise.tryFailure(new UnsupportedOperationException("a TLS channel writes Buffers only; got "
+                    + (msg == null ? "null" : msg.getClass().getName())));
+            return;
+        }
+        if (failed || closing || (engine != null && engine.isOutboundDone())) {
+            data.release();
+            promise.tryFailure(new ChannelClosedException("TLS output of " + ctx.channel() + " is closed; the write"
+                    + " was not sent", null));
+            return;
+        }
+        unflushed.add(new PendingWrite(data, promise));
+    }
+
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        flushed.addAll(unflushed);
+        unflushed.clear();
+        if (handshakeResult != null && !failed) {
+            try {
+                wrapFlushed();
+            } catch (SSLException | RuntimeException e) {
+                fail(e);
+                return;
+            }
+        }
+        needsFlush = false;
+        ctx.flush();
+    }
+
+    /**
+     * A buffer with room for {@code bytes} at once: the engine writes into one contiguous region and needs it whole
+     * (an allocator may hand out less than asked; the buffer then grows).
+     */
+    private Buffer allocate(int bytes) {
+        Buffer b = ctx.alloc().buffer(bytes);
+        if (b.writableBytes() < bytes) {
+            b.ensureWritable(bytes);
+        }
+        return b;
+    }
+
+    private void flushIfNeeded() {
+        if (needsFlush) {
+            needsFlush = false;
+            ctx.flush();
+        }
+    }
+
+    /** Encrypts every flushed write, gathering them into as few records and buffers as possible. */
+    private void wrapFlushed() throws SSLException {
+        int packetSize = engine.getSession().getPacketBufferSize();
+        while (!flushed.isEmpty()) {
+            List<PendingWrite> batch = new ArrayList<>();
+            List<ByteBuffer> sources = new ArrayList<>();
+            List<Integer> partCounts = new ArrayList<>();
+            long plainBytes = 0;
+            for (PendingWrite w : flushed) {
+                if (plainBytes >= MAX_PLAIN_BYTES_PER_WRITE && !batch.isEmpty()) {
+                    break;
+                }
+                batch.add(w);
+                int n = w.data().readableBytes();
+                ByteBuffer[] parts = n == 0 ? new ByteBuffer[0] : w.data().nioBuffers(w.data().readerIndex(), n);
+                sources.addAll(List.of(parts));
+                partCounts.add(parts.length);
+                plainBytes += n;
+            }
+            ByteBuffer[] srcs = sources.toArray(ByteBuffer[]::new);
+            int records = (int) Math.max(1, (plainBytes + 16_383) / 16_384);
+            Buffer out = allocate((int) Math.min((long) records * packetSize, (long) MAX_PLAIN_BYTES_PER_WRITE + 16 * packetSize));
+            boolean closed = false;
+            try {
+                int first = 0;
+                while (first < srcs.length) {
+                    if (!srcs[first].hasRemaining()) {
+                        first++;
+                        continue;
+                    }
+                    if (out.writableBytes() < packetSize) {
+                        break;
+                    }
+                    ByteBuffer dst = out.nioBuffer(out.writerIndex(), out.writableBytes());
+                    SSLEngineResult r = engine.wrap(srcs, first, srcs.length - first, dst);
+                    out.writerIndex(out.writerIndex() + r.bytesProduced());
+                    if (r.getStatus() == Status.CLOSED) {
+                        closed = true;
+                        break;
+                    }
+                    if (r.getStatus() == Status.BUFFER_OVERFLOW
+                            || r.bytesConsumed() == 0 && r.bytesProduced() == 0 && r.getHandshakeStatus() != HandshakeStatus.NEED_TASK) {
+                        break;
+                    }
+                    // a post-handshake message (a key update) is wrapped by the next wrap call into the same buffer,
+                    // in order; only delegated tasks are run here
+                    if (r.getHandshakeStatus() == HandshakeStatus.NEED_TASK) {
+                        for (Runnable task = engine.getDelegatedTask(); task != null; task = engine.getDelegatedTask()) {
+                            task.run();
+                        }
+                    }
+                }
+            } catch (SSLException | RuntimeException e) {
+                out.release();
+                throw e;
+            }
+            // the writes whose bytes are all encrypted complete with this buffer; the others stay queued
+            List<Promise<Void>> done = new ArrayList<>();
+            int srcIndex = 0;
+            for (int k = 0; k < batch.size(); k++) {
+                PendingWrite w = batch.get(k);
+                Buffer data = w.data();
+                int before = data.readableBytes();
+                int left = 0;
+                for (int i = 0; i < partCounts.get(k); i++) {
+                    left += srcs[srcIndex++].remaining();
+                }
+                data.skipBytes(before - left);
+                if (left > 0) {
+                    break;
+                }
+                flushed.poll();
+                data.release();
+                done.add(w.promise());
+            }
+            if (closed) {
+                out.release();
+                ChannelClosedException e = new ChannelClosedException("TLS output closed before the write was sent",
+                        null);
+                done.forEach(p -> p.tryFailure(e));
+                failPending(flushed, e);
+                return;
+            }
+            boolean progress = out.isReadable() || !done.isEmpty();
+            writeEncrypted(out, done);
+            if (!progress) {
+                return;   // the engine takes no data now (it cannot happen after the handshake; never spin)
+            }
+        }
+    }
+
+    private void writeEncrypted(Buffer out, List<Promise<Void>> done) {
+        if (!out.isReadable() && done.isEmpty()) {
+            out.release();
+            return;
+        }
+        Promise<Void> p = ctx.newPromise();
+        if (!done.isEmpty()) {
+            p.addListener(f -> {
+                for (Promise<Void> w : done) {
+                    if (f.isSuccess()) {
+                        w.trySuccess(null);
+                    } else {
+                        w.tryFailure(f.cause());
+                    }
+                }
+            });
+        }
+        lastWrite = ctx.write(out, p);
+        needsFlush = true;
+    }
+
+    /** Wraps what the engine sends on its own (handshake messages, alerts, close_notify) and writes it. */
+    private void wrapNonApplicationData() throws SSLException {
+        int packetSize = engine.getSession().getPacketBufferSize();
+        Buffer out = allocate(packetSize);
+        int idle = 0;
+        try {
+            while (true) {
+                if (out.writableBytes() < packetSize) {
+                    out.ensureWritable(packetSize);
+                }
+                ByteBuffer dst = out.nioBuffer(out.writerIndex(), out.writableBytes());
+                SSLEngineResult r = engine.wrap(EMPTY, dst);
+                out.writerIndex(out.writerIndex() + r.bytesProduced());
+                if (r.getStatus() == Status.BUFFER_OVERFLOW) {
+                    out.ensureWritable(out.capacity());
+                    continue;
+                }
+                HandshakeStatus hs = r.getHandshakeStatus();
+                if (hs == HandshakeStatus.NEED_TASK) {
+                    for (Runnable task = engine.getDelegatedTask(); task != null; task = engine.getDelegatedTask()) {
+                        task.run();
+                    }
+                    hs = engine.getHandshakeStatus();
+                }
+                if (hs == HandshakeStatus.FINISHED) {
+                    writeEncrypted(out, List.of());
+                    out = null;
+                    handshakeDone();
+                    return;
+                }
+                idle = r.bytesProduced() == 0 ? idle + 1 : 0;
+                if (r.getStatus() == Status.CLOSED || hs != HandshakeStatus.NEED_WRAP || idle > 2) {
+                    break;
+                }
+            }
+            Buffer written = out;
+            out = null;
+            writeEncrypted(written, List.of());
+        } finally {
+            if (out != null) {
+                out.release();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- close
+
+    @Override
+    public void close(ChannelHandlerContext ctx, Promise<Void> promise) {
+        ChannelClosedException e = new ChannelClosedException(ctx.channel() + " was closed before the TLS handler"
+                + " encrypted this write", null);
+        failPending(unflushed, e);
+        failPending(flushed, e);
+        if (closing || failed || engine == null || engine.isOutboundDone() || !ctx.channel().isActive()) {
+            closing = true;
+            ctx.close(promise);
+            return;
+        }
+        closing = true;
+        engine.closeOutbound();
+        try {
+            wrapNonApplicationData();   // close_notify
+        } catch (SSLException ignored) {
+            // the engine has nothing to send: close at once
+        }
+        closeAfterWritten(promise);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+        ChannelClosedException e = new ChannelClosedException(ctx.channel() + " closed"
+                + (handshakeResult == null ? " during the TLS handshake" : ""), null);
+        failAll(e);
+        if (engine != null) {
+            engine.closeOutbound();
+            try {
+                engine.closeInbound();
+            } catch (SSLException truncated) {
+                // the peer closed without close_notify: nothing to do, the channel is gone
+            }
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        ChannelClosedException e = new ChannelClosedException("the TLS handler was removed from " + ctx.channel(), null);
+        failPending(unflushed, e);
+        failPending(flushed, e);
+        if (handshakeTimeout != null) {
+            handshakeTimeout.cancel(false);
+        }
+    }
+}
