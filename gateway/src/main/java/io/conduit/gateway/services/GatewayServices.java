@@ -14,6 +14,14 @@ public final class GatewayServices {
     /** Symbolic name of the gateway bundle ({@code Bundle-SymbolicName} in {@code bnd.bnd}). */
     public static final String GATEWAY_BUNDLE = "io.conduit.gateway";
 
+    /**
+     * Factory PID of the echo components: their configuration files are {@code io.conduit.gateway.echo-<name>.cfg},
+     * which the launcher's banner waits for.
+     */
+    public static final String ECHO_FACTORY_PID = "io.conduit.gateway.echo";
+    /** Factory PID of the relay components, likewise. */
+    public static final String RELAY_FACTORY_PID = "io.conduit.gateway.relay";
+
     /** Service interface of each component's status ({@code GatewayStatus}), one service per configuration. */
     public static final String STATUS_SERVICE = "io.conduit.gateway.internal.status.GatewayStatus";
     /** Status property: the configuration name, e.g. {@code io.conduit.gateway.echo-default.cfg}. */

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
+import io.conduit.gateway.services.GatewayServices;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -74,6 +75,16 @@ class LauncherTest {
         for (String f : List.of("io.conduit.gateway.echoo-x.cfg", "io.conduit.transport.cfg",
                 "io.conduit.gateway.echo-default.cfg.example")) {
             assertFalse(Banner.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
+    }
+
+    @Test
+    void theFilesTheLauncherSelectsAreNamedAfterTheBundlesFactoryPids() {
+        java.util.regex.Pattern filter = java.util.regex.Pattern.compile(FrameworkBoot.FILEINSTALL_FILTER);
+        for (String pid : List.of(GatewayServices.ECHO_FACTORY_PID, GatewayServices.RELAY_FACTORY_PID)) {
+            assertTrue(Banner.COMPONENT_CONFIG.matcher(pid + "-a.cfg").matches(), pid);
+            assertTrue(filter.matcher(pid + "-a.cfg").matches(), pid);
+            assertFalse(filter.matcher(pid + ".cfg").matches(), pid);
         }
     }
 }

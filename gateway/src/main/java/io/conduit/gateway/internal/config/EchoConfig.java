@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.conduit.gateway.internal.network.GatewayUri;
+import io.conduit.gateway.services.GatewayServices;
 
 /**
  * The validated configuration of one echo service (factory PID {@value #FACTORY_PID}).
@@ -19,7 +20,7 @@ import io.conduit.gateway.internal.network.GatewayUri;
 public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards) {
 
     /** Factory PID of echo configurations ({@code conf/io.conduit.gateway.echo-<name>.cfg}). */
-    public static final String FACTORY_PID = "io.conduit.gateway.echo";
+    public static final String FACTORY_PID = GatewayServices.ECHO_FACTORY_PID;
 
     /** The keys an echo configuration takes; others (but the framework's own) are warned about and ignored. */
     public static final List<String> KEYS = List.of("listen", StreamGuards.IDLE_TIMEOUT_KEY,

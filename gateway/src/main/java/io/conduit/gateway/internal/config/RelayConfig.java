@@ -3,6 +3,7 @@ package io.conduit.gateway.internal.config;
 import java.util.Map;
 
 import io.conduit.gateway.internal.network.GatewayUri;
+import io.conduit.gateway.services.GatewayServices;
 import io.conduit.handler.proxy.ProxyProtocolDecoder;
 
 /**
@@ -58,7 +59,7 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         int rateLimitBytesPerSecond) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
-    public static final String FACTORY_PID = "io.conduit.gateway.relay";
+    public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
 
     /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
     public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
