@@ -11,17 +11,19 @@ import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.gateway.internal.network.GatewayUri;
+import io.conduit.gateway.internal.network.Network;
 
 /** A {@link Network} whose connects make {@link TestDuplexChannel}s, completed when the test says so. */
-class FakeNetwork implements Network {
+public class FakeNetwork implements Network {
 
-    record Connect(GatewayUri endpoint, Map<ChannelOption<?>, Object> options, ChannelHandler handler,
+    public record Connect(GatewayUri endpoint, Map<ChannelOption<?>, Object> options, ChannelHandler handler,
             Promise<Channel> promise) {
     }
 
-    final List<Connect> connects = new ArrayList<>();
+    public final List<Connect> connects = new ArrayList<>();
     /** When set, {@link #connect} throws it instead of returning a future (a connect that cannot start). */
-    RuntimeException refuseWith;
+    public RuntimeException refuseWith;
     private final EmbeddedChannel promiseMaker = new EmbeddedChannel();
 
     @Override
@@ -53,7 +55,7 @@ class FakeNetwork implements Network {
     }
 
     /** Completes connect {@code i} with a new channel carrying the handler it was given. */
-    TestDuplexChannel succeed(int i) {
+    public TestDuplexChannel succeed(int i) {
         Connect c = connects.get(i);
         TestDuplexChannel ch = new TestDuplexChannel(c.handler());
         c.promise().setSuccess(ch);

@@ -10,17 +10,17 @@ import java.util.logging.Logger;
  * Collects the messages logged on the gateway's logger ({@code io.conduit.gateway}; {@code System.Logger} goes to
  * java.util.logging in tests) while it is open.
  */
-final class LogCapture extends Handler implements AutoCloseable {
+public final class LogCapture extends Handler implements AutoCloseable {
 
     private final Logger logger = Logger.getLogger("io.conduit.gateway");
     private final List<String> messages = new CopyOnWriteArrayList<>();
 
-    LogCapture() {
+    public LogCapture() {
         logger.addHandler(this);
     }
 
     /** @return the messages logged so far, in order */
-    List<String> messages() {
+    public List<String> messages() {
         return List.copyOf(messages);
     }
 

@@ -8,27 +8,27 @@ import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.concurrent.Future;
 
 /** An {@link EmbeddedChannel} that can half-close and whose writability the test sets. */
-class TestDuplexChannel extends EmbeddedChannel implements DuplexChannel {
+public class TestDuplexChannel extends EmbeddedChannel implements DuplexChannel {
 
     private boolean inputShutdown;
     private boolean outputShutdown;
     /** What had been flushed when the output was shut down; -1 while open. */
-    int flushedAtOutputShutdown = -1;
+    public int flushedAtOutputShutdown = -1;
     private boolean writable = true;
 
-    TestDuplexChannel(ChannelHandler... handlers) {
+    public TestDuplexChannel(ChannelHandler... handlers) {
         super(handlers);
     }
 
     /** The peer sent FIN: fires the half-closure events as the channel core does. */
-    void receiveEof() {
+    public void receiveEof() {
         inputShutdown = true;
         pipeline().fireUserEventTriggered(InputShutdownEvent.INSTANCE);
         pipeline().fireUserEventTriggered(InputShutdownReadCompleteEvent.INSTANCE);
         runPendingTasks();
     }
 
-    void setWritable(boolean writable) {
+    public void setWritable(boolean writable) {
         this.writable = writable;
         pipeline().fireChannelWritabilityChanged();
         runPendingTasks();

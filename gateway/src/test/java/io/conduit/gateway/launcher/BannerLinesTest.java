@@ -14,11 +14,11 @@ class BannerLinesTest {
         assertEquals(List.of(
                 "  listening echo  tcp://127.0.0.1:7007  (io.conduit.gateway.echo-default.cfg)",
                 "  PARTIAL   echo  cannot listen on tcp://10.255.255.1:16385: no  (io.conduit.gateway.echo-default.cfg)"),
-                Main.componentLines("echo", "io.conduit.gateway.echo-default.cfg",
+                Banner.componentLines("echo", "io.conduit.gateway.echo-default.cfg",
                         new String[] {"tcp://127.0.0.1:7007"},
                         new String[] {"cannot listen on tcp://10.255.255.1:16385: no"}));
         assertEquals(List.of("  FAILED    relay bad configuration: missing 'upstream'  (r.cfg)"),
-                Main.componentLines("relay", "r.cfg", new String[0],
+                Banner.componentLines("relay", "r.cfg", new String[0],
                         new String[] {"bad configuration: missing 'upstream'"}));
     }
 }

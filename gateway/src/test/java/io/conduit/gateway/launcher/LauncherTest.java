@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
+import io.conduit.gateway.services.GatewayServices;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,7 +21,7 @@ class LauncherTest {
 
     @Test
     void fileInstallReadsEveryCfgAndConfigButTheGatewaysFactoryPidsWithoutAName() {
-        java.util.regex.Pattern filter = java.util.regex.Pattern.compile(Main.FILEINSTALL_FILTER);
+        java.util.regex.Pattern filter = java.util.regex.Pattern.compile(FrameworkBoot.FILEINSTALL_FILTER);
         for (String read : java.util.List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-a.config",
                 "io.conduit.transport.cfg", "io.conduit.gateway.echoo.cfg", "io.conduit.gateway.echo.cfg.cfg")) {
             assertTrue(filter.matcher(read).matches(), read);
@@ -33,13 +34,13 @@ class LauncherTest {
 
     @Test
     void theBannerTimeoutIsAPositiveWholeNumberOfMilliseconds() {
-        assertEquals(15_000, Main.bannerTimeoutMillis(null));
-        assertEquals(100, Main.bannerTimeoutMillis("100"));
-        assertEquals(1, Main.bannerTimeoutMillis(" 1 "));
-        assertEquals(Integer.MAX_VALUE, Main.bannerTimeoutMillis(Integer.toString(Integer.MAX_VALUE)));
+        assertEquals(15_000, Options.bannerTimeoutMillis(null));
+        assertEquals(100, Options.bannerTimeoutMillis("100"));
+        assertEquals(1, Options.bannerTimeoutMillis(" 1 "));
+        assertEquals(Integer.MAX_VALUE, Options.bannerTimeoutMillis(Integer.toString(Integer.MAX_VALUE)));
         for (String bad : List.of("abc", "-5", "0", "", "1.5", "2147483648", "15s")) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> Main.bannerTimeoutMillis(bad), bad);
+                    () -> Options.bannerTimeoutMillis(bad), bad);
             assertEquals("system property conduit.gateway.bannerTimeoutMillis='" + bad + "' is not valid; allowed "
                     + "values: a whole number of milliseconds from 1 to 2147483647 (how long the banner waits for the "
                     + "configurations to report); default: 15000", e.getMessage());
@@ -49,7 +50,7 @@ class LauncherTest {
     @Test
     void aBannerWhoseTimeIsUpSaysWhatIsStillStarting() {
         assertEquals("  still starting after 100 ms (conduit.gateway.bannerTimeoutMillis): the transport selection, "
-                + "io.conduit.gateway.echo-default.cfg; reported below once up", Main.stillStarting(100,
+                + "io.conduit.gateway.echo-default.cfg; reported below once up", Banner.stillStarting(100,
                         List.of("the transport selection", "io.conduit.gateway.echo-default.cfg")));
     }
 
@@ -58,7 +59,7 @@ class LauncherTest {
         LogRecord r = new LogRecord(Level.SEVERE, "Failed to install artifact: /gw/conf/a-b.cfg");
         r.setLoggerName("fileinstall");
         r.setThrown(new RuntimeException(new IllegalArgumentException("Key [] must not be an empty string")));
-        String line = new Main.OneLineFormatter().format(r);
+        String line = new LogFormat.OneLineFormatter().format(r);
         assertTrue(line.matches("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d SEVERE fileinstall: Failed to install "
                 + "artifact: /gw/conf/a-b.cfg: java.lang.IllegalArgumentException: Key \\[\\] must not be an empty "
                 + "string\\R"), line);
@@ -69,11 +70,21 @@ class LauncherTest {
     void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
         for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
                 "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg")) {
-            assertTrue(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+            assertTrue(Banner.COMPONENT_CONFIG.matcher(f).matches(), f);
         }
         for (String f : List.of("io.conduit.gateway.echoo-x.cfg", "io.conduit.transport.cfg",
                 "io.conduit.gateway.echo-default.cfg.example")) {
-            assertFalse(Main.COMPONENT_CONFIG.matcher(f).matches(), f);
+            assertFalse(Banner.COMPONENT_CONFIG.matcher(f).matches(), f);
+        }
+    }
+
+    @Test
+    void theFilesTheLauncherSelectsAreNamedAfterTheBundlesFactoryPids() {
+        java.util.regex.Pattern filter = java.util.regex.Pattern.compile(FrameworkBoot.FILEINSTALL_FILTER);
+        for (String pid : List.of(GatewayServices.ECHO_FACTORY_PID, GatewayServices.RELAY_FACTORY_PID)) {
+            assertTrue(Banner.COMPONENT_CONFIG.matcher(pid + "-a.cfg").matches(), pid);
+            assertTrue(filter.matcher(pid + "-a.cfg").matches(), pid);
+            assertFalse(filter.matcher(pid + ".cfg").matches(), pid);
         }
     }
 }

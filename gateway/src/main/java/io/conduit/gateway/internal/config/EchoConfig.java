@@ -1,0 +1,41 @@
+package io.conduit.gateway.internal.config;
+
+import java.util.List;
+import java.util.Map;
+
+import io.conduit.gateway.internal.network.GatewayUri;
+import io.conduit.gateway.services.GatewayServices;
+
+/**
+ * The validated configuration of one echo service (factory PID {@value #FACTORY_PID}).
+ *
+ * <p>Property {@code listen}: one or more tcp, udp or unix URIs separated by commas or blanks (required).
+ * {@code idle.timeout.ms} and {@code max.connections} apply to its stream (TCP, Unix) endpoints, as
+ * {@link StreamGuards} says; the limit counts per endpoint.
+ *
+ * @param name   configuration name for log lines
+ * @param listen the endpoints, in configuration order
+ * @param guards idle timeout and connection limit of the stream endpoints
+ */
+public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards) {
+
+    /** Factory PID of echo configurations ({@code conf/io.conduit.gateway.echo-<name>.cfg}). */
+    public static final String FACTORY_PID = GatewayServices.ECHO_FACTORY_PID;
+
+    /** The keys an echo configuration takes; others (but the framework's own) are warned about and ignored. */
+    public static final List<String> KEYS = List.of("listen", StreamGuards.IDLE_TIMEOUT_KEY,
+            StreamGuards.MAX_CONNECTIONS_KEY);
+
+    /**
+     * Validates an echo configuration.
+     *
+     * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
+     *         alone are a WARNING line, not a failure; a singleton configuration (no {@code -<name>}) is refused
+     */
+    public static EchoConfig from(Map<String, ?> props) {
+        GatewayConfig.requireFactoryConfiguration("echo", FACTORY_PID, props);
+        return GatewayConfig.validated("echo", props, KEYS, () -> new EchoConfig(GatewayConfig.name(props),
+                GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007"),
+                StreamGuards.from(props)));
+    }
+}

@@ -1,0 +1,172 @@
+package io.conduit.gateway.internal.config;
+
+import java.util.Map;
+
+import io.conduit.gateway.internal.network.GatewayUri;
+import io.conduit.gateway.services.GatewayServices;
+import io.conduit.handler.proxy.ProxyProtocolDecoder;
+
+/**
+ * The validated configuration of one relay (factory PID {@value #FACTORY_PID}).
+ *
+ * <table>
+ *   <caption>Properties</caption>
+ *   <tr><th>key</th><th>default</th><th>meaning</th></tr>
+ *   <tr><td>{@code listen}</td><td>required</td><td>where clients connect: tcp, udp or unix URI</td></tr>
+ *   <tr><td>{@code upstream}</td><td>required</td><td>where the relay connects for each client; TCP and Unix
+ *       combine freely, UDP only with UDP</td></tr>
+ *   <tr><td>{@code connect.timeout.ms}</td><td>10000</td><td>upstream connect timeout; the client is closed when
+ *       it expires</td></tr>
+ *   <tr><td>{@code write.buffer.low} / {@code write.buffer.high}</td><td>65536 / 262144</td><td>bytes queued on one
+ *       side before the relay stops reading the other side (and resumes below low): the memory bound per
+ *       direction of a connection</td></tr>
+ *   <tr><td>{@code udp.idle.timeout.ms}</td><td>60000</td><td>a UDP session without traffic either way for this
+ *       long is closed</td></tr>
+ *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
+ *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
+ *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll, TCP to TCP); other pairs and
+ *       transports copy as usual</td></tr>
+ *   <tr><td>{@code proxy.protocol.accept}</td><td>unset</td><td>{@code v1}, {@code v2} or {@code any}: clients
+ *       start with a PROXY protocol header (behind a load balancer); the relay decodes it before connecting
+ *       upstream, and logs the client's address from it. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code proxy.protocol.send}</td><td>unset</td><td>{@code v1} or {@code v2}: the relay writes a PROXY
+ *       header with the client's addresses to the upstream before the first byte. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code idle.timeout.ms}</td><td>unset</td><td>a connection without a byte either way for this long is
+ *       closed, both sides. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code max.connections}</td><td>unset</td><td>connections open at once through the listener; further
+ *       ones are accepted and closed. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code rate.limit.bytes.per.second}</td><td>unset</td><td>bytes per second each connection reads on
+ *       each side, by back-pressure. TCP and Unix relays only</td></tr>
+ * </table>
+ *
+ * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
+ * @param listen             listening endpoint
+ * @param upstream           upstream endpoint
+ * @param connectTimeoutMillis upstream connect timeout in milliseconds
+ * @param writeBufferLowBytes  low water mark in bytes
+ * @param writeBufferHighBytes high water mark in bytes
+ * @param udpIdleTimeoutMillis UDP session idle expiry in milliseconds
+ * @param udpMaxSessions     most concurrent UDP sessions
+ * @param zeroCopy           forward with {@link io.conduit.channel.ZeroCopyForwarding} where the channels allow it
+ * @param proxyAccept        the PROXY protocol versions clients send, or {@code null} when they send none
+ * @param proxySendVersion   the PROXY protocol version written to the upstream, 1 or 2, or 0 for none
+ * @param guards             idle timeout and connection limit of the listener
+ * @param rateLimitBytesPerSecond bytes per second each side of a connection reads, or 0 for no limit
+ */
+public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
+        int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
+        boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
+        int rateLimitBytesPerSecond) {
+
+    /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
+    public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
+
+    /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
+    public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
+            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy",
+            "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
+            "rate.limit.bytes.per.second");
+
+    /** The values of {@code proxy.protocol.accept}. */
+    static final java.util.List<String> PROXY_ACCEPT_VALUES = java.util.List.of("v1", "v2", "any");
+    /** The values of {@code proxy.protocol.send}. */
+    static final java.util.List<String> PROXY_SEND_VALUES = java.util.List.of("v1", "v2");
+    /** The keys that only stream (TCP, Unix) relays take. */
+    private static final java.util.List<String> STREAM_ONLY_KEYS = java.util.List.of("proxy.protocol.accept",
+            "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
+            "rate.limit.bytes.per.second");
+
+    /**
+     * Validates a relay configuration.
+     *
+     * @param props the component properties
+     * @return the configuration
+     * @throws IllegalArgumentException naming the first problem found (after the unknown keys, if any); unknown keys
+     *         alone are a WARNING line, not a failure; a singleton configuration (no {@code -<name>}) is refused
+     */
+    public static RelayConfig from(Map<String, ?> props) {
+        GatewayConfig.requireFactoryConfiguration("relay", FACTORY_PID, props);
+        return GatewayConfig.validated("relay", props, KEYS, () -> parse(props));
+    }
+
+    /**
+     * @return whether connecting to {@code upstream} reaches the relay's own {@code listen} endpoint: the same Unix
+     *         path or abstract name, or the same protocol and port at the listen address, or at an address of this
+     *         host when the relay listens on the wildcard; {@code false} when the upstream's host does not resolve
+     *         (the connect reports that)
+     */
+    public static boolean loopsBack(GatewayUri listen, GatewayUri upstream) {
+        if (listen.kind() != upstream.kind()) {
+            return false;
+        }
+        if (listen.kind() == GatewayUri.Kind.UNIX) {
+            return listen.isAbstract() ? listen.abstractName().equals(upstream.abstractName())
+                    : !upstream.isAbstract() && listen.path().toAbsolutePath().normalize()
+                            .equals(upstream.path().toAbsolutePath().normalize());
+        }
+        if (listen.port() != upstream.port() || listen.port() == 0) {
+            return false;
+        }
+        java.net.InetAddress at;
+        java.net.InetAddress to;
+        try {
+            at = ((java.net.InetSocketAddress) listen.address()).getAddress();
+            to = ((java.net.InetSocketAddress) upstream.address()).getAddress();
+        } catch (IllegalArgumentException unresolved) {
+            return false;
+        }
+        if (at.equals(to)) {
+            return true;
+        }
+        if (!at.isAnyLocalAddress()) {
+            return false;
+        }
+        try {
+            return to.isAnyLocalAddress() || to.isLoopbackAddress() || java.net.NetworkInterface.getByInetAddress(to) != null;
+        } catch (java.net.SocketException cannotTell) {
+            return false;
+        }
+    }
+
+    private static RelayConfig parse(Map<String, ?> props) {
+        String name = GatewayConfig.name(props);
+        GatewayUri listen = GatewayConfig.uri(props, "listen", "tcp://127.0.0.1:16379");
+        GatewayUri upstream = GatewayConfig.uri(props, "upstream", "tcp://127.0.0.1:6379");
+        if (listen.kind().isStream() != upstream.kind().isStream()) {
+            throw new IllegalArgumentException("cannot relay " + listen + " to " + upstream
+                    + ": stream endpoints (tcp, unix) relay to stream endpoints, udp only to udp");
+        }
+        if (loopsBack(listen, upstream)) {
+            throw new IllegalArgumentException("cannot relay " + listen + " to " + upstream + ": the upstream is this "
+                    + "relay's own listen address, so every connection would connect to the relay again until the "
+                    + "gateway runs out of file descriptors; set 'upstream' to the address of the service to relay to");
+        }
+        int connectTimeout = GatewayConfig.intValue(props, "connect.timeout.ms", 10_000, 1);
+        int low = GatewayConfig.intValue(props, "write.buffer.low", 64 * 1024, 0);
+        int high = GatewayConfig.intValue(props, "write.buffer.high", 256 * 1024, 1);
+        if (low > high) {
+            throw new IllegalArgumentException("'write.buffer.low' = " + low + " is above 'write.buffer.high' = "
+                    + high);
+        }
+        int idle = GatewayConfig.intValue(props, "udp.idle.timeout.ms", 60_000, 1);
+        int maxSessions = GatewayConfig.intValue(props, "udp.max.sessions", 1024, 1);
+        boolean zeroCopy = GatewayConfig.boolValue(props, "zeroCopy", false);
+        String accept = GatewayConfig.choice(props, "proxy.protocol.accept", PROXY_ACCEPT_VALUES);
+        String send = GatewayConfig.choice(props, "proxy.protocol.send", PROXY_SEND_VALUES);
+        StreamGuards guards = StreamGuards.from(props);
+        int rate = GatewayConfig.positiveOrOff(props, "rate.limit.bytes.per.second", 1_048_576);
+        if (!listen.kind().isStream()) {
+            for (String key : STREAM_ONLY_KEYS) {
+                Object v = props.get(key);
+                if (v != null && !v.toString().isBlank()) {
+                    throw new IllegalArgumentException("'" + key + "' = '" + v + "' applies to TCP and Unix relays"
+                            + " only, not to " + listen + "; remove it (UDP relays take 'udp.idle.timeout.ms' and"
+                            + " 'udp.max.sessions')");
+                }
+            }
+        }
+        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy,
+                accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),
+                send == null ? 0 : send.charAt(1) - '0', guards, rate);
+    }
+}

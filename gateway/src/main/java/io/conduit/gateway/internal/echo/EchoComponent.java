@@ -1,0 +1,96 @@
+package io.conduit.gateway.internal.echo;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.channel.ChannelOption;
+import io.conduit.gateway.internal.config.ConfigurationFiles;
+import io.conduit.gateway.internal.config.EchoConfig;
+import io.conduit.gateway.internal.config.GatewayConfig;
+import io.conduit.gateway.internal.config.StreamGuards;
+import io.conduit.gateway.internal.network.Listeners;
+import io.conduit.gateway.internal.network.Network;
+import io.conduit.gateway.internal.status.ComponentStatus;
+import io.conduit.gateway.internal.status.GatewayStatus;
+import io.conduit.handler.limit.ConnectionLimit;
+import org.osgi.framework.BundleContext;
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.ConfigurationPolicy;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Reference;
+
+/**
+ * The echo service: one instance per factory configuration {@value EchoConfig#FACTORY_PID} (FileInstall:
+ * {@code conf/io.conduit.gateway.echo-<name>.cfg}), listening on every URI of its {@code listen} property with an
+ * {@link EchoHandler}. A malformed configuration or an endpoint that cannot be bound is logged as one WARNING line and
+ * shown in its {@link GatewayStatus}; the other endpoints and components keep running.
+ */
+@Component(name = EchoConfig.FACTORY_PID, configurationPid = EchoConfig.FACTORY_PID,
+        configurationPolicy = ConfigurationPolicy.REQUIRE, service = {}, immediate = true)
+public final class EchoComponent {
+
+    private final Network network;
+    private final Listeners listeners;
+    private final ComponentStatus status;
+
+    /**
+     * @param network the gateway's network (a mandatory, static reference)
+     * @param context this bundle's context, for the status service
+     * @param props   the configuration
+     */
+    @Activate
+    public EchoComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
+        this.network = network;
+        String name = GatewayConfig.name(props);
+        this.listeners = new Listeners("echo " + name);
+        this.status = new ComponentStatus(name, GatewayConfig.pid(props), "echo", listeners);
+        if (ConfigurationFiles.reportsSingleton(context, EchoConfig.FACTORY_PID, props)) {
+            return; // a file without '-<name>': ConfigurationFiles has said so
+        }
+        EchoConfig config;
+        try {
+            config = EchoConfig.from(props);
+        } catch (IllegalArgumentException e) {
+            listeners.fail("bad configuration: " + e.getMessage());
+            status.publish(context);
+            return;
+        }
+        EchoHandler echo = new EchoHandler();
+        Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
+        childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
+        listeners.onChange(status::update);
+        listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), echo))
+                : this.network.bindDatagram(endpoint, udp -> echo))
+                .thenRun(() -> status.publish(context));
+    }
+
+    /**
+     * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
+     *         connection limit of its own
+     */
+    static ChannelHandler streamHandler(StreamGuards guards, EchoHandler echo) {
+        if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0) {
+            return echo;
+        }
+        ConnectionLimit limit = guards.newLimit();
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                guards.addFirst(ch.pipeline(), limit);
+                ch.pipeline().addLast("echo", echo);
+            }
+        };
+    }
+
+    /** Closes the listeners and withdraws the status. */
+    @Deactivate
+    public void deactivate() {
+        status.withdraw();
+        listeners.close();
+    }
+}

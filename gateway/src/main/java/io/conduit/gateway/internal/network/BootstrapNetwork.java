@@ -1,0 +1,326 @@
+package io.conduit.gateway.internal.network;
+
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerBootstrap;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.Future;
+import io.conduit.transport.ManagedDatagramEndpoint;
+import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transport;
+import io.conduit.transport.Transports;
+
+/**
+ * A {@link Network} whose endpoints follow the selected transport: stream listeners are {@link ManagedServer}s and
+ * UDP endpoints {@link ManagedDatagramEndpoint}s, each with event loops of its own per transport; connects use the
+ * transport of the loop they are made on. Thread-safe (each call builds its own bootstrap).
+ */
+public final class BootstrapNetwork implements Network {
+
+    /** Listeners made by {@link #listen}, until closed; concurrent list. */
+    private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
+    /** Datagram endpoints made by {@link #bindDatagram}, until closed; concurrent list. */
+    private final List<ManagedDatagramEndpoint> datagramEndpoints = new CopyOnWriteArrayList<>();
+
+    /** Why no transport can be selected and what to do, from the selection error; see the constructor. */
+    private final Function<RuntimeException, String> noTransport;
+
+    /**
+     * A network whose endpoints say "no transport is selected (the selection error)" while none is. It holds no
+     * {@link Transport}: each endpoint holds the transports it runs on, so a stopped transport's classes are not kept.
+     */
+    public BootstrapNetwork() {
+        this(BootstrapNetwork::noTransportSelected);
+    }
+
+    /**
+     * @param noTransport from the error of {@link Transports#selected()}, why no transport can be selected and what
+     *                    to do, one clause (e.g. which stopped transport bundle to start); called by
+     *                    {@link Bound#problem()} on the caller's thread while no transport is selected, must not throw
+     */
+    public BootstrapNetwork(Function<RuntimeException, String> noTransport) {
+        this.noTransport = noTransport;
+    }
+
+    /** @return {@code no transport is selected (<the selection error>)}, the default of {@link Bound#problem()} */
+    static String noTransportSelected(RuntimeException selectionError) {
+        return "no transport is selected (" + selectionError.getMessage() + ")";
+    }
+
+    /**
+     * While no transport can be selected (e.g. the transport bundles or the API bundle stopped), a bind waits for one
+     * instead of failing for good: {@link Listeners} binds a {@link NotOnThisTransport} endpoint again on the next
+     * transport change.
+     *
+     * @param what e.g. {@code "it listens"}
+     * @return the selected transport
+     * @throws NotOnThisTransport saying why nothing can be bound now and what to do, when none is selected
+     */
+    private Transport selectedOrWait(String what) throws NotOnThisTransport {
+        Transport t;
+        try {
+            t = Transports.selected();
+        } catch (RuntimeException noneSelected) {
+            throw new NotOnThisTransport(noTransport.apply(noneSelected) + "; " + what + " as soon as a transport is"
+                    + " selected");
+        }
+        if (t == null) {
+            throw new NotOnThisTransport("no transport is selected; " + what + " as soon as one is");
+        }
+        return t;
+    }
+
+    /**
+     * Why an endpoint that was bound and not closed has no listener or socket now ({@link Bound#problem()}).
+     *
+     * @param endpoint the endpoint
+     * @param reaches  the endpoints its connections reach
+     * @return one line: no transport is selected, or the selected one cannot serve it, or binding on it failed
+     */
+    private String notListening(GatewayUri endpoint, List<GatewayUri> reaches) {
+        String again = "; it listens again as soon as a transport is selected";
+        Transport now;
+        try {
+            now = Transports.selected();
+        } catch (RuntimeException noneSelected) {
+            return noTransport.apply(noneSelected) + again;
+        }
+        if (now == null) {
+            return "no transport is selected" + again;
+        }
+        String cannot = cannotServe(endpoint, reaches, now);
+        if (cannot != null) {
+            return cannot + "; its transport went away, it listens again as soon as a transport that can is selected";
+        }
+        return "it is not bound on the selected transport '" + now.name() + "' (the bind failed or is under way: see the"
+                + " log); it is bound again on the next transport change";
+    }
+
+    /** @return the selected transport's name (listeners follow the selection), or {@code none} while none is */
+    @Override
+    public String transportName() {
+        try {
+            Transport t = Transports.selected();
+            return t != null ? t.name() : "none";
+        } catch (RuntimeException noneSelected) {
+            return "none";
+        }
+    }
+
+    /**
+     * Listens through a {@link ManagedServer}: it binds on the selected transport and re-binds on every transport
+     * swap ({@code conduit:use nio}, a transport bundle stopping or starting). Open connections stay on the old
+     * transport after a selection change while it is still available, and are drained when it goes away.
+     */
+    @Override
+    public CompletionStage<Bound> listen(GatewayUri endpoint, List<GatewayUri> reaches,
+            Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
+        Transport selected;
+        try {
+            selected = selectedOrWait("it listens");
+        } catch (NotOnThisTransport none) {
+            return CompletableFuture.failedStage(none);
+        }
+        String cannot = cannotServe(endpoint, reaches, selected);
+        if (cannot != null) {
+            return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it listens as soon as a "
+                    + "transport that can is selected"));
+        }
+        ManagedServer server = new ManagedServer(endpoint.address()).channelType(endpoint.channelType())
+                .childHandler(childHandler).threads(Math.max(1, Runtime.getRuntime().availableProcessors()));
+        for (GatewayUri r : reaches) {
+            server.requireSupportFor(r.kindAddress()); // e.g. an abstract upstream: stay where it is reachable
+        }
+        if (endpoint.kind() == GatewayUri.Kind.TCP) {
+            server.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
+            server.childOption(ChannelOption.TCP_NODELAY, Boolean.TRUE);
+        }
+        childOptions.forEach((k, v) -> childOption(server, k, v));
+        servers.add(server);
+        return server.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            /** Set once by {@link #close()}. */
+            private volatile boolean closed;
+
+            @Override
+            public SocketAddress localAddress() {
+                return server.localAddress();
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                closed = true;
+                server.close().await(15, TimeUnit.SECONDS);
+                servers.remove(server);
+            }
+
+            @Override
+            public String transportName() {
+                return server.transportName();
+            }
+
+            @Override
+            public String problem() {
+                if (closed || server.transportName() != null) {
+                    return null; // listening, or closed on purpose
+                }
+                return notListening(endpoint, reaches);
+            }
+        }).whenComplete((b, failure) -> {
+            if (failure != null) {
+                servers.remove(server);
+            }
+        });
+    }
+
+    /**
+     * @return why {@code t} cannot serve a listener on {@code endpoint} whose connections reach {@code reaches} (see
+     *         {@link GatewayUri#unsupportedBy}), or {@code null} when it can
+     */
+    private static String cannotServe(GatewayUri endpoint, List<GatewayUri> reaches, Transport t) {
+        String cannot = endpoint.unsupportedBy(t);
+        for (GatewayUri r : reaches) {
+            String upstream = r.unsupportedBy(t);
+            if (cannot == null && upstream != null) {
+                cannot = "the upstream " + upstream;
+            }
+        }
+        return cannot;
+    }
+
+    /**
+     * The transport of {@code loop}: the one a listener or datagram endpoint made its group with (current, binding,
+     * or old and kept or draining).
+     *
+     * @throws IllegalArgumentException when no endpoint of this network made {@code loop}
+     */
+    private Transport transportOf(EventLoop loop) {
+        for (ManagedServer s : servers) {
+            Transport t = s.transportOf(loop);
+            if (t != null) {
+                return t;
+            }
+        }
+        for (ManagedDatagramEndpoint e : datagramEndpoints) {
+            Transport t = e.transportOf(loop);
+            if (t != null) {
+                return t;
+            }
+        }
+        throw new IllegalArgumentException("event loop " + loop + " belongs to no listener or datagram endpoint of this"
+                + " network (its group stopped, or another group made it); connect on the loop of the connection or"
+                + " endpoint being relayed");
+    }
+
+    /**
+     * Binds through a {@link ManagedDatagramEndpoint}: on a transport swap it binds a socket on the new transport at
+     * the same address ({@code SO_REUSEPORT}), steers the old one away and reads it dry, and keeps or drains the
+     * channels its handler {@linkplain DatagramEndpoint#adopt adopted} as {@link ManagedServer} does connections.
+     */
+    @Override
+    public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
+        Transport selected;
+        try {
+            selected = selectedOrWait("it is bound");
+        } catch (NotOnThisTransport none) {
+            return CompletableFuture.failedStage(none);
+        }
+        String cannot = cannotServe(endpoint, List.of(), selected);
+        if (cannot != null) {
+            return CompletableFuture.failedStage(new NotOnThisTransport(cannot + "; it is bound as soon as a "
+                    + "transport that can is selected"));
+        }
+        ManagedDatagramEndpoint udp = new ManagedDatagramEndpoint((InetSocketAddress) endpoint.address());
+        udp.handler(handler.apply(new DatagramEndpoint() {
+            @Override
+            public Channel channel() {
+                return udp.channel();
+            }
+
+            @Override
+            public Future<Void> adopt(Channel channel) {
+                return udp.adopt(channel);
+            }
+        }));
+        datagramEndpoints.add(udp);
+        return udp.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+            /** Set once by {@link #close()}. */
+            private volatile boolean closed;
+
+            @Override
+            public SocketAddress localAddress() {
+                return udp.localAddress();
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                closed = true;
+                udp.close().await(15, TimeUnit.SECONDS);
+                datagramEndpoints.remove(udp);
+            }
+
+            @Override
+            public String transportName() {
+                return udp.transportName();
+            }
+
+            @Override
+            public String problem() {
+                if (closed || udp.transportName() != null) {
+                    return null; // bound, or closed on purpose
+                }
+                return notListening(endpoint, List.of());
+            }
+        }).whenComplete((b, failure) -> {
+            if (failure != null) {
+                datagramEndpoints.remove(udp);
+            }
+        });
+    }
+
+    @Override
+    public Future<Channel> connect(GatewayUri endpoint, EventLoop loop, Map<ChannelOption<?>, Object> options,
+            ChannelHandler handler) {
+        Transport t = transportOf(loop);
+        String cannot = endpoint.unsupportedBy(t);
+        if (cannot != null) {
+            throw new UnsupportedOperationException(cannot);
+        }
+        Bootstrap b = new Bootstrap().transport(t).group(loop).channelType(endpoint.channelType())
+                .handler(handler);
+        if (endpoint.kind() == GatewayUri.Kind.TCP) {
+            b.option(ChannelOption.TCP_NODELAY, Boolean.TRUE);
+        }
+        options.forEach((k, v) -> option(b, k, v));
+        return b.connect(endpoint.address());
+    }
+
+    /** Calls {@code onChange} on every change of the selected transport ({@link Transports#addListener}). */
+    @Override
+    public AutoCloseable onTransportChange(Runnable onChange) {
+        io.conduit.transport.TransportChangeListener l = (previous, current) -> onChange.run();
+        Transports.addListener(l);
+        return () -> Transports.removeListener(l);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void childOption(ManagedServer s, ChannelOption<T> option, Object value) {
+        s.childOption(option, (T) value);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void option(Bootstrap b, ChannelOption<T> option, Object value) {
+        b.option(option, (T) value);
+    }
+}

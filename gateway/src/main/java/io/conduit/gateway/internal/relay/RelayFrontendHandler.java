@@ -1,0 +1,322 @@
+package io.conduit.gateway.internal.relay;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.buffer.ReferenceCounted;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.InputShutdownEvent;
+import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.channel.ZeroCopyForwarding;
+import io.conduit.concurrent.Future;
+import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.network.Network;
+import io.conduit.gateway.internal.network.Streams;
+import io.conduit.handler.limit.ByteRateLimitHandler;
+import io.conduit.handler.limit.TokenBucket;
+import io.conduit.handler.logging.RateLimitedLog;
+import io.conduit.handler.proxy.ProxyMessage;
+import io.conduit.handler.proxy.ProxyProtocolEncoder;
+
+/**
+ * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
+ * event loop, then puts a {@link RelayHandler} on each side and starts reading both.
+ *
+ * <p>What the client sends while the upstream connect is pending is kept here and written upstream first, in order;
+ * once it exceeds {@code write.buffer.high} bytes, reading of the client pauses until the upstream is there, so
+ * the memory bound holds. (The channel is not accepted with {@code AUTO_READ} off: the nio core then holds early
+ * input itself, and with it about a third of relayed connections never read again after the first delivery —
+ * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client
+ * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once); so it does
+ * when the connect cannot even start (the client's transport went away during a swap).
+ * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
+ * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
+ * connection).
+ */
+public final class RelayFrontendHandler implements ChannelHandler {
+
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+    /** Directions of relayed connections that were handed to zero-copy forwarding (test hook). */
+    static final AtomicLong ZERO_COPY_DIRECTIONS = new AtomicLong();
+
+    private final RelayConfig config;
+    private final Network network;
+    /** The relay's log of clients closed because the upstream was unreachable; shared by its connections. */
+    private final RateLimitedLog unreachable;
+    /** The pending upstream connect; loop-confined. */
+    private Future<Channel> connecting;
+    /** Client input that arrived before the upstream was connected; loop-confined. */
+    private final ArrayDeque<Object> early = new ArrayDeque<>();
+    /** Bytes in {@link #early}; loop-confined. */
+    private long earlyBytes;
+    /** The client half-closed before the upstream was connected; loop-confined. */
+    private boolean earlyEndOfInput;
+    /** With {@code proxy.protocol.accept}: the client's PROXY header arrived and the connect began; loop-confined. */
+    private boolean proxyDecoded;
+
+    /**
+     * @param config  the relay's configuration
+     * @param network where the upstream channel comes from
+     */
+    public RelayFrontendHandler(RelayConfig config, Network network) {
+        this(config, network, unreachableLog());
+    }
+
+    /**
+     * @param config      the relay's configuration
+     * @param network     where the upstream channel comes from
+     * @param unreachable the relay's {@link #unreachableLog()}, shared by all its connections
+     */
+    public RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable) {
+        this.config = config;
+        this.network = network;
+        this.unreachable = unreachable;
+    }
+
+    /**
+     * @return a new log for the clients one relay closes because its upstream was unreachable: INFO, the first at
+     *         once, then a count at most every {@value RateLimitedLog#DEFAULT_INTERVAL_SECONDS} s (a refusing upstream
+     *         once wrote a line per client)
+     */
+    static RateLimitedLog unreachableLog() {
+        return new RateLimitedLog(LOG, System.Logger.Level.INFO);
+    }
+
+    /** @return options of both sides of a relayed connection: half-closure, water marks, connect timeout */
+    public static Map<ChannelOption<?>, Object> connectionOptions(RelayConfig config) {
+        Map<ChannelOption<?>, Object> options = new LinkedHashMap<>();
+        options.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
+        options.put(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                new WriteBufferWaterMark(config.writeBufferLowBytes(), config.writeBufferHighBytes()));
+        return options;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        if (config.proxyAccept() == null) {
+            connect(ctx);
+        }
+        ctx.fireChannelActive();
+    }
+
+    /**
+     * Connects upstream; with {@code proxy.protocol.accept} called once the client's PROXY header is decoded, so a
+     * client whose header is malformed (the decoder closes it) never reaches the upstream.
+     */
+    private void connect(ChannelHandlerContext ctx) {
+        Channel client = ctx.channel();
+        Map<ChannelOption<?>, Object> options = connectionOptions(config);
+        options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
+        Future<Channel> f;
+        try {
+            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client));
+        } catch (RuntimeException e) {
+            // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
+            // of clients makes one line, not one each
+            String who = describeClient(client);
+            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + config.upstream() + ": "
+                    + e.getMessage() + "; closed client " + who);
+            client.close();
+            return;
+        }
+        connecting = f;
+        f.addListener(done -> {
+            connecting = null;
+            if (done.isSuccess()) {
+                Channel upstream = done.getNow();
+                if (!client.isActive()) {
+                    upstream.close();
+                    return;
+                }
+                if (config.proxySendVersion() != 0) {
+                    Buffer header = upstream.alloc().buffer(PROXY_HEADER_CAPACITY);
+                    ProxyProtocolEncoder.encode(proxyHeader(config.proxySendVersion(), client), false, header);
+                    upstream.write(header);
+                }
+                Object m;
+                while ((m = early.poll()) != null) {
+                    upstream.write(m);
+                }
+                earlyBytes = 0;
+                upstream.flush();
+                ctx.pipeline().replace(ctx.name(), "relay", new RelayHandler(upstream));
+                if (earlyEndOfInput) {
+                    Streams.shutdownOutputAfterFlush(upstream);
+                }
+                if (config.zeroCopy()) {
+                    if (!earlyEndOfInput) {
+                        forwardZeroCopy(client, upstream);
+                    }
+                    forwardZeroCopy(upstream, client);
+                }
+                if (!client.config().isAutoRead() && upstream.isWritable()) {
+                    Streams.resumeReading(client);
+                }
+            } else if (!done.isCancelled()) {
+                String who = describeClient(client);
+                Throwable cause = done.cause();
+                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + config.upstream()
+                        + " unreachable (" + cause + "); closed client " + who);
+                client.close();
+            }
+        });
+    }
+
+    /** Room for a PROXY header without TLVs: 107 bytes for version 1, 16 + 216 for version 2 with Unix paths. */
+    private static final int PROXY_HEADER_CAPACITY = 232;
+
+    /**
+     * @return the handler of the upstream channel: the {@link RelayHandler} writing to {@code client}, behind a
+     *         {@link ByteRateLimitHandler} with {@code rate.limit.bytes.per.second}
+     */
+    static ChannelHandler upstreamHandler(RelayConfig config, Channel client) {
+        if (config.rateLimitBytesPerSecond() == 0) {
+            return new RelayHandler(client);
+        }
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
+                        config.rateLimitBytesPerSecond())));
+                ch.pipeline().addLast("relay", new RelayHandler(client));
+            }
+        };
+    }
+
+    /**
+     * The PROXY header the relay writes upstream for {@code client}: its source and destination are the addresses
+     * the client's own PROXY header named ({@code proxy.protocol.accept}), else the client connection's remote and
+     * local addresses. TCP addresses of one family give {@code TCP4}/{@code TCP6}; Unix addresses give a version 2
+     * {@code UNIX_STREAM} header; anything else (a Unix client with version 1, mixed families) is {@code UNKNOWN},
+     * which tells the upstream to use the connection's own addresses.
+     *
+     * @param version 1 or 2
+     */
+    static ProxyMessage proxyHeader(int version, Channel client) {
+        ProxyMessage decoded = ProxyMessage.of(client);
+        java.net.SocketAddress source = client.remoteAddress();
+        java.net.SocketAddress destination = client.localAddress();
+        if (decoded != null && decoded.sourceAddress() != null) {
+            source = decoded.sourceAddress();
+            destination = decoded.destinationAddress();
+        }
+        if (source instanceof InetSocketAddress s && destination instanceof InetSocketAddress d
+                && s.getAddress() instanceof java.net.Inet6Address == d.getAddress() instanceof java.net.Inet6Address) {
+            return ProxyMessage.tcp(version, s, d);
+        }
+        if (version == 2 && isUnix(source) && isUnix(destination)) {
+            return new ProxyMessage(2, ProxyMessage.Command.PROXY, ProxyMessage.Protocol.UNIX_STREAM, source,
+                    destination, java.util.List.of());
+        }
+        return new ProxyMessage(version, ProxyMessage.Command.PROXY, ProxyMessage.Protocol.UNKNOWN, null, null,
+                java.util.List.of());
+    }
+
+    private static boolean isUnix(java.net.SocketAddress a) {
+        return a instanceof java.net.UnixDomainSocketAddress || a instanceof io.conduit.channel.UnixAbstractAddress;
+    }
+
+    /**
+     * @return the client for a log line: its address ({@code /127.0.0.1:40312}, a socket file path, an abstract
+     *         name); a Unix client whose socket has no name (the usual case: clients rarely bind) is
+     *         {@code an unnamed Unix socket (pid 4242, uid 1000)}, with the peer's credentials where the transport
+     *         reads them ({@code SO_PEERCRED}), else with the connection's channel id
+     */
+    static String describeClient(Channel client) {
+        ProxyMessage proxied = ProxyMessage.of(client);
+        if (proxied != null && proxied.sourceAddress() != null) {
+            return proxied.sourceAddress() + " (PROXY v" + proxied.version() + " from " + describeSocket(client) + ")";
+        }
+        return describeSocket(client);
+    }
+
+    /** @return the client connection's own peer, as {@link #describeClient} describes it without a PROXY header */
+    private static String describeSocket(Channel client) {
+        java.net.SocketAddress remote = client.remoteAddress();
+        boolean unnamed = remote instanceof java.net.UnixDomainSocketAddress u && u.getPath().toString().isEmpty();
+        if (remote != null && !unnamed) {
+            return remote.toString();
+        }
+        String what = unnamed ? "an unnamed Unix socket" : "(address unknown)";
+        if (client instanceof io.conduit.channel.DomainSocketChannel d) {
+            try {
+                io.conduit.channel.PeerCredentials c = d.peerCredentials();
+                return what + " (pid " + c.pid() + ", uid " + c.uid() + ")";
+            } catch (RuntimeException noCredentials) {
+                // the transport cannot read them (nio), or the channel closed meanwhile
+            }
+        }
+        return what + " (connection " + client.id() + ")";
+    }
+
+    /**
+     * Starts kernel-side forwarding from {@code from} to {@code to} when both channels allow it; otherwise the
+     * {@link RelayHandler} keeps copying (other transports, Unix sockets, mixed transports). End of stream still
+     * reaches the {@link RelayHandler} (as an {@link InputShutdownEvent}), which half-closes the other side.
+     */
+    private void forwardZeroCopy(Channel from, Channel to) {
+        if (from instanceof ZeroCopyForwarding z && z.canForwardTo(to)) {
+            ZERO_COPY_DIRECTIONS.incrementAndGet();
+            z.forwardTo(to).addListener(f -> {
+                if (!f.isSuccess()) {
+                    LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": zero-copy forwarding "
+                            + from + " -> " + to + " ended: " + f.cause());
+                }
+            });
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": " + from + " -> " + to
+                    + " copies (the transport cannot splice this pair)");
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        early.add(msg);
+        if (msg instanceof Buffer b) {
+            earlyBytes += b.readableBytes();
+        }
+        if (earlyBytes > config.writeBufferHighBytes()) {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
+            proxyDecoded = true;
+            connect(ctx);
+        } else if (event instanceof InputShutdownEvent) {
+            earlyEndOfInput = true; // forwarded once the upstream is there
+        }
+        ctx.fireUserEventTriggered(event);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        Object m;
+        while ((m = early.poll()) != null) {
+            ReferenceCounted.safeRelease(m);
+        }
+        Future<Channel> f = connecting;
+        if (f != null) {
+            connecting = null;
+            f.cancel(false);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(System.Logger.Level.DEBUG, () -> "relay " + config.name() + ": closing " + ctx.channel() + " after "
+                + cause);
+        ctx.close();
+    }
+}

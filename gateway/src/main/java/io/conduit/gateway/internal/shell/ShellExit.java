@@ -1,0 +1,193 @@
+package io.conduit.gateway.internal.shell;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.function.IntConsumer;
+
+import io.conduit.gateway.services.GatewayServices;
+import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.Function;
+import org.jline.reader.LineReader;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.InvalidSyntaxException;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * {@code exit [STATUS]} in the gateway's interactive Gogo shell: stops the gateway with that exit status (default 0)
+ * the way Ctrl-D does, through the launcher.
+ *
+ * <p>Why: Gogo's own {@code exit} is {@code System.exit} (its profile adds the methods of {@code java.lang.System} as
+ * commands), called on a thread of the shell's command. The JVM then runs the launcher's shutdown hook, which stops
+ * the framework; stopping the jline shell bundle interrupts the shell thread that waits for the command, and the
+ * shell prints that {@code java.lang.InterruptedException}. And the launcher's main thread, which gives a terminal
+ * its old size back after the shell is gone, never gets to run again. This function asks the launcher instead: it
+ * waits until the shell reads its next line, then calls the launcher's {@link IntConsumer} service (property {@value #EXIT_PROPERTY}{@code =true}, registered by
+ * {@code io.conduit.gateway.launcher.Main} in the system bundle's context), which records the status and stops the
+ * framework (asynchronously, as {@code Framework.stop} does); the launcher then restores the terminal and exits with
+ * the status.
+ *
+ * <p>How it takes over {@code exit}: Gogo runs a session variable that holds a {@link Function} before it looks for a
+ * command of that name, so after each command of an interactive (jline) session this listener puts itself in the
+ * variables {@code exit} and {@code system:exit} (the name {@code help} lists for {@code System.exit}), unless it is
+ * there already or the user put something else there (one left by an earlier start of the gateway bundle is
+ * replaced). Sessions without a jline
+ * reader (Karaf, {@code bin/client -b}) and frameworks without the launcher's service are left alone.
+ *
+ * <p>Thread-safe: stateless apart from the bundle context.
+ */
+final class ShellExit implements AfterEachCommand, Function {
+
+    /** Service property of the launcher's exit service. */
+    static final String EXIT_PROPERTY = GatewayServices.EXIT_SERVICE_PROPERTY;
+
+    /**
+     * The session variables this function goes into: {@code exit}, and {@code system:exit}, the name {@code help}
+     * lists for Gogo's {@code System.exit} (a variable of that name comes before the command of that name).
+     */
+    static final List<String> VARIABLES = List.of("exit", "system:exit");
+    private static final String READER = ".reader";
+    private static final String FILTER = "(" + EXIT_PROPERTY + "=true)";
+    /** Longest wait for the shell to be back at its prompt before the framework is stopped, in milliseconds. */
+    private static final long PROMPT_WAIT_MILLIS = 2_000;
+
+    private final BundleContext context;
+
+    /** @param context this bundle's context, to find the launcher's exit service */
+    ShellExit(BundleContext context) {
+        this.context = context;
+    }
+
+    /** Puts this function into the session's {@code exit} and {@code system:exit} variables (see the class comment). */
+    @Override
+    public void afterCommand(CommandSession session) {
+        if (!(session.get(READER) instanceof LineReader)) {
+            return;
+        }
+        for (String name : VARIABLES) {
+            Object current = variable(session, name);
+            boolean ours = current == this;
+            // one of an earlier start of this bundle (its context is gone): replace it
+            boolean stale = !ours && current != null
+                    && current.getClass().getName().equals(ShellExit.class.getName());
+            if ((current == null || stale) && !launcher().isEmpty()) {
+                session.put(name, this);
+            }
+        }
+    }
+
+    /**
+     * @return the session variable {@code name}, or {@code null} when there is none: {@code session.get} of a name
+     *         with a scope ({@code system:exit}) gives the command of that name when no variable has it, so the
+     *         variable names ({@code .variables}) are asked first
+     */
+    private static Object variable(CommandSession session, String name) {
+        Object names = session.get(".variables");
+        if (names instanceof Collection<?> c && !c.contains(name)) {
+            return null;
+        }
+        return session.get(name);
+    }
+
+    /**
+     * {@code exit} or {@code exit STATUS}.
+     *
+     * @return nothing; the gateway stops once the shell is back at its prompt
+     * @throws IllegalArgumentException for more than one argument or a status that is not a whole number 0..255
+     * @throws IllegalStateException when the launcher's exit service is gone
+     */
+    @Override
+    public Object execute(CommandSession session, List<Object> arguments) {
+        int status = status(arguments);
+        if (launcher().isEmpty()) {
+            throw new IllegalStateException("the gateway launcher is not there to stop the gateway; stop it with "
+                    + "Ctrl-D");
+        }
+        Object reader = session.get(READER);
+        Thread stopper = new Thread(() -> {
+            awaitPrompt(reader);
+            stop(status);
+        }, "conduit-gateway-exit");
+        stopper.setDaemon(true);
+        stopper.start();
+        return null;
+    }
+
+    /**
+     * Waits (at most {@value #PROMPT_WAIT_MILLIS} ms) until the shell reads its next line: stopping the framework
+     * stops the shell by closing its terminal and interrupting its thread, which ends the line reader quietly, while
+     * a thread still finishing this command would print the interruption.
+     */
+    private static void awaitPrompt(Object reader) {
+        if (!(reader instanceof LineReader r)) {
+            return;
+        }
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(PROMPT_WAIT_MILLIS);
+        try {
+            while (!r.isReading() && System.nanoTime() - deadline < 0) {
+                Thread.sleep(10);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Hands {@code status} to the launcher's exit service, which stops the framework. */
+    private void stop(int status) {
+        for (ServiceReference<IntConsumer> r : launcher()) {
+            IntConsumer exit;
+            try {
+                exit = context.getService(r);
+            } catch (IllegalStateException bundleStopping) {
+                return;
+            }
+            if (exit != null) {
+                try {
+                    exit.accept(status);
+                    return;
+                } finally {
+                    try {
+                        context.ungetService(r);
+                    } catch (IllegalStateException bundleStopping) {
+                        // the framework is stopping: nothing to give back
+                    }
+                }
+            }
+        }
+    }
+
+    /** @return the exit status of {@code exit}'s arguments: none means 0 */
+    static int status(List<Object> arguments) {
+        if (arguments.isEmpty()) {
+            return 0;
+        }
+        String usage = "usage: exit [STATUS], STATUS a whole number 0..255 (default 0)";
+        if (arguments.size() > 1) {
+            throw new IllegalArgumentException(usage + "; got " + arguments);
+        }
+        int status;
+        try {
+            status = Integer.parseInt(String.valueOf(arguments.get(0)).strip());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(usage + "; got '" + arguments.get(0) + "'");
+        }
+        if (status < 0 || status > 255) {
+            throw new IllegalArgumentException(usage + "; got " + status);
+        }
+        return status;
+    }
+
+    private Collection<ServiceReference<IntConsumer>> launcher() {
+        try {
+            return context.getServiceReferences(IntConsumer.class, FILTER);
+        } catch (InvalidSyntaxException impossible) {
+            throw new AssertionError(impossible);
+        } catch (IllegalStateException bundleStopping) {
+            return List.of();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "exit [STATUS]: stop the gateway (Conduit)";
+    }
+}

@@ -1,0 +1,110 @@
+package io.conduit.gateway.launcher;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+/**
+ * The launcher's command line and system properties: {@code --no-shell}, {@code --conf DIR}, {@code --help};
+ * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input prints the usage
+ * and exits with status 2; {@code --help} prints it and exits with 0.
+ *
+ * @param shell whether to run the interactive Gogo shell
+ * @param conf  the configuration directory given with {@code --conf}, {@code null} for {@code <home>/conf}
+ */
+record Options(boolean shell, Path conf) {
+
+    /** System property: how long the banner waits for everything to report, in milliseconds. */
+    static final String BANNER_TIMEOUT_PROPERTY = "conduit.gateway.bannerTimeoutMillis";
+    /** Default of {@link #BANNER_TIMEOUT_PROPERTY}. */
+    static final long DEFAULT_BANNER_TIMEOUT_MILLIS = 15_000;
+    /** System property: the home directory, which the script sets. */
+    static final String HOME_PROPERTY = "conduit.gateway.home";
+
+    /**
+     * Parses the command line; prints the usage and exits on {@code --help} and on anything it does not know.
+     *
+     * @param args    the command line
+     * @param console whether standard input and output are a terminal (the shell's default)
+     */
+    static Options parse(String[] args, boolean console) {
+        boolean shell = console;
+        Path conf = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--no-shell":
+                    shell = false;
+                    break;
+                case "--conf":
+                    if (i + 1 >= args.length) {
+                        usage("--conf needs a directory");
+                    }
+                    conf = Path.of(args[++i]);
+                    break;
+                case "-h":
+                case "--help":
+                    usage(null);
+                    break;
+                default:
+                    usage("unknown option '" + args[i] + "'");
+            }
+        }
+        return new Options(shell, conf);
+    }
+
+    /**
+     * Checks {@code conduit.gateway.bannerTimeoutMillis}.
+     *
+     * @param value the property's value, {@code null} when unset
+     * @return the timeout; {@value #DEFAULT_BANNER_TIMEOUT_MILLIS} when unset
+     * @throws IllegalArgumentException naming the property, the value and what is allowed
+     */
+    static long bannerTimeoutMillis(String value) {
+        if (value == null) {
+            return DEFAULT_BANNER_TIMEOUT_MILLIS;
+        }
+        try {
+            long millis = Long.parseLong(value.strip());
+            if (millis >= 1 && millis <= Integer.MAX_VALUE) {
+                return millis;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("system property " + BANNER_TIMEOUT_PROPERTY + "='" + value
+                + "' is not valid; allowed values: a whole number of milliseconds from 1 to " + Integer.MAX_VALUE
+                + " (how long the banner waits for the configurations to report); default: "
+                + DEFAULT_BANNER_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * @return the home directory: {@value #HOME_PROPERTY}, else the parent of the directory holding the launcher's
+     *         jar, else the working directory
+     */
+    static Path home() {
+        String h = System.getProperty(HOME_PROPERTY);
+        if (h != null && !h.isBlank()) {
+            return Path.of(h).toAbsolutePath().normalize();
+        }
+        try {
+            Path jar = Path.of(Options.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return jar.getParent().getParent().toAbsolutePath().normalize();
+        } catch (Exception e) {
+            return Path.of("").toAbsolutePath();
+        }
+    }
+
+    private static void usage(String error) {
+        PrintStream s = error == null ? System.out : System.err;
+        if (error != null) {
+            s.println("conduit-gateway: " + error);
+        }
+        s.println("usage: conduit-gateway [--no-shell] [--conf DIR]");
+        s.println("  --no-shell  run without the interactive Gogo shell (implied when stdin is not a terminal)");
+        s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
+        s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
+        s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory),");
+        s.println("  conduit.gateway.bannerTimeoutMillis=N (how long the banner waits for the configurations;");
+        s.println("  default " + DEFAULT_BANNER_TIMEOUT_MILLIS + ")");
+        System.exit(error == null ? 0 : 2);
+    }
+}

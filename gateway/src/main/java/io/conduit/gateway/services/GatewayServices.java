@@ -1,0 +1,65 @@
+package io.conduit.gateway.services;
+
+/**
+ * The names through which the launcher, outside the framework, and the gateway bundle, inside it, meet: the service
+ * interfaces the launcher looks up, the service properties it reads, and the properties it sets for the bundle.
+ *
+ * <p>The launcher reads the bundle's services by name ({@code BundleContext.getAllServiceReferences}) and their
+ * facts from service properties only, so it never loads a class of the bundle's class space. Both sides take the
+ * names from here; {@code GatewayServicesTest} fails when a service interface named here no longer is the class the
+ * bundle registers (a class moved or renamed). Constants only: no OSGi types, no dependencies.
+ */
+public final class GatewayServices {
+
+    /** Symbolic name of the gateway bundle ({@code Bundle-SymbolicName} in {@code bnd.bnd}). */
+    public static final String GATEWAY_BUNDLE = "io.conduit.gateway";
+
+    /**
+     * Factory PID of the echo components: their configuration files are {@code io.conduit.gateway.echo-<name>.cfg},
+     * which the launcher's banner waits for.
+     */
+    public static final String ECHO_FACTORY_PID = "io.conduit.gateway.echo";
+    /** Factory PID of the relay components, likewise. */
+    public static final String RELAY_FACTORY_PID = "io.conduit.gateway.relay";
+
+    /** Service interface of each component's status ({@code GatewayStatus}), one service per configuration. */
+    public static final String STATUS_SERVICE = "io.conduit.gateway.internal.status.GatewayStatus";
+    /** Status property: the configuration name, e.g. {@code io.conduit.gateway.echo-default.cfg}. */
+    public static final String STATUS_NAME = "conduit.gateway.name";
+    /** Status property: the configuration's Configuration Admin PID. */
+    public static final String STATUS_PID = "conduit.gateway.pid";
+    /** Status property: {@code echo}, {@code relay} or {@code file}. */
+    public static final String STATUS_KIND = "conduit.gateway.kind";
+    /** Status property: {@code String[]} of bound endpoints. */
+    public static final String STATUS_LISTENING = "conduit.gateway.listening";
+    /** Status property: {@code String[]}, one line per problem. */
+    public static final String STATUS_FAILURES = "conduit.gateway.failures";
+
+    /** Service interface of the gateway's network, registered once a transport is selected ({@code Network}). */
+    public static final String NETWORK_SERVICE = "io.conduit.gateway.internal.network.Network";
+    /** Service interface registered instead of the network when no transport can be selected ({@code NoNetwork}). */
+    public static final String NO_NETWORK_SERVICE = "io.conduit.gateway.internal.network.NoNetwork";
+    /** Network property: the selected transport's name. */
+    public static final String TRANSPORT_NAME = "conduit.transport.name";
+    /** Network and no-network property: why that transport (or none) was selected, one line per candidate. */
+    public static final String TRANSPORT_SELECTION = "conduit.transport.selection";
+    /** No-network property: the selection error, one line. */
+    public static final String TRANSPORT_PROBLEM = "conduit.transport.problem";
+
+    /**
+     * Service registered by the check of the configuration directory ({@code ConfigurationFiles}) once it has
+     * published a status for each file nothing applies.
+     */
+    public static final String CONFIGURATION_CHECK_SERVICE = "io.conduit.gateway.internal.config.ConfigurationFiles";
+    /** Framework property the launcher sets: the configuration directory FileInstall reads. */
+    public static final String CONFIGURATION_DIRECTORY_PROPERTY = "conduit.gateway.conf";
+
+    /**
+     * Service property ({@code true}) of the {@code IntConsumer} the launcher registers in the system bundle's
+     * context; the shell's {@code exit [STATUS]} calls it to stop the framework and exit with that status.
+     */
+    public static final String EXIT_SERVICE_PROPERTY = "conduit.gateway.exit";
+
+    private GatewayServices() {
+    }
+}

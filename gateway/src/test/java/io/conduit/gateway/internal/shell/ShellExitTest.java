@@ -1,0 +1,99 @@
+package io.conduit.gateway.internal.shell;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.lang.reflect.Proxy;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.felix.service.command.CommandSession;
+import org.apache.felix.service.command.Function;
+import org.jline.reader.LineReader;
+import org.junit.jupiter.api.Test;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.ServiceReference;
+
+/**
+ * Where the gateway's {@code exit} goes in an interactive Gogo session: into the variables {@code exit} and
+ * {@code system:exit} (so Gogo's {@code System.exit} under the name {@code help} lists is the gateway's too), never
+ * over a variable the user set, and only in a session with a line reader while the launcher is there.
+ */
+class ShellExitTest {
+
+    /** Session variables as Gogo keeps them; {@code get} of an unset scoped name gives the command of that name. */
+    private final Map<String, Object> variables = new HashMap<>();
+    private final Function gogoSystemExit = (session, args) -> "System.exit";
+
+    private CommandSession session(boolean reader) {
+        if (reader) {
+            variables.put(".reader", Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {LineReader.class}, (p, m, a) -> null));
+        }
+        return (CommandSession) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {CommandSession.class}, (p, m, a) -> switch (m.getName()) {
+                    case "get" -> ".variables".equals(a[0]) ? variables.keySet()
+                            : variables.containsKey(a[0]) ? variables.get(a[0])
+                            : "system:exit".equals(a[0]) ? gogoSystemExit : null;
+                    case "put" -> variables.put((String) a[0], a[1]);
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    /** A bundle context in which the launcher's exit service is registered, or not. */
+    private static BundleContext context(boolean launcher) {
+        ServiceReference<?> ref = (ServiceReference<?>) Proxy.newProxyInstance(ShellExitTest.class.getClassLoader(),
+                new Class<?>[] {ServiceReference.class}, (p, m, a) -> null);
+        return (BundleContext) Proxy.newProxyInstance(ShellExitTest.class.getClassLoader(),
+                new Class<?>[] {BundleContext.class}, (p, m, a) -> {
+                    if (m.getName().equals("getServiceReferences") && a[0] == java.util.function.IntConsumer.class) {
+                        assertEquals("(" + ShellExit.EXIT_PROPERTY + "=true)", a[1]);
+                        return launcher ? List.of(ref) : List.of();
+                    }
+                    throw new UnsupportedOperationException(m.getName());
+                });
+    }
+
+    @Test
+    void exitAndSystemExitBecomeTheGatewaysExit() {
+        ShellExit exit = new ShellExit(context(true));
+        CommandSession s = session(true);
+        exit.afterCommand(s);
+        assertSame(exit, variables.get("exit"));
+        assertSame(exit, variables.get("system:exit"), "the variable comes before Gogo's command of that name");
+        exit.afterCommand(s);
+        assertSame(exit, variables.get("system:exit"));
+    }
+
+    @Test
+    void aVariableTheUserSetIsLeftAlone() {
+        CommandSession s = session(true);
+        Function mine = (session, args) -> "mine";
+        variables.put("system:exit", mine);
+        variables.put("exit", "bye");
+        new ShellExit(context(true)).afterCommand(s);
+        assertSame(mine, variables.get("system:exit"));
+        assertEquals("bye", variables.get("exit"));
+    }
+
+    @Test
+    void withoutALineReaderOrTheLauncherNothingIsTakenOver() {
+        new ShellExit(context(true)).afterCommand(session(false));
+        assertNull(variables.get("exit"), "no jline reader: Karaf's console, bin/client -b");
+        new ShellExit(context(false)).afterCommand(session(true));
+        assertNull(variables.get("exit"), "no launcher: a framework started otherwise");
+        assertNull(variables.get("system:exit"));
+    }
+
+    @Test
+    void theStatusIsAWholeNumber0To255() {
+        assertEquals(0, ShellExit.status(List.of()));
+        assertEquals(3, ShellExit.status(List.of("3")));
+        assertEquals(4, ShellExit.status(List.of(4L)));
+        assertEquals("usage: exit [STATUS], STATUS a whole number 0..255 (default 0); got 256",
+                assertThrows(IllegalArgumentException.class, () -> ShellExit.status(List.of("256"))).getMessage());
+    }
+}
