@@ -44,6 +44,8 @@ public final class Main {
      * the same as for a missing {@code bundles/} or configuration directory.
      */
     static final int EXIT_HOME_IN_USE = 2;
+    /** Exit status when the launcher or the framework failed with an exception ({@link #guarded}). */
+    static final int EXIT_START_FAILED = 1;
 
     private final Path home;
     private final Path conf;
@@ -110,8 +112,29 @@ public final class Main {
                     : " does not exist: create it, or give --conf an existing directory"));
             System.exit(2);
         }
-        int rc = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out).run();
-        System.exit(rc);
+        Main main = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out);
+        System.exit(guarded(main::run, System.err));
+    }
+
+    /**
+     * Runs the gateway and turns an exception into {@link #EXIT_START_FAILED}. Without this, an exception thrown after
+     * the framework started would end only the main thread: the framework's threads would keep the JVM running with
+     * nothing listening (seen on an emulated 32-bit JVM whose listing of {@code bundles/} failed). The caller's
+     * {@code System.exit} runs the shutdown hook, which stops the framework.
+     *
+     * @param run the gateway's run, returning its exit status
+     * @param err where the one line and the stack trace go
+     * @return the status of {@code run}, or {@link #EXIT_START_FAILED} when it threw
+     */
+    static int guarded(java.util.concurrent.Callable<Integer> run, PrintStream err) {
+        try {
+            return run.call();
+        } catch (Exception | LinkageError | AssertionError e) {
+            err.println("conduit-gateway: the gateway failed and stops (exit status " + EXIT_START_FAILED + "): " + e
+                    + "; the stack trace follows");
+            e.printStackTrace(err);
+            return EXIT_START_FAILED;
+        }
     }
 
     /** Starts the framework, prints the banner and waits for the framework to stop; returns the exit code. */

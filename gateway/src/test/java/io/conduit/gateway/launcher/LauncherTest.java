@@ -19,6 +19,28 @@ import org.junit.jupiter.api.Test;
  */
 class LauncherTest {
 
+    /**
+     * An exception out of the run is exit status 1 with one line and the stack trace, not a main thread that dies
+     * while the framework's threads keep the JVM up (an emulated 32-bit JVM failed to list {@code bundles/} so).
+     */
+    @Test
+    void anExceptionOutOfTheRunIsExitStatusOneWithOneLineAndTheStackTrace() {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream err = new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8);
+        int status = Main.guarded(() -> {
+            throw new java.nio.file.DirectoryIteratorException(new java.nio.file.FileSystemException(
+                    "/opt/gateway/bundles: Value too large for defined data type"));
+        }, err);
+        String text = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(Main.EXIT_START_FAILED, status);
+        assertEquals(1, status);
+        assertTrue(text.startsWith("conduit-gateway: the gateway failed and stops (exit status 1): "
+                + "java.nio.file.DirectoryIteratorException: java.nio.file.FileSystemException: /opt/gateway/bundles: "
+                + "Value too large for defined data type; the stack trace follows\n"), text);
+        assertTrue(text.contains("\tat "), "the stack trace: " + text);
+        assertEquals(7, Main.guarded(() -> 7, err), "a run that returns gives its status");
+    }
+
     @Test
     void fileInstallReadsEveryCfgAndConfigButTheGatewaysFactoryPidsWithoutAName() {
         java.util.regex.Pattern filter = java.util.regex.Pattern.compile(FrameworkBoot.FILEINSTALL_FILTER);

@@ -98,6 +98,29 @@ class BootstrapNetworkSwapTest {
         }
     }
 
+    /**
+     * @return how many sockets listen on the loopback {@code port}, from {@code /proc/net/tcp} and
+     *         {@code /proc/net/tcp6} (state {@code 0A}); -1 where the kernel does not list them there
+     */
+    private static int listenersOn(int port) throws java.io.IOException {
+        String local = String.format("0100007F:%04X", port);
+        int n = -1;
+        for (String name : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            java.nio.file.Path table = java.nio.file.Path.of(name);
+            if (!java.nio.file.Files.isReadable(table)) {
+                continue;
+            }
+            n = Math.max(n, 0);
+            for (String line : java.nio.file.Files.readAllLines(table)) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && f[1].endsWith(local) && f[3].equals("0A")) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
     private static TransportProvider provider(Renamed renamed) {
         return new TransportProvider() {
             @Override
@@ -132,6 +155,11 @@ class BootstrapNetworkSwapTest {
      * names, so the test sees the old listener close: it echoes only after that. An attempt that reaches the old
      * listener's accept backlog in the instant it closes is reset when {@code net.ipv4.tcp_migrate_req} is 0
      * (docs/runtime-swap.md); a CI run once echoed into exactly that instant.
+     *
+     * <p>The close future is not that instant: a JDK {@code ServerSocketChannel} registered with a selector keeps its
+     * socket open, still listening in the port's {@code SO_REUSEPORT} group, until the selector's next round
+     * deregisters it. A connection the kernel hashed to it then was reset (a loaded machine, JDK 25). So the test
+     * also waits until the kernel lists one listener on the port.
      */
     @Test
     void anEchoListenerRebindsOnTheNewTransportAtTheSamePort() throws Exception {
@@ -157,6 +185,13 @@ class BootstrapNetworkSwapTest {
             Transports.setPreference(second.name());
             assertTrue(first.listeners.get(0).closeFuture().await(10, TimeUnit.SECONDS),
                     "the listener on " + first.name() + " closed after the swap");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            int listening = listenersOn(address.getPort());
+            while (listening > 1 && System.nanoTime() - deadline < 0) {
+                Thread.sleep(5);
+                listening = listenersOn(address.getPort());
+            }
+            assertTrue(listening <= 1, listening + " sockets still listen on port " + address.getPort());
             assertEquals(second.name(), network.transportName());
             assertEquals(second.name(), bound.transportName());
             assertEquals(1, second.listeners.size(), "one listener on " + second.name());
