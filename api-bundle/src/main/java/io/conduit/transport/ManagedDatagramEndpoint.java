@@ -441,9 +441,17 @@ public final class ManagedDatagramEndpoint {
         }
     }
 
+    /**
+     * @return whether {@code t} can bind this endpoint's UDP socket; {@code false} for a transport whose bundle was
+     *         refreshed away since it was selected (its classes are gone: the answer throws a {@link LinkageError})
+     */
     private boolean canBind(Transport t) {
         InetSocketAddress a = boundAddress != null ? boundAddress : requestedAddress;
-        return t.channelTypes().contains(ChannelType.UDP) && t.supportsAddress(a);
+        try {
+            return t.channelTypes().contains(ChannelType.UDP) && t.supportsAddress(a);
+        } catch (LinkageError gone) {
+            return false;
+        }
     }
 
     /** On the swap thread: moves to the selected transport if it changed. */

@@ -623,7 +623,17 @@ public final class ManagedServer {
             }
             return Outcome.DONE;
         }
-        SocketAddress unsupported = target == null ? null : unsupportedBy(target);
+        SocketAddress unsupported;
+        boolean targetReusesPort;
+        try {
+            unsupported = target == null ? null : unsupportedBy(target);
+            targetReusesPort = target != null && canReusePort(target);
+        } catch (LinkageError e) {
+            // Its bundle was refreshed away since the selection: the classes these answers load are gone (a CI run's
+            // swap thread died of NoClassDefFoundError here). Nothing is changed yet: read the selection again.
+            skipped.add(SwapSteps.skipped(target, e));
+            return Outcome.AGAIN;
+        }
         if (unsupported != null && (old == null || SwapSteps.stillProvided(old.transport))) {
             if (unsupportedTarget.get() != target) { // one line per selection, not per re-check
                 unsupportedTarget = new java.lang.ref.WeakReference<>(target);
@@ -662,7 +672,7 @@ public final class ManagedServer {
             retire(old, drainCause(old, why));
             return Outcome.DONE;
         }
-        boolean overlap = old != null && old.reusePort && canReusePort(target);
+        boolean overlap = old != null && old.reusePort && targetReusesPort;
         Generation next = null;
         Throwable failure = null;
         String overlapFailure = null;

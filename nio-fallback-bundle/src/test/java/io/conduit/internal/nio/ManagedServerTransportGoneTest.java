@@ -88,6 +88,44 @@ class ManagedServerTransportGoneTest {
         }
     }
 
+    /**
+     * The selected transport's bundle is refreshed before the swap asks it anything: its first answer
+     * ({@code supports(SO_REUSEPORT)}) loads a class that is gone. A CI run's swap thread died of that
+     * {@code NoClassDefFoundError} (uncaught), abandoning the swap; now the transport is skipped like one that goes
+     * away while binding.
+     */
+    @Test
+    void aTransportWhoseClassesAreGoneWhenTheSwapAsksWhatItSupportsIsSkipped() throws Exception {
+        List<Throwable> uncaught = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        try {
+            SwapTransports.Provider a = registered.register("nio-a", true);
+            SwapTransports.Provider gone = registered.register("nio-gone", true);
+            ManagedServer server = started("nio-a");
+            SocketAddress address = server.localAddress();
+            gone.transport.beforeSupports = () -> {
+                Transports.unregister(gone);
+                throw new NoClassDefFoundError("io/conduit/test/Spec"); // as a refreshed bundle's class loader says
+            };
+            log.records.clear();
+            Transports.setPreference("nio-gone,nio-a");
+            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
+                    "the swap's line naming the skipped transport");
+
+            assertEquals(List.of(), uncaught, "nothing escapes the swap thread");
+            assertEquals("nio-a", server.transportName(), "still on nio-a: " + log.messages());
+            assertEquals(1, a.transport.groups.size(), "nio-a's listener was never closed and re-bound");
+            assertEquals(0, gone.transport.groupRequests.get(), "nothing was made on the transport that went away");
+            assertEquals(List.of(), log.withThrowable(), "no stack trace");
+            assertTrue(log.records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/Spec"),
+                    log.records.get(0).getMessage());
+            SwapTransports.echoOnce((InetSocketAddress) address, 64);
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+    }
+
     @Test
     void withoutReusePortAFailedBindOnAVanishedTransportBindsOnTheCurrentSelectionAtOnce() throws Exception {
         SwapTransports.Provider a = registered.register("nio-a", false); // close, then bind

@@ -233,8 +233,15 @@ final class SwapTransports {
             return delegate.channelTypes();
         }
 
+        /** Run first by {@code supports} when set: may throw, e.g. as a transport whose bundle went away. */
+        volatile Runnable beforeSupports;
+
         @Override
         public boolean supports(ChannelOption<?> option) {
+            Runnable hook = beforeSupports;
+            if (hook != null) {
+                hook.run();
+            }
             return (reusePort || option != ChannelOption.SO_REUSEPORT) && delegate.supports(option);
         }
 
