@@ -62,7 +62,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
 
         /**
          * Connects fillers until the accept queue is full. On Linux the kernel says when: a listening socket's line
-         * in {@code /proc/net/tcp} holds its queue length as {@code rx_queue}, and the queue is full once the length
+         * ({@link KernelSockets#acceptQueueLength}) gives its queue length, and the queue is full once the length
          * exceeds the backlog ({@code sk_acceptq_is_full}); each filler gets a generous timeout. Elsewhere the first
          * filler that times out says so; on a loaded machine a connect that merely took longer than 300 ms would also
          * say so, which let a later connect through (a CI run).
@@ -71,16 +71,17 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
             listener = ServerSocketChannel.open();
             listener.bind(loopback(), BACKLOG);
             InetSocketAddress address = (InetSocketAddress) listener.getLocalAddress();
-            boolean kernelSays = acceptQueueLength(address.getPort()) >= 0;
+            boolean kernelSays = KernelSockets.acceptQueueLength(address.getPort()) >= 0;
             for (int i = 0; i < 16; i++) {
                 Socket s = new Socket();
                 fillers.add(s);
                 try {
                     s.connect(address, kernelSays ? 5_000 : 300);
                 } catch (SocketTimeoutException full) {
-                    if (kernelSays && acceptQueueLength(address.getPort()) <= BACKLOG) {
+                    if (kernelSays && KernelSockets.acceptQueueLength(address.getPort()) <= BACKLOG) {
                         throw new IOException("a filler of " + address + " timed out before the kernel reported its "
-                                + "accept queue full: " + acceptQueueLength(address.getPort()) + " queued", full);
+                                + "accept queue full: " + KernelSockets.acceptQueueLength(address.getPort())
+                                + " queued", full);
                     }
                     return; // the accept queue is full: further connects hang
                 }
@@ -94,35 +95,12 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         /** @return the accept queue's length once it holds {@code connected} (nothing accepts), or after 2 s */
         private static long queued(int port, int connected) throws IOException {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-            long length = acceptQueueLength(port);
+            long length = KernelSockets.acceptQueueLength(port);
             while (length < connected && System.nanoTime() - deadline < 0) {
                 Thread.onSpinWait();
-                length = acceptQueueLength(port);
+                length = KernelSockets.acceptQueueLength(port);
             }
             return length;
-        }
-
-        /**
-         * @return the length of the accept queue of the loopback listener on {@code port}, from
-         *         {@code /proc/net/tcp} or {@code /proc/net/tcp6} (a dual-stack socket bound to 127.0.0.1 is listed
-         *         there as {@code ::ffff:127.0.0.1}); -1 where neither file exists or lists it
-         */
-        private static long acceptQueueLength(int port) throws IOException {
-            String local = String.format("0100007F:%04X", port);
-            for (String name : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-                Path table = Path.of(name);
-                if (!Files.isReadable(table)) {
-                    continue;
-                }
-                for (String line : Files.readAllLines(table)) {
-                    String[] f = line.trim().split("\\s+");
-                    // sl local_address rem_address st tx_queue:rx_queue ...; st 0A is LISTEN
-                    if (f.length > 4 && f[1].endsWith(local) && f[3].equals("0A")) {
-                        return Long.parseLong(f[4].substring(f[4].indexOf(':') + 1), 16);
-                    }
-                }
-            }
-            return -1;
         }
 
         InetSocketAddress address() throws IOException {

@@ -10,18 +10,23 @@ import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import io.conduit.transport.spi.TransportProvider;
 
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 
 /**
  * A real transport under another name, with a provider of ranking 1 to {@code Transports.register} and
  * {@code unregister}: lets a swap test make a transport go away (its provider unregistered) while its sockets are
- * the real ones. Thread-safe (delegates).
+ * the real ones. It records the groups and listeners it makes, in order, so a test can wait for an old listener to
+ * close or a group to terminate. Thread-safe (delegates; the records are copy-on-write lists).
  */
 public final class RenamedTransport implements Transport {
 
     private final Transport delegate;
     private final String name;
+    private final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
+    private final List<ServerChannel> listeners = new CopyOnWriteArrayList<>();
 
     /**
      * @param delegate the transport doing the work
@@ -30,6 +35,16 @@ public final class RenamedTransport implements Transport {
     public RenamedTransport(Transport delegate, String name) {
         this.delegate = delegate;
         this.name = name;
+    }
+
+    /** @return the event loop groups made through this transport, oldest first (a live, read-only view) */
+    public List<EventLoopGroup> groups() {
+        return java.util.Collections.unmodifiableList(groups);
+    }
+
+    /** @return the server channels made through this transport, oldest first (a live, read-only view) */
+    public List<ServerChannel> listeners() {
+        return java.util.Collections.unmodifiableList(listeners);
     }
 
     /** @return an always-available provider of this transport */
@@ -90,12 +105,15 @@ public final class RenamedTransport implements Transport {
 
     @Override
     public EventLoopGroup newEventLoopGroup(int nThreads) {
-        return delegate.newEventLoopGroup(nThreads);
+        return newEventLoopGroup(nThreads, null);
     }
 
     @Override
     public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
-        return delegate.newEventLoopGroup(nThreads, threadFactory);
+        EventLoopGroup g = threadFactory == null ? delegate.newEventLoopGroup(nThreads)
+                : delegate.newEventLoopGroup(nThreads, threadFactory);
+        groups.add(g);
+        return g;
     }
 
     @Override
@@ -105,6 +123,8 @@ public final class RenamedTransport implements Transport {
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-        return delegate.newServerChannel(type, loop);
+        ServerChannel listener = delegate.newServerChannel(type, loop);
+        listeners.add(listener);
+        return listener;
     }
 }

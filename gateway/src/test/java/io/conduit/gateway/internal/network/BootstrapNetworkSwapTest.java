@@ -8,85 +8,21 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
-import io.conduit.channel.Channel;
-import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerChannel;
-import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.gateway.internal.echo.EchoHandler;
-import io.conduit.transport.Availability;
-import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import io.conduit.transport.spi.TransportProvider;
+import io.conduit.testsuite.KernelSockets;
+import io.conduit.testsuite.RenamedTransport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The gateway's stream listeners follow the selected transport (they are {@code ManagedServer}s). */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class BootstrapNetworkSwapTest {
-
-    /** The nio transport under another name: a second, distinct {@link Transport} to swap to. */
-    private static final class Renamed implements Transport {
-        final Transport nio;
-        final String name;
-        final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
-        final List<ServerChannel> listeners = new CopyOnWriteArrayList<>();
-
-        Renamed(Transport nio, String name) {
-            this.nio = nio;
-            this.name = name;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
-
-        @Override
-        public boolean isNative() {
-            return false;
-        }
-
-        @Override
-        public Set<ChannelType> channelTypes() {
-            return nio.channelTypes();
-        }
-
-        @Override
-        public boolean supports(ChannelOption<?> option) {
-            return nio.supports(option);
-        }
-
-        @Override
-        public EventLoopGroup newEventLoopGroup(int nThreads) {
-            return newEventLoopGroup(nThreads, null);
-        }
-
-        @Override
-        public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
-            EventLoopGroup g = nio.newEventLoopGroup(nThreads, threadFactory);
-            groups.add(g);
-            return g;
-        }
-
-        @Override
-        public Channel newChannel(ChannelType type, EventLoop loop) {
-            return nio.newChannel(type, loop);
-        }
-
-        @Override
-        public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
-            ServerChannel listener = nio.newServerChannel(type, loop);
-            listeners.add(listener);
-            return listener;
-        }
-    }
 
     private static void echo(InetSocketAddress address) throws Exception {
         try (Socket s = new Socket()) {
@@ -96,58 +32,6 @@ class BootstrapNetworkSwapTest {
             s.getOutputStream().write(out);
             assertArrayEquals(out, s.getInputStream().readNBytes(out.length));
         }
-    }
-
-    /**
-     * @return how many sockets listen on the loopback {@code port}, from {@code /proc/net/tcp} and
-     *         {@code /proc/net/tcp6} (state {@code 0A}); -1 where the kernel does not list them there
-     */
-    private static int listenersOn(int port) throws java.io.IOException {
-        String local = String.format("0100007F:%04X", port);
-        int n = -1;
-        for (String name : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
-            java.nio.file.Path table = java.nio.file.Path.of(name);
-            if (!java.nio.file.Files.isReadable(table)) {
-                continue;
-            }
-            n = Math.max(n, 0);
-            for (String line : java.nio.file.Files.readAllLines(table)) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length > 3 && f[1].endsWith(local) && f[3].equals("0A")) {
-                    n++;
-                }
-            }
-        }
-        return n;
-    }
-
-    private static TransportProvider provider(Renamed renamed) {
-        return new TransportProvider() {
-            @Override
-            public String name() {
-                return renamed.name();
-            }
-
-            @Override
-            public boolean isNative() {
-                return false;
-            }
-
-            @Override
-            public int ranking() {
-                return 1;
-            }
-
-            @Override
-            public Availability availability() {
-                return Availability.available();
-            }
-
-            @Override
-            public Transport transport() {
-                return renamed;
-            }
-        };
     }
 
     /**
@@ -164,10 +48,10 @@ class BootstrapNetworkSwapTest {
     @Test
     void anEchoListenerRebindsOnTheNewTransportAtTheSamePort() throws Exception {
         Transport nio = Transports.get("nio");
-        Renamed first = new Renamed(nio, "gw-swap-a");
-        Renamed second = new Renamed(nio, "gw-swap-b");
-        TransportProvider firstProvider = provider(first);
-        TransportProvider secondProvider = provider(second);
+        RenamedTransport first = new RenamedTransport(nio, "gw-swap-a");
+        RenamedTransport second = new RenamedTransport(nio, "gw-swap-b");
+        TransportProvider firstProvider = first.provider();
+        TransportProvider secondProvider = second.provider();
         assertTrue(Transports.register(firstProvider));
         assertTrue(Transports.register(secondProvider));
         Network.Bound bound = null;
@@ -180,22 +64,22 @@ class BootstrapNetworkSwapTest {
             echo(address);
             assertEquals(first.name(), network.transportName());
             assertEquals(first.name(), bound.transportName());
-            assertEquals(1, first.listeners.size());
+            assertEquals(1, first.listeners().size());
 
             Transports.setPreference(second.name());
-            assertTrue(first.listeners.get(0).closeFuture().await(10, TimeUnit.SECONDS),
+            assertTrue(first.listeners().get(0).closeFuture().await(10, TimeUnit.SECONDS),
                     "the listener on " + first.name() + " closed after the swap");
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            int listening = listenersOn(address.getPort());
+            int listening = KernelSockets.listenersOn(address.getPort());
             while (listening > 1 && System.nanoTime() - deadline < 0) {
                 Thread.sleep(5);
-                listening = listenersOn(address.getPort());
+                listening = KernelSockets.listenersOn(address.getPort());
             }
             assertTrue(listening <= 1, listening + " sockets still listen on port " + address.getPort());
             assertEquals(second.name(), network.transportName());
             assertEquals(second.name(), bound.transportName());
-            assertEquals(1, second.listeners.size(), "one listener on " + second.name());
-            assertTrue(second.listeners.get(0).isActive());
+            assertEquals(1, second.listeners().size(), "one listener on " + second.name());
+            assertTrue(second.listeners().get(0).isActive());
             echo(address);
             assertEquals(address, bound.localAddress(), "same port after the swap");
         } finally {
@@ -206,8 +90,8 @@ class BootstrapNetworkSwapTest {
             Transports.unregister(secondProvider);
             Transports.unregister(firstProvider);
         }
-        for (Renamed r : List.of(first, second)) {
-            for (EventLoopGroup g : r.groups) {
+        for (RenamedTransport r : List.of(first, second)) {
+            for (EventLoopGroup g : r.groups()) {
                 assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "the listener's group stopped on close");
             }
         }
