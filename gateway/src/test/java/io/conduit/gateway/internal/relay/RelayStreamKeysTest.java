@@ -182,18 +182,19 @@ class RelayStreamKeysTest {
         upstream.finishAndReleaseAll();
     }
 
+    /** The embedded loop's clock also counts real time: the steps leave seconds of margin for a loaded machine. */
     @Test
     void theIdleTimeoutClosesAConnectionWithoutTraffic() {
         TestDuplexChannel client = new TestDuplexChannel();
-        new StreamGuards(500, 0).addFirst(client.pipeline(), null);
+        new StreamGuards(10_000, 0).addFirst(client.pipeline(), null);
         client.pipeline().fireChannelActive();
-        client.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+        client.advanceTimeBy(6_000, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
         client.writeInbound(bytes("x"));
-        client.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+        client.advanceTimeBy(6_000, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
-        assertTrue(client.isOpen(), "a read 400 ms ago: not idle");
-        client.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+        assertTrue(client.isOpen(), "a read 6 s ago, the timeout is 10 s: not idle");
+        client.advanceTimeBy(4_100, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
         assertFalse(client.isOpen());
         client.finishAndReleaseAll();
