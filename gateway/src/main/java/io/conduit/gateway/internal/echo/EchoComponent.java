@@ -64,20 +64,21 @@ public final class EchoComponent {
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
         listeners.onChange(status::update);
         listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), echo))
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name, echo))
                 : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));
     }
 
     /**
+     * @param owner what the connection limit's warning names, e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}
      * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
      *         connection limit of its own
      */
-    static ChannelHandler streamHandler(StreamGuards guards, EchoHandler echo) {
+    static ChannelHandler streamHandler(StreamGuards guards, String owner, EchoHandler echo) {
         if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0) {
             return echo;
         }
-        ConnectionLimit limit = guards.newLimit();
+        ConnectionLimit limit = guards.newLimit(owner);
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {

@@ -72,7 +72,7 @@ public final class RelayComponent {
             return;
         }
         listeners.onChange(status::update);
-        ConnectionLimit limit = config.guards().newLimit();
+        ConnectionLimit limit = config.guards().newLimit("relay " + name);
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);

@@ -54,7 +54,7 @@ class RelayStreamKeysTest {
         assertEquals(0, c.proxySendVersion());
         assertEquals(new StreamGuards(0, 0), c.guards());
         assertEquals(0, c.rateLimitBytesPerSecond());
-        assertNull(c.guards().newLimit());
+        assertNull(c.guards().newLimit("relay test"));
     }
 
     @Test
@@ -65,7 +65,7 @@ class RelayStreamKeysTest {
         assertEquals(1, c.proxySendVersion());
         assertEquals(new StreamGuards(30_000, 5), c.guards());
         assertEquals(1000, c.rateLimitBytesPerSecond());
-        assertEquals(5, c.guards().newLimit().maxConnections());
+        assertEquals(5, c.guards().newLimit("relay test").maxConnections());
         assertEquals(ProxyProtocolDecoder.Versions.V2, relay("proxy.protocol.accept", "v2").proxyAccept());
         assertEquals(2, relay("proxy.protocol.send", "V2").proxySendVersion());
     }
@@ -202,7 +202,7 @@ class RelayStreamKeysTest {
 
     @Test
     void connectionsBeyondTheLimitAreClosedAtOnce() {
-        ConnectionLimit limit = new StreamGuards(0, 1).newLimit();
+        ConnectionLimit limit = new StreamGuards(0, 1).newLimit("relay test");
         TestDuplexChannel first = new TestDuplexChannel();
         new StreamGuards(0, 1).addFirst(first.pipeline(), limit);
         first.pipeline().fireChannelActive();
