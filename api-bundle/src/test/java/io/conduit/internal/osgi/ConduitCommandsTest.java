@@ -1,6 +1,7 @@
 package io.conduit.internal.osgi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +15,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.channel.DomainSocketChannel;
@@ -120,6 +123,53 @@ class ConduitCommandsTest {
             channel.close();
         }
         assertEquals(before, OpenChannels.snapshot().size());
+    }
+
+    /** A handler that knows its connection's real peer, as the PROXY decoder or the TLS handler does. */
+    private static final class Facts implements ChannelHandler, ConnectionFacts {
+        private final String line;
+
+        Facts(String line) {
+            this.line = line;
+        }
+
+        @Override
+        public String connectionFacts() {
+            return line;
+        }
+    }
+
+    @Test
+    void channelsShowsTheConnectionFactsOfTheHandlersInAPeerColumnOnlyWhenThereAreAny() {
+        EmbeddedChannel plain = new EmbeddedChannel();
+        ChannelStats plainStats = stats(plain, 1, 2);
+        assertTrue(OpenChannels.add(plainStats));
+        try {
+            assertFalse(commands.channels().lines().findFirst().orElseThrow().contains("PEER"),
+                    "no column while no handler knows anything");
+            EmbeddedChannel proxied = new EmbeddedChannel(new Facts("PROXY v2 from 203.0.113.7:51000"),
+                    new Facts(null), new Facts("TLSv1.3 peer CN=device-42"));
+            ChannelStats proxiedStats = stats(proxied, 3, 4);
+            assertTrue(OpenChannels.add(proxiedStats));
+            try {
+                String out = commands.channels();
+                List<String> lines = out.lines().toList();
+                assertTrue(lines.get(0).matches("ID\\s+TRANSPORT\\s+TYPE\\s+LOCAL\\s+REMOTE\\s+BYTES IN\\s+"
+                        + "BYTES OUT\\s+AGE\\s+PEER"), lines.get(0));
+                int peerColumn = lines.get(0).indexOf("PEER");
+                String row = lines.stream().filter(l -> l.startsWith(proxied.id())).findFirst().orElseThrow();
+                assertEquals("PROXY v2 from 203.0.113.7:51000; TLSv1.3 peer CN=device-42", row.substring(peerColumn),
+                        out);
+                String other = lines.stream().filter(l -> l.startsWith(plain.id())).findFirst().orElseThrow();
+                assertTrue(other.length() <= peerColumn, "a channel without facts leaves the column empty:\n" + out);
+            } finally {
+                assertTrue(OpenChannels.remove(proxiedStats));
+                proxied.close();
+            }
+        } finally {
+            assertTrue(OpenChannels.remove(plainStats));
+            plain.close();
+        }
     }
 
     /** A channel of the given public interface answering only what {@code conduit:channels} asks. */
