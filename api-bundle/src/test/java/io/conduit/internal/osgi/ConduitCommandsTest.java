@@ -22,6 +22,7 @@ import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.channel.DomainSocketChannel;
 import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
+import io.conduit.channel.TcpInfo;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
@@ -170,6 +171,51 @@ class ConduitCommandsTest {
             assertTrue(OpenChannels.remove(plainStats));
             plain.close();
         }
+    }
+
+    @Test
+    void channelsVerboseAddsTheTcpInfoLineUnderEachTcpConnection() {
+        TcpInfo info = new TcpInfo(1, 0, 0, 203_333, 32_768, 536, 0, 0, 0, 65_535, 52, 21, Integer.MAX_VALUE, 10, 3);
+        Channel epoll = fakeTcp("0xepoll", () -> info);
+        Channel nio = fakeTcp("0xnio", () -> {
+            throw new UnsupportedOperationException("the 'nio' transport cannot read TCP_INFO; use a native"
+                    + " transport such as epoll");
+        });
+        List<ChannelStats> listed = List.of(stats(epoll, 1, 2), stats(nio, 3, 4),
+                stats(fakeChannel(ServerChannel.class, "0xlistener", new InetSocketAddress("127.0.0.1", 1), null), 0,
+                        0));
+        listed.forEach(OpenChannels::add);
+        try {
+            assertFalse(commands.channels().contains("tcp_info"), "only with -v");
+            List<String> lines = commands.channels("-v").lines().toList();
+            int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xepoll ")).findFirst().orElseThrow());
+            assertEquals("    tcp_info: ESTABLISHED rtt 0.052/0.021 ms rto 203 ms cwnd 10 ssthresh 2147483647 unacked 0"
+                    + " lost 0 retrans 0/3 mss 32768 pmtu 65535", lines.get(at + 1));
+            at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xnio ")).findFirst().orElseThrow());
+            assertEquals("    tcp_info: the 'nio' transport cannot read TCP_INFO; use a native transport such as epoll",
+                    lines.get(at + 1));
+            at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xlistener ")).findFirst().orElseThrow());
+            assertFalse(at + 1 < lines.size() && lines.get(at + 1).contains("tcp_info"), "a listener has none");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.channels("-x"));
+            assertEquals("unknown option '-x'; usage: conduit:channels [-v]", e.getMessage());
+        } finally {
+            listed.forEach(OpenChannels::remove);
+        }
+    }
+
+    private static Channel fakeTcp(String id, java.util.function.Supplier<TcpInfo> tcpInfo) {
+        return (Channel) Proxy.newProxyInstance(ConduitCommandsTest.class.getClassLoader(),
+                new Class<?>[] {SocketChannel.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "id" -> id;
+                    case "transportName" -> "fake";
+                    case "localAddress" -> new InetSocketAddress("127.0.0.1", 40000);
+                    case "remoteAddress" -> new InetSocketAddress("127.0.0.1", 7);
+                    case "tcpInfo" -> tcpInfo.get();
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> id;
+                    default -> null;
+                });
     }
 
     /** A channel of the given public interface answering only what {@code conduit:channels} asks. */
