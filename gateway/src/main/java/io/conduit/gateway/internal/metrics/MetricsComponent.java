@@ -6,6 +6,7 @@ import java.util.Map;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
+import io.conduit.gateway.internal.config.ConfigurationFiles;
 import io.conduit.gateway.internal.config.Configurations;
 import io.conduit.gateway.internal.config.GatewayConfig;
 import io.conduit.gateway.internal.config.MetricsConfig;
@@ -81,6 +82,9 @@ public final class MetricsComponent {
         String name = GatewayConfig.name(props);
         this.listeners = new Listeners("metrics " + name);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "metrics", listeners);
+        if (ConfigurationFiles.reportsFactory(context, props)) {
+            return; // io.conduit.gateway.metrics-x.cfg: ConfigurationFiles has said so
+        }
         MetricsConfig config;
         try {
             config = MetricsConfig.from(props);
