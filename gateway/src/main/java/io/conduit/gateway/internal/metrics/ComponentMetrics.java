@@ -8,8 +8,9 @@ import java.util.Map;
 
 import io.conduit.gateway.internal.network.GatewayUri;
 import io.conduit.gateway.internal.network.Listeners;
+import io.conduit.gateway.internal.status.Publication;
+import io.conduit.gateway.services.GatewayServices;
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
 
 /**
  * The metrics of one echo or relay component: an {@link EndpointCounters} per listening endpoint, written by the
@@ -20,7 +21,9 @@ import org.osgi.framework.ServiceRegistration;
  * file name) and {@code listen} (the endpoint as configured); the upstream families of a relay also carry
  * {@code upstream}. All of them come from the configuration, so their number is bounded: nothing is labelled per client.
  *
- * <p>Thread-safe: the endpoint map is guarded by {@code this}; the counters are read as {@link EndpointCounters} says.
+ * <p>The service has the properties {@code conduit.gateway.kind} and {@code conduit.gateway.name} of the component's
+ * status. Thread-safe: the endpoint map is guarded by {@code this}; the counters are read as {@link EndpointCounters}
+ * says.
  */
 public final class ComponentMetrics implements MetricsCollector {
 
@@ -31,10 +34,8 @@ public final class ComponentMetrics implements MetricsCollector {
     private final Listeners listeners;
     /** The endpoints in configuration order; guarded by this. */
     private final Map<GatewayUri, EndpointCounters> endpoints = new LinkedHashMap<>();
-    /** Guarded by this; {@code null} before {@link #register} and after {@link #unregister}. */
-    private ServiceRegistration<MetricsCollector> registration;
-    /** Guarded by this. */
-    private boolean unregistered;
+    /** The {@link MetricsCollector} service. */
+    private final Publication<MetricsCollector> publication = new Publication<>(MetricsCollector.class, this);
 
     /**
      * @param kind      {@code echo} or {@code relay}
@@ -58,31 +59,18 @@ public final class ComponentMetrics implements MetricsCollector {
     }
 
     /** Registers this collector as a {@link MetricsCollector} service; ignored after {@link #unregister()}. */
-    public synchronized void register(BundleContext context) {
-        if (unregistered || registration != null) {
-            return;
-        }
-        Hashtable<String, Object> props = new Hashtable<>();
-        props.put("conduit.gateway.kind", kind);
-        props.put("conduit.gateway.name", config);
-        try {
-            registration = context.registerService(MetricsCollector.class, this, props);
-        } catch (IllegalStateException bundleStopping) {
-            // nothing to register with
-        }
+    public void register(BundleContext context) {
+        publication.publish(context, () -> {
+            Hashtable<String, Object> props = new Hashtable<>();
+            props.put(GatewayServices.STATUS_KIND, kind);
+            props.put(GatewayServices.STATUS_NAME, config);
+            return props;
+        });
     }
 
     /** Withdraws the service; idempotent. */
-    public synchronized void unregister() {
-        unregistered = true;
-        if (registration != null) {
-            try {
-                registration.unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // unregistered by the framework when the bundle stopped
-            }
-            registration = null;
-        }
+    public void unregister() {
+        publication.withdraw();
     }
 
     @Override

@@ -270,25 +270,27 @@ public final class Exposition {
         return BigDecimal.valueOf(bound).stripTrailingZeros().toPlainString();
     }
 
+    /** Escapes a help text: backslash and line feed. */
     private static void escapeHelp(String help, StringBuilder out) {
-        for (int i = 0; i < help.length(); i++) {
-            char c = help.charAt(i);
-            switch (c) {
-                case '\\' -> out.append("\\\\");
-                case '\n' -> out.append("\\n");
-                default -> out.append(c);
-            }
-        }
+        escape(help, false, out);
     }
 
+    /** Escapes a label value: backslash, line feed and double quote. */
     private static void escapeLabelValue(String v, StringBuilder out) {
-        for (int i = 0; i < v.length(); i++) {
-            char c = v.charAt(i);
-            switch (c) {
-                case '\\' -> out.append("\\\\");
-                case '"' -> out.append("\\\"");
-                case '\n' -> out.append("\\n");
-                default -> out.append(c);
+        escape(v, true, out);
+    }
+
+    private static void escape(String text, boolean quote, StringBuilder out) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\') {
+                out.append("\\\\");
+            } else if (c == '\n') {
+                out.append("\\n");
+            } else if (c == '"' && quote) {
+                out.append("\\\"");
+            } else {
+                out.append(c);
             }
         }
     }

@@ -7,49 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.List;
 
 import io.conduit.gateway.internal.config.Configurations;
+import io.conduit.gateway.internal.network.Listeners;
+import io.conduit.gateway.internal.status.ComponentStatus;
 import io.conduit.gateway.internal.status.GatewayStatus;
 import org.junit.jupiter.api.Test;
 
 class HealthTest {
 
-    private static GatewayStatus status(String pid, String name, List<String> bindings, List<String> failures) {
-        return new GatewayStatus() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public String pid() {
-                return pid;
-            }
-
-            @Override
-            public String kind() {
-                return "echo";
-            }
-
-            @Override
-            public List<String> listening() {
-                return bindings;
-            }
-
-            @Override
-            public List<String> bindings() {
-                return bindings;
-            }
-
-            @Override
-            public List<String> failures() {
-                return failures;
-            }
-        };
+    /** @return the status of an echo whose every endpoint listens, except for one problem per {@code failures} */
+    private static GatewayStatus status(String pid, String name, String... failures) {
+        Listeners listeners = new Listeners("echo " + name);
+        for (String f : failures) {
+            listeners.fail(f);
+        }
+        return new ComponentStatus(name, pid, "echo", listeners);
     }
 
     @Test
     void healthyWhenEveryConfiguredEndpointListens() {
-        Health h = Health.of(List.of(status("io.conduit.gateway.echo~a", "a.cfg", List.of("tcp://127.0.0.1:1 [nio]"),
-                List.of())), List.of(new Configurations.Configured("io.conduit.gateway.echo~a", "a.cfg", "echo")));
+        Health h = Health.of(List.of(status("io.conduit.gateway.echo~a", "a.cfg")),
+                List.of(new Configurations.Configured("io.conduit.gateway.echo~a", "a.cfg", "echo")));
         assertTrue(h.healthy());
         assertEquals("ok\n", h.text());
     }
@@ -57,9 +34,9 @@ class HealthTest {
     @Test
     void everyProblemAndEveryConfigurationNotReportedYetIsAReason() {
         Health h = Health.of(List.of(
-                status("io.conduit.gateway.relay~r", "r.cfg", List.of(), List.of("cannot listen on tcp://127.0.0.1:2: "
-                        + "BindException: Address already in use; it is tried again every 5 s")),
-                status("io.conduit.gateway.echo~a", "a.cfg", List.of("tcp://127.0.0.1:1 [nio]"), List.of())),
+                status("io.conduit.gateway.relay~r", "r.cfg", "cannot listen on tcp://127.0.0.1:2: "
+                        + "BindException: Address already in use; it is tried again every 5 s"),
+                status("io.conduit.gateway.echo~a", "a.cfg")),
                 List.of(new Configurations.Configured("io.conduit.gateway.echo~a", "a.cfg", "echo"),
                         new Configurations.Configured("io.conduit.gateway.echo~b", "b.cfg", "echo")));
         assertFalse(h.healthy());
