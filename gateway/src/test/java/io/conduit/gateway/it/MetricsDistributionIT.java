@@ -43,7 +43,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       gateway's retry bound it;</li>
  *   <li>the scrape is well formed for the parser: every family has a type and help, counters end in {@code _total},
  *       histogram buckets are cumulative;</li>
- *   <li>HTTP: curl reuses one connection for two requests, an unknown path is 404, garbage is 400 and a close.</li>
+ *   <li>HTTP: curl reuses one connection for two requests, an unknown path is 404, garbage is 400 and a close;</li>
+ *   <li>removing the file closes the endpoint; a metrics port taken at start is one problem, the rest runs, and the
+ *       endpoint listens once the port is free (a second gateway, on a home of its own).</li>
  * </ul>
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
@@ -384,5 +386,67 @@ class MetricsDistributionIT {
         assertTrue(garbage.startsWith("exit 0\nHTTP/1.1 400 Bad Request\r\n"), garbage);
         assertTrue(garbage.contains("\r\nConnection: close\r\n"), garbage);
         assertTrue(garbage.endsWith("malformed request line (expected e.g. 'GET /metrics HTTP/1.1')\n"), garbage);
+    }
+
+    /** Removing the file closes the metrics endpoint; the echo and relay keep running. */
+    @Test
+    @Order(6)
+    void removingTheFileTurnsTheEndpointOff() throws Exception {
+        Files.delete(dir.resolve("conf/io.conduit.gateway.metrics.cfg"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (listens(metricsPort)) {
+            assertTrue(System.nanoTime() - deadline < 0, "the metrics endpoint still listens 30 s after its file went");
+            Thread.sleep(200);
+        }
+        assertTrue(listens(echoPort) && listens(relayPort), "the other endpoints run on");
+    }
+
+    private static boolean listens(int port) {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 2000);
+            return true;
+        } catch (IOException refused) {
+            return false;
+        }
+    }
+
+    /**
+     * A metrics port in use at start is one WARNING line and one banner problem, and the gateway runs without it; once
+     * the port is free the endpoint listens (the retry every 5 s) and answers.
+     */
+    @Test
+    @Order(7)
+    void aTakenMetricsPortIsOneProblemAndTheRestRuns() throws Exception {
+        Path home = Files.createDirectories(dir.resolve("home-taken")); // the first gateway locks the distribution
+        Files.createSymbolicLink(home.resolve("bundles"), GatewayProcess.distribution().resolve("bundles"));
+        Path conf = Files.createDirectories(home.resolve("conf"));
+        int echo = Tools.freeTcpPort();
+        try (ServerSocket taken = new ServerSocket()) {
+            taken.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            int port = taken.getLocalPort();
+            Files.writeString(conf.resolve("io.conduit.gateway.echo-e.cfg"), "listen = tcp://127.0.0.1:" + echo + "\n");
+            Files.writeString(conf.resolve("io.conduit.gateway.metrics.cfg"), "listen = tcp://127.0.0.1:" + port + "\n");
+            try (GatewayProcess g = GatewayProcess.start(conf, "-Dconduit.gateway.home=" + home)) {
+                String out = g.output();
+                assertTrue(out.contains("  FAILED    metrics cannot listen on tcp://127.0.0.1:" + port + ": BindException: ")
+                        && out.contains("; it is tried again every 5 s  (io.conduit.gateway.metrics.cfg)"), out);
+                assertTrue(out.contains("Ready: 1 endpoint(s) listening, 1 problem(s)"), out);
+                assertEquals(1, out.lines().filter(l -> l.contains("WARNING") && l.contains("tcp://127.0.0.1:" + port))
+                        .count(), out);
+                assertTrue(listens(echo), "the echo runs");
+                taken.close();
+                String now = "metrics io.conduit.gateway.metrics.cfg: listening on tcp://127.0.0.1:" + port + " now";
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (!g.output().contains(now)) {
+                    assertTrue(System.nanoTime() - deadline < 0, "not listening 30 s after the port was freed\n"
+                            + g.output());
+                    Thread.sleep(100);
+                }
+                Path curl = Tools.require("curl", "curl");
+                String health = Tools.run(List.of(curl.toString(), "-sS", "--max-time", "10",
+                        "http://127.0.0.1:" + port + "/health"), 20);
+                assertEquals("exit 0\nok\n", health);
+            }
+        }
     }
 }
