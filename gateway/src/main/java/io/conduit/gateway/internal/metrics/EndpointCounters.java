@@ -2,7 +2,6 @@ package io.conduit.gateway.internal.metrics;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +21,9 @@ import io.conduit.concurrent.EventExecutor;
  * <p><b>Reading.</b> {@link #snapshot()} sums the cells with opaque loads, racily: each value is one that was stored,
  * and a sum may miss the last few adds of a loop that is counting at that moment. A loop's counts never go backwards.
  * Connections open are read with acquire loads against the release store of each close, so the gauge is never negative
- * and never above what was open (see {@code Cell.open}). A cell whose loop has terminated (its group stopped after a
- * transport swap) is folded into totals kept here, so cells do not pile up across swaps.
+ * and never above what was open (see {@code Cell.open}). When a loop terminates (its group stopped after a transport
+ * swap) its cell is folded into totals kept here and the loop is forgotten, so cells do not pile up across swaps and
+ * no loop of a stopped transport bundle stays referenced.
  *
  * <p>Thread-safe: {@link #cell} from any thread; a {@link Cell}'s methods only on its loop; {@link #snapshot()} from
  * any thread (snapshots are serialised by {@code this}).
@@ -77,7 +77,7 @@ public final class EndpointCounters {
 
     /** The cell of each event loop that counted here; concurrent map. */
     private final Map<EventExecutor, Cell> cells = new ConcurrentHashMap<>();
-    /** The sums of the cells folded away after their loop terminated; guarded by this. */
+    /** The sums of the cells of loops that terminated ({@link #retire}); guarded by this. */
     private final long[] retired = new long[VALUES];
 
     /**
@@ -86,7 +86,31 @@ public final class EndpointCounters {
      */
     public Cell cell(EventExecutor loop) {
         Cell c = cells.get(loop);
-        return c != null ? c : cells.computeIfAbsent(loop, l -> new Cell());
+        return c != null ? c : cells.computeIfAbsent(loop, this::newCell);
+    }
+
+    /** Makes the cell of {@code loop}, retired when the loop terminates; called once per loop. */
+    private Cell newCell(EventExecutor loop) {
+        loop.terminationFuture().addListener(f -> retire(loop));
+        return new Cell();
+    }
+
+    /**
+     * Folds the cell of a terminated loop into {@link #retired} and forgets the loop, so a loop of a stopped transport
+     * (and its bundle's class loader) is not kept here. The loop's last writes happen-before its termination.
+     */
+    private synchronized void retire(EventExecutor loop) {
+        Cell c = cells.remove(loop);
+        if (c != null) {
+            for (int i = 0; i < VALUES; i++) {
+                retired[i] += c.get(i);
+            }
+        }
+    }
+
+    /** @return how many loops have a cell now (tests) */
+    int cellCount() {
+        return cells.size();
     }
 
     /**
@@ -217,11 +241,7 @@ public final class EndpointCounters {
     public synchronized Snapshot snapshot() {
         long[] sum = retired.clone();
         long open = 0;
-        for (Iterator<Map.Entry<EventExecutor, Cell>> it = cells.entrySet().iterator(); it.hasNext(); ) {
-            Map.Entry<EventExecutor, Cell> e = it.next();
-            // its loop's writes happen-before the loop is seen terminated: the cell's values are final then
-            boolean done = e.getKey().isTerminated();
-            Cell c = e.getValue();
+        for (Cell c : cells.values()) {
             long[] v = new long[VALUES];
             open += c.open(v);
             for (int i = 0; i < VALUES; i++) {
@@ -229,12 +249,6 @@ public final class EndpointCounters {
                     v[i] = c.get(i);
                 }
                 sum[i] += v[i];
-                if (done) {
-                    retired[i] += v[i];
-                }
-            }
-            if (done) {
-                it.remove();
             }
         }
         long[] buckets = new long[CONNECT_SECONDS_BOUNDS.length + 1];
