@@ -22,8 +22,12 @@ import org.osgi.framework.InvalidSyntaxException;
  */
 final class Banner {
 
-    /** Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg}. */
-    static final Pattern COMPONENT_CONFIG = Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay)(-.*)?\\.(cfg|config)");
+    /**
+     * Configuration files of gateway components, as FileInstall names them: {@code <factoryPid>-<alias>.cfg} for echo
+     * and relay, {@code io.conduit.gateway.metrics.cfg} for the metrics endpoint.
+     */
+    static final Pattern COMPONENT_CONFIG =
+            Pattern.compile("io\\.conduit\\.gateway\\.(echo|relay|metrics)(-.*)?\\.(cfg|config)");
 
     private final Path home;
     private final Path conf;

@@ -21,6 +21,8 @@ public final class GatewayServices {
     public static final String ECHO_FACTORY_PID = "io.conduit.gateway.echo";
     /** Factory PID of the relay components, likewise. */
     public static final String RELAY_FACTORY_PID = "io.conduit.gateway.relay";
+    /** PID of the metrics endpoint: its configuration file is {@code io.conduit.gateway.metrics.cfg}, likewise. */
+    public static final String METRICS_PID = "io.conduit.gateway.metrics";
 
     /** Service interface of each component's status ({@code GatewayStatus}), one service per configuration. */
     public static final String STATUS_SERVICE = "io.conduit.gateway.internal.status.GatewayStatus";
@@ -28,7 +30,7 @@ public final class GatewayServices {
     public static final String STATUS_NAME = "conduit.gateway.name";
     /** Status property: the configuration's Configuration Admin PID. */
     public static final String STATUS_PID = "conduit.gateway.pid";
-    /** Status property: {@code echo}, {@code relay} or {@code file}. */
+    /** Status property: {@code echo}, {@code relay}, {@code metrics} or {@code file}. */
     public static final String STATUS_KIND = "conduit.gateway.kind";
     /** Status property: {@code String[]} of bound endpoints. */
     public static final String STATUS_LISTENING = "conduit.gateway.listening";

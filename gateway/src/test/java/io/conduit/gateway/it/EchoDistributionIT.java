@@ -27,7 +27,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The distribution with its default configuration: the echo service answers on TCP, UDP and a Unix socket. */
+/**
+ * The distribution with its default configuration: the echo service answers on TCP, UDP and a Unix socket, and the
+ * metrics endpoint on 127.0.0.1:9464.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class EchoDistributionIT {
 
@@ -47,13 +50,34 @@ class EchoDistributionIT {
     }
 
     @Test
-    void bannerNamesTheTransportAndAllThreeEndpoints() {
+    void bannerNamesTheTransportTheThreeEchoEndpointsAndTheMetricsUrl() {
         String banner = gateway.output();
         assertTrue(banner.contains("transport: nio") || banner.contains("transport: epoll"), banner);
         assertTrue(banner.contains("listening echo  tcp://127.0.0.1:7007"), banner);
         assertTrue(banner.contains("listening echo  udp://127.0.0.1:7007"), banner);
         assertTrue(banner.contains("listening echo  unix:" + socketPath()), banner);
-        assertTrue(banner.contains("Ready: 3 endpoint(s) listening, 0 problem(s)"), banner);
+        assertTrue(banner.contains("listening metrics tcp://127.0.0.1:9464 (http://127.0.0.1:9464/metrics, /health)  "
+                + "(io.conduit.gateway.metrics.cfg)"), banner);
+        assertTrue(banner.contains("Ready: 4 endpoint(s) listening, 0 problem(s)"), banner);
+    }
+
+    @Test
+    void theDefaultMetricsEndpointServesMetricsAndHealth() throws Exception {
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder()
+                .connectTimeout(java.time.Duration.ofSeconds(5)).build();
+        java.net.http.HttpResponse<String> metrics = http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:9464/metrics")).timeout(java.time.Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, metrics.statusCode());
+        assertEquals("text/plain; version=0.0.4; charset=utf-8", metrics.headers().firstValue("Content-Type")
+                .orElseThrow());
+        assertTrue(metrics.body().contains("\nconduit_gateway_endpoint_listening{kind=\"echo\",config=\""
+                + "io.conduit.gateway.echo-default.cfg\",listen=\"tcp://127.0.0.1:7007\"} 1\n"), metrics.body());
+        java.net.http.HttpResponse<String> health = http.send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create("http://127.0.0.1:9464/health")).timeout(java.time.Duration.ofSeconds(10)).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, health.statusCode());
+        assertEquals("ok\n", health.body());
     }
 
     @Test

@@ -88,6 +88,8 @@ class EmulatedArmGatewayIT {
             Path sock = home.resolve("run/echo.sock");
             Files.writeString(home.resolve("conf/io.conduit.gateway.echo-default.cfg"), "listen = tcp://127.0.0.1:"
                     + tcp + ", udp://127.0.0.1:" + udp + ", unix:" + sock + "\n", StandardCharsets.ISO_8859_1);
+            Files.writeString(home.resolve("conf/io.conduit.gateway.metrics.cfg"), "listen = tcp://127.0.0.1:"
+                    + Tools.freeTcpPort() + "\n", StandardCharsets.ISO_8859_1);
             Path javaHome = work.resolve("jre");
             Files.createDirectories(javaHome.resolve("bin"));
             Path launcher = javaHome.resolve("bin/java");
@@ -104,7 +106,7 @@ class EmulatedArmGatewayIT {
                 System.out.println("[emulation] " + arch + ": gateway banner after " + bannerSeconds + " s\n" + banner);
                 assertTrue(banner.contains(" on Java 17."), banner);
                 assertTrue(banner.contains("selected: epoll"), banner);
-                assertTrue(banner.contains("Ready: 3 endpoint(s) listening, 0 problem(s)"), banner);
+                assertTrue(banner.contains("Ready: 4 endpoint(s) listening, 0 problem(s)"), banner);
 
                 String library = "libconduit_epoll_" + arch + ".so";
                 List<String> extracted = librariesIn(home.resolve("data"));

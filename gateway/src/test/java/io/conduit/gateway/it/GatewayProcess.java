@@ -126,18 +126,22 @@ final class GatewayProcess implements AutoCloseable {
 
     /** The port of the distribution's default configuration ({@code conf/io.conduit.gateway.echo-default.cfg}). */
     static final int DEFAULT_PORT = 7007;
+    /** The port of the default metrics endpoint ({@code conf/io.conduit.gateway.metrics.cfg}). */
+    static final int DEFAULT_METRICS_PORT = 9464;
 
     /**
-     * Fails at once, saying what to do, when another process (e.g. a gateway started by hand) listens on the default
-     * configuration's TCP port: the tests of the default configuration need it.
+     * Fails at once, saying what to do, when another process (e.g. a gateway started by hand) listens on a TCP port of
+     * the distribution's default configuration: the tests of the default configuration need them.
      */
     static void requireDefaultPortFree() throws IOException {
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), DEFAULT_PORT));
-        } catch (BindException inUse) {
-            throw new IllegalStateException("127.0.0.1:" + DEFAULT_PORT + ", the port of the distribution's default "
-                    + "configuration, is in use by another process (a gateway started by hand?): stop it (see "
-                    + "`ss -ltnp 'sport = :" + DEFAULT_PORT + "'`) and run the tests again", inUse);
+        for (int port : new int[] {DEFAULT_PORT, DEFAULT_METRICS_PORT}) {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            } catch (BindException inUse) {
+                throw new IllegalStateException("127.0.0.1:" + port + ", a port of the distribution's default "
+                        + "configuration, is in use by another process (a gateway started by hand?): stop it (see "
+                        + "`ss -ltnp 'sport = :" + port + "'`) and run the tests again", inUse);
+            }
         }
     }
 

@@ -40,6 +40,6 @@ class ShutdownDistributionIT {
         assertFalse(afterBanner.contains("transport swap"), "no endpoint follows a stopping transport:\n" + out);
         assertFalse(afterBanner.contains("Exception"), "nothing thrown:\n" + out);
         assertFalse(afterBanner.contains("\tat "), "no stack trace:\n" + out);
-        assertTrue(banner.contains("Ready: 3 endpoint(s) listening, 0 problem(s)"), banner);
+        assertTrue(banner.contains("Ready: 4 endpoint(s) listening, 0 problem(s)"), banner);
     }
 }

@@ -91,7 +91,7 @@ class LauncherTest {
     @Test
     void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
         for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
-                "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg")) {
+                "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg", "io.conduit.gateway.metrics.cfg")) {
             assertTrue(Banner.COMPONENT_CONFIG.matcher(f).matches(), f);
         }
         for (String f : List.of("io.conduit.gateway.echoo-x.cfg", "io.conduit.transport.cfg",
@@ -108,5 +108,8 @@ class LauncherTest {
             assertTrue(filter.matcher(pid + "-a.cfg").matches(), pid);
             assertFalse(filter.matcher(pid + ".cfg").matches(), pid);
         }
+        String metrics = GatewayServices.METRICS_PID + ".cfg"; // a singleton PID: read without a name
+        assertTrue(Banner.COMPONENT_CONFIG.matcher(metrics).matches(), metrics);
+        assertTrue(filter.matcher(metrics).matches(), metrics);
     }
 }

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The gateway's packages depend on each other in one direction only, as DESIGN.md's gateway section draws them
  * ({@code jdeps} on the compiled classes): {@code services} ← {@code status} ← {@code network} ← {@code config} ←
- * {@code echo}, {@code relay}, {@code shell}; the launcher only on {@code services}.
+ * {@code metrics}, {@code shell}; {@code metrics} ← {@code echo}, {@code relay}; the launcher only on {@code services}.
  */
 class GatewayLayersTest {
 
@@ -31,9 +31,10 @@ class GatewayLayersTest {
             "io.conduit.gateway.internal.status", 1,
             "io.conduit.gateway.internal.network", 2,
             "io.conduit.gateway.internal.config", 3,
-            "io.conduit.gateway.internal.echo", 4,
-            "io.conduit.gateway.internal.relay", 4,
-            "io.conduit.gateway.internal.shell", 4);
+            "io.conduit.gateway.internal.metrics", 4,
+            "io.conduit.gateway.internal.shell", 4,
+            "io.conduit.gateway.internal.echo", 5,
+            "io.conduit.gateway.internal.relay", 5);
     /** Runs outside the framework: may depend on {@link #SERVICES} only, and nothing depends on it. */
     private static final String LAUNCHER = "io.conduit.gateway.launcher";
     private static final String SERVICES = "io.conduit.gateway.services";

@@ -37,7 +37,8 @@ final class ConfigurationFileWatch implements AutoCloseable {
         /**
          * @param file    the file name
          * @param pid     the configuration's PID as Configuration Admin would name it
-         * @param kind    {@code echo} or {@code relay} for a file of the gateway's components, {@code file} otherwise
+         * @param kind    {@code echo}, {@code relay} or {@code metrics} for a file of the gateway's components,
+         *                {@code file} otherwise
          * @param problem what is wrong and what to do
          */
         Published publish(String file, String pid, String kind, String problem);
@@ -133,10 +134,16 @@ final class ConfigurationFileWatch implements AutoCloseable {
         }
     }
 
-    /** @return {@code echo} or {@code relay} when the file is one of the gateway's components, else {@code file} */
+    /**
+     * @return {@code echo}, {@code relay} or {@code metrics} when the file is one of the gateway's components, else
+     *         {@code file}
+     */
     static String kind(ConfigurationFileCheck.FileName f) {
         if (f.pid().equals(EchoConfig.FACTORY_PID)) {
             return "echo";
+        }
+        if (f.pid().equals(MetricsConfig.PID)) {
+            return "metrics";
         }
         return f.pid().equals(RelayConfig.FACTORY_PID) ? "relay" : "file";
     }

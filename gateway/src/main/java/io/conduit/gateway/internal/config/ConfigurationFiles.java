@@ -29,7 +29,8 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
  * Watches the gateway launcher's configuration directory (framework property {@value #DIRECTORY_PROPERTY}, which
  * only the launcher sets: elsewhere, e.g. in Karaf, this component does nothing) with a
  * {@link ConfigurationFileWatch}: every file FileInstall reads but nothing will apply (a PID no component reads, a
- * factory PID without {@code -<name>} -- also the gateway's own, see {@link #reportsSingleton} --, a key
+ * factory PID without {@code -<name>} -- also the gateway's own, see {@link #reportsSingleton} --, the metrics
+ * endpoint's PID with one ({@link #reportsFactory}), a key
  * Configuration Admin rejects) is one WARNING line and a
  * {@link GatewayStatus} with that problem, so the launcher's banner counts it and {@code conduit:gateway} shows it.
  * The directory is checked once on activation, then as often as FileInstall polls it
@@ -40,8 +41,8 @@ import org.osgi.service.component.runtime.dto.ComponentDescriptionDTO;
  * <p>Which PIDs are read comes from the running framework: the {@code service.pid} of every {@code ManagedService}
  * and {@code ManagedServiceFactory} (in the distribution: {@code io.conduit.transport} of the API bundle, Felix
  * SCR's {@code org.apache.felix.scr.ScrService}, FileInstall's factory {@code org.apache.felix.fileinstall}), the
- * configuration PIDs of Declarative Services components, and always the gateway's echo and relay factories and
- * {@code io.conduit.transport}.
+ * configuration PIDs of Declarative Services components, and always the gateway's echo and relay factories, the
+ * metrics endpoint's PID and {@code io.conduit.transport}.
  *
  * <p>Thread-safe: the watch is synchronized; the scheduler is confined to activation and deactivation.
  */
@@ -126,7 +127,7 @@ public final class ConfigurationFiles {
 
     /** @return the PIDs the framework reads now (see the class comment) */
     private ConfigurationFileCheck.Known known() {
-        Set<String> singletons = new HashSet<>(Set.of(ConfigurationFileCheck.TRANSPORT_PID));
+        Set<String> singletons = new HashSet<>(Set.of(ConfigurationFileCheck.TRANSPORT_PID, MetricsConfig.PID));
         Set<String> factories = new HashSet<>(Set.of(EchoConfig.FACTORY_PID, RelayConfig.FACTORY_PID));
         Set<String> alsoRead = new HashSet<>();
         singletons.addAll(servicePids(MANAGED_SERVICE));
@@ -138,6 +139,9 @@ public final class ConfigurationFiles {
             for (String pid : d.configurationPid) {
                 if (pid.equals(EchoConfig.FACTORY_PID) || pid.equals(RelayConfig.FACTORY_PID)) {
                     continue; // factory configurations only (see reportsSingleton)
+                }
+                if (pid.equals(MetricsConfig.PID)) {
+                    continue; // one configuration only (see reportsFactory)
                 }
                 alsoRead.add(pid);
                 if ("require".equals(d.configurationPolicy)) {
@@ -162,6 +166,21 @@ public final class ConfigurationFiles {
     public static boolean reportsSingleton(BundleContext context, String factoryPid, java.util.Map<String, ?> props) {
         String dir = context.getProperty(DIRECTORY_PROPERTY);
         return dir != null && !dir.isBlank() && GatewayConfig.singletonOf(factoryPid, props)
+                && props.get("felix.fileinstall.filename") != null;
+    }
+
+    /**
+     * Whether this component reports {@code props}, a configuration of the gateway's metrics endpoint, as a problem: a
+     * factory configuration ({@code io.conduit.gateway.metrics-x.cfg}) read by FileInstall from the directory this
+     * component watches. Declarative Services hands the component factory configurations of its PID too, but there
+     * is one metrics endpoint; the component binds nothing for it.
+     *
+     * @param context the gateway bundle's context
+     * @param props   the component's properties
+     */
+    public static boolean reportsFactory(BundleContext context, java.util.Map<String, ?> props) {
+        String dir = context.getProperty(DIRECTORY_PROPERTY);
+        return dir != null && !dir.isBlank() && props.get("service.factoryPid") != null
                 && props.get("felix.fileinstall.filename") != null;
     }
 

@@ -11,6 +11,10 @@ import io.conduit.gateway.internal.config.ConfigurationFiles;
 import io.conduit.gateway.internal.config.EchoConfig;
 import io.conduit.gateway.internal.config.GatewayConfig;
 import io.conduit.gateway.internal.config.StreamGuards;
+import io.conduit.gateway.internal.metrics.ComponentMetrics;
+import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
@@ -36,6 +40,8 @@ public final class EchoComponent {
     private final Network network;
     private final Listeners listeners;
     private final ComponentStatus status;
+    /** The counters of the endpoints, in scrapes of the metrics endpoint; {@code null} without a valid configuration. */
+    private volatile ComponentMetrics metrics;
 
     /**
      * @param network the gateway's network (a mandatory, static reference)
@@ -62,36 +68,54 @@ public final class EchoComponent {
         EchoHandler echo = new EchoHandler();
         Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
+        ComponentMetrics m = new ComponentMetrics("echo", name, null, listeners);
+        metrics = m;
+        m.register(context);
         listeners.onChange(status::update);
         listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name, echo))
-                : this.network.bindDatagram(endpoint, udp -> echo))
+                ? this.network.listen(endpoint, childOptions,
+                        streamHandler(config.guards(), "echo " + name, echo, m.endpoint(endpoint)))
+                : this.network.bindDatagram(endpoint, udp -> datagramHandler(echo, m.endpoint(endpoint))))
                 .thenRun(() -> status.publish(context));
     }
 
-    /**
-     * @param owner what the connection limit's warning names, e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}
-     * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
-     *         connection limit of its own
-     */
-    static ChannelHandler streamHandler(StreamGuards guards, String owner, EchoHandler echo) {
-        if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0) {
-            return echo;
-        }
-        ConnectionLimit limit = guards.newLimit(owner);
+    /** @return the handler of a UDP endpoint's channels: {@code echo} behind a {@link DatagramTrafficHandler} */
+    static ChannelHandler datagramHandler(EchoHandler echo, EndpointCounters counters) {
+        DatagramTrafficHandler traffic = new DatagramTrafficHandler(counters);
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                guards.addFirst(ch.pipeline(), limit);
+                ch.pipeline().addLast("traffic", traffic);
                 ch.pipeline().addLast("echo", echo);
             }
         };
     }
 
-    /** Closes the listeners and withdraws the status. */
+    /**
+     * @param owner what the connection limit's warning names, e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}
+     * @return the child handler of one stream listener: a {@link TrafficHandler} counting into {@code counters}, the
+     *         {@link StreamGuards} with a connection limit of its own, and {@code echo}
+     */
+    static ChannelHandler streamHandler(StreamGuards guards, String owner, EchoHandler echo,
+            EndpointCounters counters) {
+        ConnectionLimit limit = guards.newLimit(owner);
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                guards.addFirst(ch.pipeline(), limit);
+                ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
+                ch.pipeline().addLast("echo", echo);
+            }
+        };
+    }
+
+    /** Closes the listeners and withdraws the status and the metrics. */
     @Deactivate
     public void deactivate() {
         status.withdraw();
+        if (metrics != null) {
+            metrics.unregister();
+        }
         listeners.close();
     }
 }

@@ -426,6 +426,21 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
         return new GatewayStatus.Now(bound, failed);
     }
 
+    /**
+     * @return the transport each endpoint listens on now, by endpoint as configured; an endpoint that is not bound, or
+     *         has no listener or socket now, is absent (looked at outside this object's lock, as {@link #now()})
+     */
+    public Map<GatewayUri, String> transportsNow() {
+        Map<GatewayUri, String> out = new LinkedHashMap<>();
+        for (BoundEndpoint b : boundEndpoints()) {
+            String t = b.bound().transportName();
+            if (t != null) {
+                out.put(b.endpoint(), t);
+            }
+        }
+        return out;
+    }
+
     /** One bound endpoint: what was configured, how it is shown, and what was bound. */
     private record BoundEndpoint(GatewayUri endpoint, String shown, Network.Bound bound) {
     }

@@ -11,6 +11,10 @@ import io.conduit.gateway.internal.config.ConfigurationFiles;
 import io.conduit.gateway.internal.config.GatewayConfig;
 import io.conduit.gateway.internal.config.RelayConfig;
 import io.conduit.gateway.internal.config.StreamGuards;
+import io.conduit.gateway.internal.metrics.ComponentMetrics;
+import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
@@ -43,6 +47,8 @@ public final class RelayComponent {
     private final ComponentStatus status;
     /** Clients closed because the upstream was unreachable, counted for all connections of this relay. */
     private final RateLimitedLog unreachable = RelayFrontendHandler.unreachableLog();
+    /** The counters of the endpoint, in scrapes of the metrics endpoint; {@code null} without a valid configuration. */
+    private volatile ComponentMetrics metrics;
 
     /**
      * @param network the gateway's network (a mandatory, static reference)
@@ -71,9 +77,13 @@ public final class RelayComponent {
             status.publish(context);
             return;
         }
+        ComponentMetrics m = new ComponentMetrics("relay", name, config.upstream(), listeners);
+        metrics = m;
+        m.register(context);
         listeners.onChange(status::update);
         ConnectionLimit limit = config.guards().newLimit("relay " + name);
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
+            EndpointCounters counters = m.endpoint(endpoint);
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
                 // the listener runs only where the upstream is reachable too (e.g. unix:@name: epoll)
@@ -81,12 +91,24 @@ public final class RelayComponent {
                     @Override
                     protected void initChannel(Channel ch) {
                         addClientHandlers(ch.pipeline(), config, limit);
-                        ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable));
+                        ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
+                        ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable,
+                                counters));
                     }
                 };
                 return network.listen(endpoint, List.of(config.upstream()), childOptions, init);
             }
-            return network.bindDatagram(endpoint, udp -> new UdpRelayHandler(config, network, udp));
+            DatagramTrafficHandler traffic = new DatagramTrafficHandler(counters);
+            return network.bindDatagram(endpoint, udp -> {
+                UdpRelayHandler relay = new UdpRelayHandler(config, network, udp, counters);
+                return new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast("traffic", traffic);
+                        ch.pipeline().addLast("relay", relay);
+                    }
+                };
+            });
         }).thenRun(() -> status.publish(context));
     }
 
@@ -107,11 +129,17 @@ public final class RelayComponent {
         }
     }
 
-    /** Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws the status. */
+    /**
+     * Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws
+     * the status and the metrics.
+     */
     @Deactivate
     public void deactivate() {
         RelayLoops.remove(this);
         status.withdraw();
+        if (metrics != null) {
+            metrics.unregister();
+        }
         listeners.close();
         unreachable.flush();
     }

@@ -18,6 +18,8 @@ import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
 import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.network.Streams;
 import io.conduit.handler.limit.ByteRateLimitHandler;
@@ -38,8 +40,9 @@ import io.conduit.handler.proxy.ProxyProtocolEncoder;
  * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once); so it does
  * when the connect cannot even start (the client's transport went away during a swap).
  * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
- * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
- * connection).
+ * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). The endpoint's
+ * {@link EndpointCounters} get each connect's duration or failure, and the upstream channel a {@link TrafficHandler}.
+ * Not sharable (one per connection).
  */
 public final class RelayFrontendHandler implements ChannelHandler {
 
@@ -51,6 +54,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private final Network network;
     /** The relay's log of clients closed because the upstream was unreachable; shared by its connections. */
     private final RateLimitedLog unreachable;
+    /** The listening endpoint's counters, or {@code null} when nothing counts. */
+    private final EndpointCounters counters;
     /** The pending upstream connect; loop-confined. */
     private Future<Channel> connecting;
     /** Client input that arrived before the upstream was connected; loop-confined. */
@@ -76,9 +81,21 @@ public final class RelayFrontendHandler implements ChannelHandler {
      * @param unreachable the relay's {@link #unreachableLog()}, shared by all its connections
      */
     public RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable) {
+        this(config, network, unreachable, null);
+    }
+
+    /**
+     * @param config      the relay's configuration
+     * @param network     where the upstream channel comes from
+     * @param unreachable the relay's {@link #unreachableLog()}, shared by all its connections
+     * @param counters    the listening endpoint's counters, or {@code null} to count nothing
+     */
+    public RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable,
+            EndpointCounters counters) {
         this.config = config;
         this.network = network;
         this.unreachable = unreachable;
+        this.counters = counters;
     }
 
     /**
@@ -116,9 +133,15 @@ public final class RelayFrontendHandler implements ChannelHandler {
         Map<ChannelOption<?>, Object> options = connectionOptions(config);
         options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
         Future<Channel> f;
+        EndpointCounters.Cell cell = counters == null ? null : counters.cell(client.eventLoop());
+        long startNanos = System.nanoTime();
         try {
-            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client));
+            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client,
+                    counters));
         } catch (RuntimeException e) {
+            if (cell != null) {
+                cell.connectFailed();
+            }
             // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
             // of clients makes one line, not one each
             String who = describeClient(client);
@@ -130,6 +153,13 @@ public final class RelayFrontendHandler implements ChannelHandler {
         connecting = f;
         f.addListener(done -> {
             connecting = null;
+            if (cell != null && !done.isCancelled()) {
+                if (done.isSuccess()) {
+                    cell.connected(System.nanoTime() - startNanos);
+                } else {
+                    cell.connectFailed();
+                }
+            }
             if (done.isSuccess()) {
                 Channel upstream = done.getNow();
                 if (!client.isActive()) {
@@ -178,14 +208,28 @@ public final class RelayFrontendHandler implements ChannelHandler {
      *         {@link ByteRateLimitHandler} with {@code rate.limit.bytes.per.second}
      */
     static ChannelHandler upstreamHandler(RelayConfig config, Channel client) {
-        if (config.rateLimitBytesPerSecond() == 0) {
+        return upstreamHandler(config, client, null);
+    }
+
+    /**
+     * @param counters the listening endpoint's counters, or {@code null}
+     * @return as {@link #upstreamHandler(RelayConfig, Channel)}, behind a {@link TrafficHandler} counting the upstream
+     *         bytes into {@code counters}
+     */
+    static ChannelHandler upstreamHandler(RelayConfig config, Channel client, EndpointCounters counters) {
+        if (config.rateLimitBytesPerSecond() == 0 && counters == null) {
             return new RelayHandler(client);
         }
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
-                        config.rateLimitBytesPerSecond())));
+                if (counters != null) {
+                    ch.pipeline().addLast("traffic", TrafficHandler.upstream(counters));
+                }
+                if (config.rateLimitBytesPerSecond() > 0) {
+                    ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
+                            config.rateLimitBytesPerSecond())));
+                }
                 ch.pipeline().addLast("relay", new RelayHandler(client));
             }
         };

@@ -17,6 +17,7 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.handler.logging.RateLimitedLog;
 
@@ -45,6 +46,9 @@ import io.conduit.handler.logging.RateLimitedLog;
  *       next datagram opens a new session on the current transport (the upstream sees a new source port), while
  *       the old upstream channel still relays late replies until the endpoint closes it after its grace period.</li>
  *   <li>When the endpoint closes (no current channel), every session closes.</li>
+ *   <li><b>Counters</b> ({@link EndpointCounters}): each session counts as a connection while it is open, with its
+ *       upstream bytes each way and its upstream connect. The client's datagrams are counted by the endpoint
+ *       channel's own handler.</li>
  * </ul>
  *
  * <p>Sharable and thread-safe: during a swap two listening channels (two event loops) may read at once. The session
@@ -68,6 +72,8 @@ public final class UdpRelayHandler implements ChannelHandler {
     private final AtomicLong droppedForLimit = new AtomicLong();
     /** Logs those drops: the first at once, then a count at most every few seconds, for the relay's whole life. */
     private final RateLimitedLog sessionLimitLog;
+    /** The endpoint's counters. */
+    private final EndpointCounters counters;
 
     /**
      * @param config   the relay's configuration (UDP listen and upstream)
@@ -75,16 +81,33 @@ public final class UdpRelayHandler implements ChannelHandler {
      * @param endpoint the listening endpoint this handler serves: replies leave through its channel
      */
     public UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint) {
-        this(config, network, endpoint, new RateLimitedLog(LOG, System.Logger.Level.WARNING));
+        this(config, network, endpoint, new EndpointCounters());
+    }
+
+    /**
+     * @param config   the relay's configuration (UDP listen and upstream)
+     * @param network  where session channels come from
+     * @param endpoint the listening endpoint this handler serves: replies leave through its channel
+     * @param counters the endpoint's counters: sessions, upstream bytes and connects
+     */
+    public UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint,
+            EndpointCounters counters) {
+        this(config, network, endpoint, new RateLimitedLog(LOG, System.Logger.Level.WARNING), counters);
     }
 
     /** Like the public constructor, logging dropped datagrams to {@code sessionLimitLog} (tests: a fake clock). */
     UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint,
             RateLimitedLog sessionLimitLog) {
+        this(config, network, endpoint, sessionLimitLog, new EndpointCounters());
+    }
+
+    private UdpRelayHandler(RelayConfig config, Network network, Network.DatagramEndpoint endpoint,
+            RateLimitedLog sessionLimitLog, EndpointCounters counters) {
         this.config = config;
         this.network = network;
         this.endpoint = endpoint;
         this.sessionLimitLog = sessionLimitLog;
+        this.counters = counters;
     }
 
     /** @return the number of live sessions (drained ones no longer count) */
@@ -150,6 +173,10 @@ public final class UdpRelayHandler implements ChannelHandler {
     private final class Session implements ChannelHandler {
         private final InetSocketAddress client;
         private final EventLoop loop;
+        /** The counters of {@link #loop}. */
+        private final EndpointCounters.Cell cell;
+        /** Counted as an open connection by {@link #start0()}, not yet as closed. */
+        private boolean counted;
         private final ArrayDeque<Buffer> pending = new ArrayDeque<>();
         private Channel upstream;
         private Future<Channel> connecting;
@@ -167,6 +194,7 @@ public final class UdpRelayHandler implements ChannelHandler {
         Session(InetSocketAddress client, EventLoop loop) {
             this.client = client;
             this.loop = loop;
+            this.cell = counters.cell(loop);
         }
 
         /** Runs {@code task} on the session's loop; when the loop is gone the session ends. */
@@ -190,11 +218,15 @@ public final class UdpRelayHandler implements ChannelHandler {
         }
 
         private void start0() {
+            cell.connectionOpened();
+            counted = true;
             long halfIdleMillis = Math.max(1, config.udpIdleTimeoutMillis() / 2);
             scheduleIdleCheck(halfIdleMillis);
+            long startNanos = System.nanoTime();
             try {
                 connecting = network.connect(config.upstream(), loop, Map.of(), this);
             } catch (RuntimeException e) {
+                cell.connectFailed();
                 LOG.log(System.Logger.Level.WARNING, "relay " + config.name() + ": cannot open a UDP session to "
                         + config.upstream() + " for " + client + ": " + e.getMessage());
                 close0();
@@ -209,11 +241,13 @@ public final class UdpRelayHandler implements ChannelHandler {
                     return;
                 }
                 if (!f.isSuccess()) {
+                    cell.connectFailed();
                     LOG.log(System.Logger.Level.INFO, "relay " + config.name() + ": UDP session to "
                             + config.upstream() + " for " + client + " failed: " + f.cause());
                     close0();
                     return;
                 }
+                cell.connected(System.nanoTime() - startNanos);
                 upstream = f.getNow();
                 upstream.closeFuture().addListener(c -> close());
                 // the endpoint keeps it on a selection change and drains it when its transport goes away: then new
@@ -225,6 +259,7 @@ public final class UdpRelayHandler implements ChannelHandler {
                 });
                 Buffer b;
                 while ((b = pending.poll()) != null) {
+                    cell.sent(EndpointCounters.Side.UPSTREAM, b.readableBytes());
                     upstream.write(b);
                 }
                 upstream.flush();
@@ -254,6 +289,7 @@ public final class UdpRelayHandler implements ChannelHandler {
 
         private void toUpstream0(Buffer content) {
             if (upstream != null && !closed) {
+                cell.sent(EndpointCounters.Side.UPSTREAM, content.readableBytes());
                 upstream.writeAndFlush(content);
             } else if (!closed && pending.size() < MAX_PENDING_DATAGRAMS) {
                 pending.add(content);
@@ -274,6 +310,7 @@ public final class UdpRelayHandler implements ChannelHandler {
                 return;
             }
             activeSinceCheck = true;
+            cell.received(EndpointCounters.Side.UPSTREAM, content.readableBytes());
             Channel out = endpoint.channel();
             if (closed || out == null || !out.isActive()) {
                 content.close();
@@ -312,6 +349,10 @@ public final class UdpRelayHandler implements ChannelHandler {
                 return;
             }
             closed = true;
+            if (counted) {
+                counted = false;
+                cell.connectionClosed();
+            }
             sessions.remove(client, this);
             if (idleCheck != null) {
                 idleCheck.cancel(false);

@@ -17,7 +17,8 @@ import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 
 /**
- * The Gogo command {@code conduit:gateway}: what every echo and relay configuration is doing. It joins the commands of
+ * The Gogo command {@code conduit:gateway}: what every echo and relay configuration, and the metrics endpoint, is
+ * doing. It joins the commands of
  * the API bundle in scope {@code conduit} ({@code conduit:transports}, {@code conduit:use}, ...) the same way: a
  * plain service with the properties {@code osgi.command.scope} and {@code osgi.command.function}, found by Gogo by
  * reflection, returning the text to print (so the gateway has no dependency on Gogo; in Karaf, pipe
@@ -122,7 +123,8 @@ public final class GatewayCommands {
      * {@code listening: tcp://127.0.0.1:7007 [epoll]}, and one {@code error:} line per problem, including each
      * endpoint that has no listener or socket now (e.g. no transport is selected). STATE is {@code RUNNING} (every
      * endpoint listening), {@code FAILED} (nothing listening: a bad configuration, no endpoint could be bound, or none
-     * has a transport now) or {@code PARTIAL} (some endpoints listening, some not). A file of the configuration
+     * has a transport now), {@code PARTIAL} (some endpoints listening, some not) or {@code OFF} (nothing to listen on
+     * and no problem: the metrics endpoint without {@code listen}). A file of the configuration
      * directory that nothing applies ({@link ConfigurationFiles}: a PID no component reads, content Configuration
      * Admin rejects) is a {@code FAILED} block of kind {@code file} (or {@code echo}/{@code relay} for the gateway's
      * own files) with its reason. A last line counts them. Configurations whose endpoints are still being bound are
@@ -166,12 +168,16 @@ public final class GatewayCommands {
         int running = 0;
         int partial = 0;
         int failed = 0;
+        int off = 0;
         for (GatewayStatus s : sorted) {
             GatewayStatus.Now now = s.now(); // each endpoint once: listening, or a problem
             List<String> bindings = now.bindings();
             List<String> failures = now.failures();
             String state;
-            if (bindings.isEmpty()) { // never RUNNING with nothing listening
+            if (bindings.isEmpty() && failures.isEmpty()) { // configured to listen nowhere: the metrics endpoint
+                state = "OFF";
+                off++;
+            } else if (bindings.isEmpty()) { // never RUNNING with nothing listening
                 state = "FAILED";
                 failed++;
             } else if (failures.isEmpty()) {
@@ -199,7 +205,7 @@ public final class GatewayCommands {
         } else if (!sorted.isEmpty()) {
             out.append(sorted.size()).append(sorted.size() == 1 ? " configuration: " : " configurations: ")
                     .append(running).append(" running, ").append(partial).append(" partial, ").append(failed)
-                    .append(" failed\n");
+                    .append(" failed").append(off > 0 ? ", " + off + " off" : "").append('\n');
         }
         return out.toString();
     }

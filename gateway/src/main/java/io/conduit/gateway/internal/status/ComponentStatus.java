@@ -4,11 +4,10 @@ import java.util.Hashtable;
 import java.util.List;
 
 import org.osgi.framework.BundleContext;
-import org.osgi.framework.ServiceRegistration;
 
 /**
  * Publishes a {@link GatewayStatus} for one component once its endpoints are settled, and withdraws it on
- * deactivation. Thread-safe: the registration is guarded by {@code this}.
+ * deactivation. Thread-safe: the registration is a {@link Publication}.
  */
 public final class ComponentStatus implements GatewayStatus {
 
@@ -16,10 +15,7 @@ public final class ComponentStatus implements GatewayStatus {
     private final String pid;
     private final String kind;
     private final ComponentEndpoints listeners;
-    /** Guarded by this; {@code null} before {@link #publish} and after {@link #withdraw}. */
-    private ServiceRegistration<GatewayStatus> registration;
-    /** Guarded by this. */
-    private boolean withdrawn;
+    private final Publication<GatewayStatus> publication = new Publication<>(GatewayStatus.class, this);
 
     public ComponentStatus(String name, String pid, String kind, ComponentEndpoints listeners) {
         this.name = name;
@@ -64,30 +60,16 @@ public final class ComponentStatus implements GatewayStatus {
     }
 
     /** Registers the status service with the facts as service properties; ignored after {@link #withdraw()}. */
-    public synchronized void publish(BundleContext context) {
-        if (withdrawn || registration != null) {
-            return;
-        }
-        try {
-            registration = context.registerService(GatewayStatus.class, this, properties());
-        } catch (IllegalStateException bundleStopping) {
-            // the bundle is stopping: nothing to publish to
-        }
+    public void publish(BundleContext context) {
+        publication.publish(context, this::properties);
     }
 
     /**
      * Gives the published service the current facts (an endpoint that waited for a capable transport is bound now);
      * nothing before {@link #publish} or after {@link #withdraw()}.
      */
-    public synchronized void update() {
-        if (registration == null) {
-            return;
-        }
-        try {
-            registration.setProperties(properties());
-        } catch (IllegalStateException alreadyGone) {
-            // unregistered by the framework when the bundle stopped
-        }
+    public void update() {
+        publication.update(this::properties);
     }
 
     private Hashtable<String, Object> properties() {
@@ -101,15 +83,7 @@ public final class ComponentStatus implements GatewayStatus {
     }
 
     /** Unregisters the status service; idempotent. */
-    public synchronized void withdraw() {
-        withdrawn = true;
-        if (registration != null) {
-            try {
-                registration.unregister();
-            } catch (IllegalStateException alreadyGone) {
-                // unregistered by the framework when the bundle stopped
-            }
-            registration = null;
-        }
+    public void withdraw() {
+        publication.withdraw();
     }
 }

@@ -77,6 +77,18 @@ class ConfigurationFileCheckTest {
                 ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.transport-nio.cfg"), DISTRIBUTION));
     }
 
+    /** The metrics endpoint's PID is read from one file without a name; with a name it is refused, as metrics. */
+    @Test
+    void theMetricsEndpointTakesOneFileWithoutAName() {
+        Known known = new Known(Set.of("io.conduit.transport", "io.conduit.gateway.metrics"),
+                Set.of("io.conduit.gateway.echo", "io.conduit.gateway.relay"), Set.of());
+        assertEquals(null, ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.gateway.metrics.cfg"), known));
+        assertEquals("ignored: 'io.conduit.gateway.metrics' takes one configuration, not factory configurations ('-x'):"
+                + " name the file io.conduit.gateway.metrics.cfg",
+                ConfigurationFileCheck.nameProblem(FileName.of("io.conduit.gateway.metrics-x.cfg"), known));
+        assertEquals("metrics", ConfigurationFileWatch.kind(FileName.of("io.conduit.gateway.metrics-x.cfg")));
+    }
+
     @Test
     void anEmptyKeyIsNamedWithItsLine() {
         String problem = ConfigurationFileCheck.contentProblem(

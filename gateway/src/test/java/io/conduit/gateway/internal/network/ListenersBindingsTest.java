@@ -171,6 +171,11 @@ class ListenersBindingsTest {
                     "in the order of 'listen', although udp bound first");
             assertEquals(List.of(deniedLine), listeners.failures());
             int attemptsUntilBound = attempts.get();
+            while (log.messages().size() < 3) { // the INFO line follows the binding, outside the lock
+                org.junit.jupiter.api.Assertions.assertTrue(System.nanoTime() - deadline < 0, "logged: "
+                        + log.messages());
+                Thread.sleep(5);
+            }
             assertEquals(List.of("WARNING echo test: " + inUse, "WARNING echo test: " + deniedLine,
                     "INFO echo test: listening on tcp://127.0.0.1:7007 now, on transport 'nio'"), log.messages());
             Thread.sleep(100);

@@ -18,6 +18,8 @@ import io.conduit.gateway.internal.FakeNetwork;
 import io.conduit.gateway.internal.LogCapture;
 import io.conduit.gateway.internal.TestDuplexChannel;
 import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.handler.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,43 @@ class RelayFrontendHandlerTest {
         assertEquals("ping", text(upstream.readOutbound()));
         upstream.writeInbound(bytes("pong"));
         assertEquals("pong", text(client.readOutbound()));
+    }
+
+    /**
+     * With the endpoint's counters: the connect's duration lands in the histogram, the upstream channel counts the
+     * bytes each way (the early input included), and a failed connect is a failure, not a duration.
+     */
+    @Test
+    void theEndpointsCountersGetTheConnectAndTheUpstreamBytes() {
+        FakeNetwork net = new FakeNetwork();
+        EndpointCounters counters = new EndpointCounters();
+        TestDuplexChannel client = new TestDuplexChannel(TrafficHandler.client(counters),
+                new RelayFrontendHandler(CONFIG, net, RelayFrontendHandler.unreachableLog(), counters));
+        client.writeInbound(bytes("early "));
+        TestDuplexChannel upstream = net.succeed(0);
+        client.runPendingTasks();
+        client.writeInbound(bytes("ping"));
+        upstream.writeInbound(bytes("pong!"));
+        upstream.releaseOutbound();
+        client.releaseOutbound();
+        EndpointCounters.Snapshot s = counters.snapshot();
+        assertEquals(1, s.connects());
+        assertEquals(0, s.connectFailures());
+        assertEquals(10, s.clientReceivedBytes());
+        assertEquals(10, s.upstreamSentBytes(), "early input and what followed");
+        assertEquals(5, s.upstreamReceivedBytes());
+        assertEquals(5, s.clientSentBytes());
+        assertEquals(1, s.connectionsOpen());
+
+        TestDuplexChannel refused = new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net,
+                RelayFrontendHandler.unreachableLog(), counters));
+        net.connects.get(1).promise().setFailure(new java.net.ConnectException("Connection refused"));
+        refused.runPendingTasks();
+        net.refuseWith = new IllegalStateException("the transport went away");
+        new TestDuplexChannel(new RelayFrontendHandler(CONFIG, net, RelayFrontendHandler.unreachableLog(), counters));
+        s = counters.snapshot();
+        assertEquals(2, s.connectFailures(), "refused, and could not start");
+        assertEquals(1, s.connects());
     }
 
     @Test

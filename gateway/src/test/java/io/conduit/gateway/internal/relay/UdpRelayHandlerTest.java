@@ -24,6 +24,8 @@ import io.conduit.gateway.internal.FakeNetwork;
 import io.conduit.gateway.internal.LogCapture;
 import io.conduit.gateway.internal.TestDuplexChannel;
 import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
+import io.conduit.gateway.internal.metrics.EndpointCounters;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.handler.logging.RateLimitedLog;
 import org.junit.jupiter.api.Test;
@@ -83,6 +85,42 @@ class UdpRelayHandlerTest {
 
     private static DatagramPacket from(InetSocketAddress sender, String text) {
         return new DatagramPacket(bytes(text), LOCAL, sender, false);
+    }
+
+    /**
+     * Each session counts as a connection while open, with its upstream bytes and connect; the endpoint channel's
+     * {@link DatagramTrafficHandler} counts the clients' datagrams and the replies.
+     */
+    @Test
+    void sessionsUpstreamBytesAndDatagramsAreCounted() {
+        FakeNetwork net = new FakeNetwork();
+        EndpointCounters counters = new EndpointCounters();
+        FakeEndpoint endpoint = new FakeEndpoint();
+        UdpRelayHandler relay = new UdpRelayHandler(config(16), net, endpoint, counters);
+        EmbeddedChannel listener = new EmbeddedChannel(new DatagramTrafficHandler(counters), relay);
+        endpoint.channel = listener;
+        listener.writeInbound(from(ALICE, "a1"), from(BOB, "bob"));
+        TestDuplexChannel aliceUp = net.succeed(0);
+        TestDuplexChannel bobUp = net.succeed(1);
+        listener.runPendingTasks();
+        aliceUp.releaseOutbound();
+        bobUp.releaseOutbound();
+        aliceUp.writeInbound((Object) bytes("reply"));
+        listener.releaseOutbound();
+        EndpointCounters.Snapshot s = counters.snapshot();
+        assertEquals(2, s.connectionsOpen());
+        assertEquals(2, s.connectionsTotal());
+        assertEquals(2, s.connects());
+        assertEquals(5, s.upstreamSentBytes(), "a1 and bob, also when they waited for the session");
+        assertEquals(5, s.upstreamReceivedBytes());
+        assertEquals(2, s.clientReceivedDatagrams());
+        assertEquals(5, s.clientReceivedBytes());
+        assertEquals(1, s.clientSentDatagrams());
+        assertEquals(5, s.clientSentBytes());
+        listener.finishAndReleaseAll();
+        s = counters.snapshot();
+        assertEquals(0, s.connectionsOpen(), "listener closed: sessions closed");
+        assertEquals(2, s.connectionsTotal());
     }
 
     @Test

@@ -213,4 +213,30 @@ class GatewayCommandsTest {
     void saysSoWhenNothingIsConfigured() {
         assertEquals(true, GatewayCommands.render(List.of()).startsWith("no echo or relay configuration"));
     }
+
+    /**
+     * The metrics endpoint shows its URL while it listens, and {@code OFF} (no endpoint, no problem) when its
+     * configuration has no {@code listen}; the count line then says how many are off.
+     */
+    @Test
+    void theMetricsEndpointShowsItsUrlOrOff() throws Exception {
+        FakeBound http = new FakeBound(new InetSocketAddress("127.0.0.1", 9464), "epoll");
+        Listeners on = new Listeners("metrics io.conduit.gateway.metrics.cfg");
+        on.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:9464")),
+                d -> d + " (http://127.0.0.1:9464/metrics, /health)", new FakeNetwork(),
+                e -> CompletableFuture.completedFuture(http)).get(5, TimeUnit.SECONDS);
+        ComponentStatus running = new ComponentStatus("io.conduit.gateway.metrics.cfg", "io.conduit.gateway.metrics",
+                "metrics", on);
+        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "RUNNING",
+                "  (io.conduit.gateway.metrics.cfg)")
+                + "    listening: tcp://127.0.0.1:9464 (http://127.0.0.1:9464/metrics, /health) [epoll]\n"
+                + "1 configuration: 1 running, 0 partial, 0 failed\n",
+                GatewayCommands.render(List.of(running)).replace("\r\n", "\n"));
+        ComponentStatus off = new ComponentStatus("io.conduit.gateway.metrics.cfg", "io.conduit.gateway.metrics",
+                "metrics", new Listeners("metrics io.conduit.gateway.metrics.cfg"));
+        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "OFF",
+                "  (io.conduit.gateway.metrics.cfg)")
+                + "1 configuration: 0 running, 0 partial, 0 failed, 1 off\n",
+                GatewayCommands.render(List.of(off)).replace("\r\n", "\n"));
+    }
 }
