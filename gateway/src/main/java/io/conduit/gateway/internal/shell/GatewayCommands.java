@@ -187,7 +187,7 @@ public final class GatewayCommands {
                 state = "PARTIAL";
                 partial++;
             }
-            out.append(String.format("%-40s %-5s  %-7s", s.pid(), s.kind(), state));
+            out.append(String.format("%-40s %-7s  %-7s", s.pid(), s.kind(), state));
             if (!s.name().equals(s.pid())) {
                 out.append("  (").append(s.name()).append(')');
             }

@@ -83,16 +83,16 @@ class GatewayCommandsTest {
                 "io.conduit.gateway.echo.generated-pid", "echo", partListeners);
 
         String text = GatewayCommands.render(List.of(relay, echo, part));
-        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo.generated-pid", "echo", "PARTIAL",
+        assertEquals(String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.echo.generated-pid", "echo", "PARTIAL",
                 "")
                 + "    listening: tcp://127.0.0.1:7008 [nio]\n"
                 + "    error: cannot listen on tcp://127.0.0.1:22: BindException: Address already in use; it is tried "
                 + "again every 5 s\n"
-                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "RUNNING",
+                + String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "RUNNING",
                         "  (io.conduit.gateway.echo-default.cfg)")
                 + "    listening: tcp://127.0.0.1:7007 [epoll]\n"
                 + "    listening: udp://127.0.0.1:7007 [epoll]\n"
-                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.relay~bad", "relay", "FAILED",
+                + String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.relay~bad", "relay", "FAILED",
                         "  (io.conduit.gateway.relay-bad.cfg)")
                 + "    error: bad configuration: missing 'upstream' (e.g. upstream = tcp://127.0.0.1:6379)\n"
                 + "3 configurations: 1 running, 1 partial, 1 failed\n", text.replace("\r\n", "\n"));
@@ -125,7 +125,7 @@ class GatewayCommandsTest {
 
         udp.transport = null; // one endpoint of the echo lost its transport: PARTIAL
         String partial = GatewayCommands.render(List.of(echo, relay)).replace("\r\n", "\n");
-        assertTrue(partial.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.echo~default", "echo",
+        assertTrue(partial.contains(String.format("%-40s %-7s  %-7s", "io.conduit.gateway.echo~default", "echo",
                 "PARTIAL")), partial);
         assertTrue(partial.contains("    listening: tcp://127.0.0.1:7007 [epoll]\n"
                 + "    error: cannot listen on udp://127.0.0.1:7007: "), partial);
@@ -136,9 +136,9 @@ class GatewayCommandsTest {
         assertFalse(text.contains("listening:"), "nothing listens:\n" + text);
         assertFalse(text.contains("[closed]"), text);
         assertFalse(text.contains("RUNNING"), "never RUNNING with no listening endpoint:\n" + text);
-        assertTrue(text.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.echo~default", "echo",
+        assertTrue(text.contains(String.format("%-40s %-7s  %-7s", "io.conduit.gateway.echo~default", "echo",
                 "FAILED")), text);
-        assertTrue(text.contains(String.format("%-40s %-5s  %-7s", "io.conduit.gateway.relay~udp", "relay",
+        assertTrue(text.contains(String.format("%-40s %-7s  %-7s", "io.conduit.gateway.relay~udp", "relay",
                 "FAILED")), text);
         assertTrue(text.contains("    error: cannot listen on tcp://127.0.0.1:7007: "), text);
         assertTrue(text.contains("    error: cannot listen on udp://127.0.0.1:7007: "), text);
@@ -161,10 +161,10 @@ class GatewayCommandsTest {
                                 "io.conduit.gateway.echo-default.cfg", "echo")), null);
         String text = GatewayCommands.render(List.of(), down).replace("\r\n", "\n");
         assertEquals("network: not running: the selection error\n"
-                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "FAILED",
+                + String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.echo~default", "echo", "FAILED",
                         "  (io.conduit.gateway.echo-default.cfg)").replace("\r\n", "\n")
                 + "    error: not started: the gateway's network is not running (see 'network:' above)\n"
-                + String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.relay~r", "relay", "FAILED",
+                + String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.relay~r", "relay", "FAILED",
                         "  (io.conduit.gateway.relay-r.cfg)").replace("\r\n", "\n")
                 + "    error: not started: the gateway's network is not running (see 'network:' above)\n"
                 + "2 configurations: 0 running, 0 partial, 2 failed\n", text);
@@ -203,7 +203,7 @@ class GatewayCommandsTest {
         problem.fail("ignored: no component reads factory PID 'io.conduit.gateway.echoo'");
         String text = GatewayCommands.render(List.of(new ComponentStatus("io.conduit.gateway.echoo-typo.cfg",
                 "io.conduit.gateway.echoo~typo", "file", problem)));
-        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.echoo~typo", "file", "FAILED",
+        assertEquals(String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.echoo~typo", "file", "FAILED",
                 "  (io.conduit.gateway.echoo-typo.cfg)")
                 + "    error: ignored: no component reads factory PID 'io.conduit.gateway.echoo'\n"
                 + "1 configuration: 0 running, 0 partial, 1 failed\n", text.replace("\r\n", "\n"));
@@ -227,14 +227,14 @@ class GatewayCommandsTest {
                 e -> CompletableFuture.completedFuture(http)).get(5, TimeUnit.SECONDS);
         ComponentStatus running = new ComponentStatus("io.conduit.gateway.metrics.cfg", "io.conduit.gateway.metrics",
                 "metrics", on);
-        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "RUNNING",
+        assertEquals(String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "RUNNING",
                 "  (io.conduit.gateway.metrics.cfg)")
                 + "    listening: tcp://127.0.0.1:9464 (http://127.0.0.1:9464/metrics, /health) [epoll]\n"
                 + "1 configuration: 1 running, 0 partial, 0 failed\n",
                 GatewayCommands.render(List.of(running)).replace("\r\n", "\n"));
         ComponentStatus off = new ComponentStatus("io.conduit.gateway.metrics.cfg", "io.conduit.gateway.metrics",
                 "metrics", new Listeners("metrics io.conduit.gateway.metrics.cfg"));
-        assertEquals(String.format("%-40s %-5s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "OFF",
+        assertEquals(String.format("%-40s %-7s  %-7s%s%n", "io.conduit.gateway.metrics", "metrics", "OFF",
                 "  (io.conduit.gateway.metrics.cfg)")
                 + "1 configuration: 0 running, 0 partial, 0 failed, 1 off\n",
                 GatewayCommands.render(List.of(off)).replace("\r\n", "\n"));
