@@ -37,6 +37,8 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *       ones are accepted and closed. TCP and Unix relays only</td></tr>
  *   <tr><td>{@code rate.limit.bytes.per.second}</td><td>unset</td><td>bytes per second each connection reads on
  *       each side, by back-pressure. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code tls.*}</td><td>unset</td><td>with {@code listen = tls://host:port} TLS is terminated, with
+ *       {@code upstream = tls://host:port} it is originated; see {@link TlsConfig}. Not with {@code zeroCopy}</td></tr>
  * </table>
  *
  * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
@@ -52,20 +54,28 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  * @param proxySendVersion   the PROXY protocol version written to the upstream, 1 or 2, or 0 for none
  * @param guards             idle timeout and connection limit of the listener
  * @param rateLimitBytesPerSecond bytes per second each side of a connection reads, or 0 for no limit
+ * @param tls                the TLS contexts of the listener and the upstream ({@link TlsConfig#NONE} without TLS)
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
         int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
         boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
-        int rateLimitBytesPerSecond) {
+        int rateLimitBytesPerSecond, TlsConfig tls) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
 
     /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
-    public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
-            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy",
-            "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
-            "rate.limit.bytes.per.second");
+    public static final java.util.List<String> KEYS = keys();
+
+    private static java.util.List<String> keys() {
+        java.util.List<String> keys = new java.util.ArrayList<>(java.util.List.of("listen", "upstream",
+                "connect.timeout.ms", "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions",
+                "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY,
+                StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second"));
+        keys.addAll(TlsConfig.SERVER_KEYS);
+        keys.addAll(TlsConfig.UPSTREAM_KEYS);
+        return java.util.List.copyOf(keys);
+    }
 
     /** The values of {@code proxy.protocol.accept}. */
     static final java.util.List<String> PROXY_ACCEPT_VALUES = java.util.List.of("v1", "v2", "any");
@@ -165,8 +175,13 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
                 }
             }
         }
+        if (zeroCopy && (listen.tls() || upstream.tls())) {
+            throw new IllegalArgumentException("'zeroCopy' = true cannot forward TLS: the bytes are encrypted or"
+                    + " decrypted by the gateway, so they cannot move inside the kernel; remove 'zeroCopy'");
+        }
+        TlsConfig tls = TlsConfig.from(props, java.util.List.of(listen), upstream);
         return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy,
                 accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),
-                send == null ? 0 : send.charAt(1) - '0', guards, rate);
+                send == null ? 0 : send.charAt(1) - '0', guards, rate, tls);
     }
 }

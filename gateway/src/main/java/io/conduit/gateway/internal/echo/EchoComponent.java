@@ -16,6 +16,7 @@ import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
 import io.conduit.gateway.internal.status.GatewayStatus;
 import io.conduit.handler.limit.ConnectionLimit;
+import io.conduit.handler.ssl.TlsContext;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -63,18 +64,22 @@ public final class EchoComponent {
         Map<ChannelOption<?>, Object> childOptions = new LinkedHashMap<>();
         childOptions.put(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
         listeners.onChange(status::update);
-        listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), echo))
+        String certificate = config.tls().certificateSummary();
+        listeners.bindAll(config.listen(), bound -> certificate != null && bound.startsWith("tls:")
+                ? bound + " (" + certificate + ")" : bound, network, endpoint -> endpoint.kind().isStream()
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(),
+                        endpoint.tls() ? config.tls().server() : null, echo))
                 : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));
     }
 
     /**
+     * @param tls the context that terminates TLS on this listener ({@code tls://}), or {@code null}
      * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
-     *         connection limit of its own
+     *         connection limit of its own and a TLS handler
      */
-    static ChannelHandler streamHandler(StreamGuards guards, EchoHandler echo) {
-        if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0) {
+    static ChannelHandler streamHandler(StreamGuards guards, TlsContext tls, EchoHandler echo) {
+        if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0 && tls == null) {
             return echo;
         }
         ConnectionLimit limit = guards.newLimit();
@@ -82,6 +87,9 @@ public final class EchoComponent {
             @Override
             protected void initChannel(Channel ch) {
                 guards.addFirst(ch.pipeline(), limit);
+                if (tls != null) {
+                    ch.pipeline().addLast("tls", tls.newServerHandler());
+                }
                 ch.pipeline().addLast("echo", echo);
             }
         };

@@ -73,7 +73,10 @@ public final class RelayComponent {
         }
         listeners.onChange(status::update);
         ConnectionLimit limit = config.guards().newLimit();
-        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
+        String certificate = config.tls().certificateSummary();
+        String shownTls = certificate == null ? "" : " (" + certificate + ")";
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shownTls, network,
+                endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
                 // the listener runs only where the upstream is reachable too (e.g. unix:@name: epoll)
@@ -92,8 +95,9 @@ public final class RelayComponent {
 
     /**
      * Adds what a stream relay's client connection passes before its {@link RelayFrontendHandler}: the connection
-     * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}) and the PROXY
-     * header decoder ({@code proxy.protocol.accept}), in this order.
+     * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}), the PROXY
+     * header decoder ({@code proxy.protocol.accept}; the header precedes TLS) and TLS ({@code listen = tls://}), in
+     * this order.
      *
      * @param limit the listener's connection limit, or {@code null}
      */
@@ -104,6 +108,9 @@ public final class RelayComponent {
         }
         if (config.proxyAccept() != null) {
             pipeline.addLast("proxy-protocol", new ProxyProtocolDecoder(config.proxyAccept()));
+        }
+        if (config.listen().tls()) {
+            pipeline.addLast("tls", config.tls().server().newServerHandler());
         }
     }
 

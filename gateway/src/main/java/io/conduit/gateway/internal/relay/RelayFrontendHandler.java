@@ -25,6 +25,7 @@ import io.conduit.handler.limit.TokenBucket;
 import io.conduit.handler.logging.RateLimitedLog;
 import io.conduit.handler.proxy.ProxyMessage;
 import io.conduit.handler.proxy.ProxyProtocolEncoder;
+import io.conduit.handler.ssl.TlsHandshakeCompletionEvent;
 
 /**
  * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
@@ -37,7 +38,9 @@ import io.conduit.handler.proxy.ProxyProtocolEncoder;
  * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client
  * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once); so it does
  * when the connect cannot even start (the client's transport went away during a swap).
- * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
+ * When the client goes away while connecting, the connect is cancelled. With {@code listen = tls://} the connect
+ * starts once the client's TLS handshake succeeded, so a client that fails it never reaches the upstream; with
+ * {@code upstream = tls://} the upstream channel gets a TLS client handler first. With {@code zeroCopy=true}, each direction
  * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). Not sharable (one per
  * connection).
  */
@@ -61,6 +64,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private boolean earlyEndOfInput;
     /** With {@code proxy.protocol.accept}: the client's PROXY header arrived and the connect began; loop-confined. */
     private boolean proxyDecoded;
+    /** The upstream connect was started once (with {@code listen = tls://}: after the handshake); loop-confined. */
+    private boolean connected;
 
     /**
      * @param config  the relay's configuration
@@ -101,7 +106,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (config.proxyAccept() == null) {
+        if (config.proxyAccept() == null && !config.listen().tls()) {
             connect(ctx);
         }
         ctx.fireChannelActive();
@@ -112,6 +117,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
      * client whose header is malformed (the decoder closes it) never reaches the upstream.
      */
     private void connect(ChannelHandlerContext ctx) {
+        connected = true;
         Channel client = ctx.channel();
         Map<ChannelOption<?>, Object> options = connectionOptions(config);
         options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
@@ -178,14 +184,20 @@ public final class RelayFrontendHandler implements ChannelHandler {
      *         {@link ByteRateLimitHandler} with {@code rate.limit.bytes.per.second}
      */
     static ChannelHandler upstreamHandler(RelayConfig config, Channel client) {
-        if (config.rateLimitBytesPerSecond() == 0) {
+        if (config.rateLimitBytesPerSecond() == 0 && !config.upstream().tls()) {
             return new RelayHandler(client);
         }
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
-                ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
-                        config.rateLimitBytesPerSecond())));
+                if (config.rateLimitBytesPerSecond() > 0) {
+                    ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
+                            config.rateLimitBytesPerSecond())));
+                }
+                if (config.upstream().tls()) {
+                    ch.pipeline().addLast("tls", config.tls().upstream().newClientHandler(
+                            config.tls().upstreamServerName(), config.upstream().port()));
+                }
                 ch.pipeline().addLast("relay", new RelayHandler(client));
             }
         };
@@ -290,9 +302,15 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
+        if (event instanceof TlsHandshakeCompletionEvent tls && config.listen().tls()) {
+            if (tls.isSuccess() && connecting == null && !connected) {
+                connect(ctx);
+            }
+        } else if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
             proxyDecoded = true;
-            connect(ctx);
+            if (!config.listen().tls()) {
+                connect(ctx);
+            }
         } else if (event instanceof InputShutdownEvent) {
             earlyEndOfInput = true; // forwarded once the upstream is there
         }
