@@ -52,6 +52,9 @@ class TlsGatewayIT {
     private static int sServerPort;
     private static int untrustedRelayPort;
     private static int untrustedServerPort;
+    private static int sniRelayPort;
+    private static int aServerPort;
+    private static Path bServerSocket;
 
     @BeforeAll
     static void start() throws Exception {
@@ -67,13 +70,23 @@ class TlsGatewayIT {
         sServerPort = Tools.freeTcpPort();
         untrustedRelayPort = Tools.freeTcpPort();
         untrustedServerPort = Tools.freeTcpPort();
+        sniRelayPort = Tools.freeTcpPort();
+        aServerPort = Tools.freeTcpPort();
+        // short: openssl 3.0 s_server fails on a Unix socket path of more than about 30 bytes (bio_addr.c)
+        bServerSocket = Path.of("/tmp", "cdt-sni-" + ProcessHandle.current().pid() + ".sock");
+        Files.deleteIfExists(bServerSocket);
 
         // the upstreams of the originating relays: one that requires the gateway's client certificate, one whose
         // certificate comes from a CA the gateway does not trust
         PROCESSES.add(sServer(sServerPort, "server", "-Verify", "1", "-CAfile", pki.resolve("ca.pem").toString()));
         PROCESSES.add(sServer(untrustedServerPort, "other-server"));
+        // the upstreams of SNI routing: a.example on TCP, b.example on a Unix socket
+        PROCESSES.add(sServer(aServerPort, "a"));
+        PROCESSES.add(sServerOnUnixSocket(bServerSocket, "b"));
         awaitTcp(sServerPort);
         awaitTcp(untrustedServerPort);
+        awaitTcp(aServerPort);
+        awaitFile(bServerSocket, dir.resolve("s_server-b.log"));
 
         Path conf = Files.createDirectories(dir.resolve("conf"));
         for (String f : List.of("server.pem", "server.key", "server-enc.key", "ca.pem")) {
@@ -95,6 +108,9 @@ class TlsGatewayIT {
         write(conf, "relay-untrusted", "listen = tcp://127.0.0.1:" + untrustedRelayPort,
                 "upstream = tls://127.0.0.1:" + untrustedServerPort, "tls.upstream.ca = ca.pem",
                 "tls.upstream.serverName = gw.example");
+        write(conf, "relay-sni", "listen = tcp://127.0.0.1:" + sniRelayPort,
+                "upstream = tcp://127.0.0.1:" + untrustedServerPort,
+                "sni.routes = a.example=tcp://127.0.0.1:" + aServerPort + ", b.example=unix:" + bServerSocket);
         // bad configurations: one line each, and the endpoints above start
         write(conf, "echo-missing", "listen = tls://127.0.0.1:" + Tools.freeTcpPort(), "tls.cert = nowhere.pem",
                 "tls.key = server.key");
@@ -119,12 +135,15 @@ class TlsGatewayIT {
                 p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
         }
+        if (bServerSocket != null) {
+            Files.deleteIfExists(bServerSocket);
+        }
     }
 
     @Test
     void eachBadTlsConfigurationIsOneLineAndTheOtherEndpointsStart() {
         String out = gateway.output();
-        assertTrue(out.contains("Ready: 6 endpoint(s) listening, 4 problem(s)"), out);
+        assertTrue(out.contains("Ready: 7 endpoint(s) listening, 4 problem(s)"), out);
         assertTrue(out.contains("tls://127.0.0.1:" + echoPort + " (certificate CN=gw.example, expires "), out);
         assertTrue(out.contains("tls://127.0.0.1:" + httpsRelayPort + " -> tcp://127.0.0.1:" + httpPort
                 + " (certificate CN=gw.example, expires "), out);
@@ -228,6 +247,25 @@ class TlsGatewayIT {
         assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
     }
 
+    @Test
+    void sniRoutingForwardsEachConnectionUntouchedToTheUpstreamOfItsServerName() throws Exception {
+        assertTrue(gateway.output().contains("tcp://127.0.0.1:" + sniRelayPort + " -> tcp://127.0.0.1:"
+                + untrustedServerPort + " (by SNI: a.example -> tcp://127.0.0.1:" + aServerPort + ", b.example -> unix:"
+                + bServerSocket + ")"), gateway.output());
+        // the TLS session is between s_client and s_server: the certificate is the upstream's, the line comes back
+        // reversed by s_server
+        String a = sClientAnswered(sniRelayPort, "route me", "em etuor", "-servername", "a.example");
+        assertTrue(a.contains("em etuor"), a);
+        assertTrue(a.lines().anyMatch(l -> l.startsWith("subject=") && l.contains("a.example")), a);
+        assertTrue(a.contains("Verify return code: 0 (ok)"), a);
+        String b = sClientAnswered(sniRelayPort, "route me", "em etuor", "-servername", "b.example");
+        assertTrue(b.contains("em etuor"), b);
+        assertTrue(b.lines().anyMatch(l -> l.startsWith("subject=") && l.contains("b.example")), b);
+        String other = sClientAnswered(sniRelayPort, "route me", "em etuor", "-servername", "c.example");
+        assertTrue(other.lines().anyMatch(l -> l.startsWith("issuer=") && l.contains("Unknown CA")),
+                "an unlisted name goes to 'upstream':\n" + other);
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     /** Makes a CA, the gateway's certificate (gw.example, 127.0.0.1), a client certificate and the bad files. */
@@ -241,6 +279,10 @@ class TlsGatewayIT {
         issue("server", "/CN=gw.example", "ca", "server.ext", "30");
         issue("client", "/CN=device-1", "ca", "client.ext", "30");
         issue("other-server", "/CN=gw.example", "other-ca", "server.ext", "30");
+        Files.writeString(pki.resolve("a.ext"), "subjectAltName=DNS:a.example\n");
+        Files.writeString(pki.resolve("b.ext"), "subjectAltName=DNS:b.example\n");
+        issue("a", "/CN=a.example", "ca", "a.ext", "30");
+        issue("b", "/CN=b.example", "ca", "b.ext", "30");
         openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
                 "expired.pem", "-days", "-1", "-extfile", "server.ext");
         openssl("pkcs8", "-topk8", "-in", "server.key", "-out", "server-enc.key", "-v2", "aes-256-cbc", "-passout",
@@ -273,13 +315,25 @@ class TlsGatewayIT {
                 .redirectOutput(dir.resolve("s_server-" + port + ".log").toFile()).start();
     }
 
+    private static Process sServerOnUnixSocket(Path socket, String cert) throws IOException {
+        return new ProcessBuilder(openssl.toString(), "s_server", "-unix", socket.toString(), "-cert",
+                pki.resolve(cert + ".pem").toString(), "-key", pki.resolve(cert + ".key").toString(), "-rev", "-quiet")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("s_server-" + cert + ".log").toFile()).start();
+    }
+
+    /** {@link #sClientAnswered} against an echo: the line comes back as it is. */
+    private static String sClient(int port, String line, String... options) throws Exception {
+        return sClientAnswered(port, line, line, options);
+    }
+
     /**
-     * Runs {@code openssl s_client} against a gateway port: writes {@code line}, waits (at most 10 s) until the echo
-     * of it or the end of the connection shows in the output, then ends its input.
+     * Runs {@code openssl s_client} against a gateway port: writes {@code line}, waits (at most 10 s) until
+     * {@code answer} or the end of the connection shows in the output, then ends its input.
      *
      * @return what s_client printed
      */
-    private static String sClient(int port, String line, String... options) throws Exception {
+    private static String sClientAnswered(int port, String line, String answer, String... options)
+            throws Exception {
         List<String> cmd = new ArrayList<>(List.of(openssl.toString(), "s_client", "-connect", "127.0.0.1:" + port,
                 "-CAfile", pki.resolve("ca.pem").toString()));
         cmd.addAll(List.of(options));
@@ -290,8 +344,8 @@ class TlsGatewayIT {
             in.flush();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (System.nanoTime() < deadline && p.isAlive()) {
-                if (Files.readString(log).contains(line)) {
-                    break; // echoed (s_client does not print what it sends)
+                if (Files.readString(log).contains(answer)) {
+                    break; // answered (s_client does not print what it sends)
                 }
                 Thread.sleep(50);
             }
@@ -355,6 +409,16 @@ class TlsGatewayIT {
             n++;
         }
         return n;
+    }
+
+    private static void awaitFile(Path socket, Path log) throws InterruptedException, IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(socket)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(socket + " not made after 20 s; its server printed:\n" + Files.readString(log));
+            }
+            Thread.sleep(50);
+        }
     }
 
     private static void awaitTcp(int port) throws InterruptedException {

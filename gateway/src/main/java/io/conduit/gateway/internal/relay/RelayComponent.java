@@ -43,6 +43,8 @@ public final class RelayComponent {
     private final ComponentStatus status;
     /** Clients closed because the upstream was unreachable, counted for all connections of this relay. */
     private final RateLimitedLog unreachable = RelayFrontendHandler.unreachableLog();
+    /** Clients closed by SNI routing before they sent a ClientHello, counted for all connections of this relay. */
+    private final RateLimitedLog sniClosed = RelayFrontendHandler.unreachableLog();
 
     /**
      * @param network the gateway's network (a mandatory, static reference)
@@ -74,8 +76,10 @@ public final class RelayComponent {
         listeners.onChange(status::update);
         ConnectionLimit limit = config.guards().newLimit();
         String certificate = config.tls().certificateSummary();
-        String shownTls = certificate == null ? "" : " (" + certificate + ")";
-        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shownTls, network,
+        String shown = (certificate == null ? "" : " (" + certificate + ")") + (config.routesBySni() ? " (by SNI: "
+                + config.sniRoutes().entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(", ")) + ")" : "");
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shown, network,
                 endpoint -> {
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
@@ -83,11 +87,11 @@ public final class RelayComponent {
                 ChannelInitializer<Channel> init = new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        addClientHandlers(ch.pipeline(), config, limit);
+                        addClientHandlers(ch.pipeline(), config, limit, sniClosed);
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable));
                     }
                 };
-                return network.listen(endpoint, List.of(config.upstream()), childOptions, init);
+                return network.listen(endpoint, config.upstreams(), childOptions, init);
             }
             return network.bindDatagram(endpoint, udp -> new UdpRelayHandler(config, network, udp));
         }).thenRun(() -> status.publish(context));
@@ -96,12 +100,14 @@ public final class RelayComponent {
     /**
      * Adds what a stream relay's client connection passes before its {@link RelayFrontendHandler}: the connection
      * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}), the PROXY
-     * header decoder ({@code proxy.protocol.accept}; the header precedes TLS) and TLS ({@code listen = tls://}), in
-     * this order.
+     * header decoder ({@code proxy.protocol.accept}; the header precedes TLS), and TLS ({@code listen = tls://}) or
+     * SNI routing ({@code sni.routes}), in this order.
      *
-     * @param limit the listener's connection limit, or {@code null}
+     * @param limit     the listener's connection limit, or {@code null}
+     * @param sniClosed where SNI routing counts the clients it closes
      */
-    static void addClientHandlers(ChannelPipeline pipeline, RelayConfig config, ConnectionLimit limit) {
+    static void addClientHandlers(ChannelPipeline pipeline, RelayConfig config, ConnectionLimit limit,
+            RateLimitedLog sniClosed) {
         config.guards().addFirst(pipeline, limit);
         if (config.rateLimitBytesPerSecond() > 0) {
             pipeline.addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(config.rateLimitBytesPerSecond())));
@@ -112,6 +118,9 @@ public final class RelayComponent {
         if (config.listen().tls()) {
             pipeline.addLast("tls", config.tls().server().newServerHandler());
         }
+        if (config.routesBySni()) {
+            pipeline.addLast("sni-route", new SniRouteHandler(config.sniRoutes(), config.upstream(), sniClosed));
+        }
     }
 
     /** Closes the listener, drains its relayed connections (flush, then close; see {@code ManagedServer}) and withdraws the status. */
@@ -121,5 +130,6 @@ public final class RelayComponent {
         status.withdraw();
         listeners.close();
         unreachable.flush();
+        sniClosed.flush();
     }
 }

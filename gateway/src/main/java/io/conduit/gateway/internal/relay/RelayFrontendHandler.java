@@ -18,6 +18,7 @@ import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
 import io.conduit.gateway.internal.config.RelayConfig;
+import io.conduit.gateway.internal.network.GatewayUri;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.network.Streams;
 import io.conduit.handler.limit.ByteRateLimitHandler;
@@ -106,8 +107,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (config.proxyAccept() == null && !config.listen().tls()) {
-            connect(ctx);
+        if (config.proxyAccept() == null && !config.listen().tls() && !config.routesBySni()) {
+            connect(ctx, config.upstream());
         }
         ctx.fireChannelActive();
     }
@@ -116,19 +117,19 @@ public final class RelayFrontendHandler implements ChannelHandler {
      * Connects upstream; with {@code proxy.protocol.accept} called once the client's PROXY header is decoded, so a
      * client whose header is malformed (the decoder closes it) never reaches the upstream.
      */
-    private void connect(ChannelHandlerContext ctx) {
+    private void connect(ChannelHandlerContext ctx, GatewayUri upstreamUri) {
         connected = true;
         Channel client = ctx.channel();
         Map<ChannelOption<?>, Object> options = connectionOptions(config);
         options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
         Future<Channel> f;
         try {
-            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client));
+            f = network.connect(upstreamUri, client.eventLoop(), options, upstreamHandler(config, client));
         } catch (RuntimeException e) {
             // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
             // of clients makes one line, not one each
             String who = describeClient(client);
-            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + config.upstream() + ": "
+            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + upstreamUri + ": "
                     + e.getMessage() + "; closed client " + who);
             client.close();
             return;
@@ -169,7 +170,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
             } else if (!done.isCancelled()) {
                 String who = describeClient(client);
                 Throwable cause = done.cause();
-                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + config.upstream()
+                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + upstreamUri
                         + " unreachable (" + cause + "); closed client " + who);
                 client.close();
             }
@@ -303,13 +304,17 @@ public final class RelayFrontendHandler implements ChannelHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof TlsHandshakeCompletionEvent tls && config.listen().tls()) {
-            if (tls.isSuccess() && connecting == null && !connected) {
-                connect(ctx);
+            if (tls.isSuccess() && !connected) {
+                connect(ctx, config.upstream());
+            }
+        } else if (event instanceof SniRouteHandler.Route route && config.routesBySni()) {
+            if (!connected) {
+                connect(ctx, route.upstream());
             }
         } else if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
             proxyDecoded = true;
-            if (!config.listen().tls()) {
-                connect(ctx);
+            if (!config.listen().tls() && !config.routesBySni()) {
+                connect(ctx, config.upstream());
             }
         } else if (event instanceof InputShutdownEvent) {
             earlyEndOfInput = true; // forwarded once the upstream is there
