@@ -55,6 +55,8 @@ class TlsGatewayIT {
     private static int sniRelayPort;
     private static int aServerPort;
     private static Path bServerSocket;
+    private static int reloadPort;
+    private static Path conf;
 
     @BeforeAll
     static void start() throws Exception {
@@ -71,6 +73,7 @@ class TlsGatewayIT {
         untrustedRelayPort = Tools.freeTcpPort();
         untrustedServerPort = Tools.freeTcpPort();
         sniRelayPort = Tools.freeTcpPort();
+        reloadPort = Tools.freeTcpPort();
         aServerPort = Tools.freeTcpPort();
         // short: openssl 3.0 s_server fails on a Unix socket path of more than about 30 bytes (bio_addr.c)
         bServerSocket = Path.of("/tmp", "cdt-sni-" + ProcessHandle.current().pid() + ".sock");
@@ -88,10 +91,14 @@ class TlsGatewayIT {
         awaitTcp(aServerPort);
         awaitFile(bServerSocket, dir.resolve("s_server-b.log"));
 
-        Path conf = Files.createDirectories(dir.resolve("conf"));
+        conf = Files.createDirectories(dir.resolve("conf"));
         for (String f : List.of("server.pem", "server.key", "server-enc.key", "ca.pem")) {
             Files.copy(pki.resolve(f), conf.resolve(f)); // relative paths: taken relative to conf/
         }
+        Files.copy(pki.resolve("server.pem"), conf.resolve("live.pem"));
+        Files.copy(pki.resolve("server.key"), conf.resolve("live.key"));
+        write(conf, "echo-reload", "listen = tls://127.0.0.1:" + reloadPort, "tls.cert = live.pem",
+                "tls.key = live.key");
         write(conf, "echo-tls", "listen = tls://127.0.0.1:" + echoPort, "tls.cert = server.pem",
                 "tls.key = server-enc.key", "tls.key.password = s3cret", "tls.alpn = echo, h2");
         write(conf, "echo-mutual", "listen = tls://127.0.0.1:" + mutualPort, "tls.cert = server.pem",
@@ -143,7 +150,7 @@ class TlsGatewayIT {
     @Test
     void eachBadTlsConfigurationIsOneLineAndTheOtherEndpointsStart() {
         String out = gateway.output();
-        assertTrue(out.contains("Ready: 7 endpoint(s) listening, 4 problem(s)"), out);
+        assertTrue(out.contains("Ready: 8 endpoint(s) listening, 4 problem(s)"), out);
         assertTrue(out.contains("tls://127.0.0.1:" + echoPort + " (certificate CN=gw.example, expires "), out);
         assertTrue(out.contains("tls://127.0.0.1:" + httpsRelayPort + " -> tcp://127.0.0.1:" + httpPort
                 + " (certificate CN=gw.example, expires "), out);
@@ -266,7 +273,38 @@ class TlsGatewayIT {
                 "an unlisted name goes to 'upstream':\n" + other);
     }
 
+    @Test
+    void certificateFilesReplacedOnDiskAreUsedByNewHandshakesAndABrokenOneKeepsTheOld() throws Exception {
+        String before = sClient(reloadPort, "before", "-servername", "gw.example");
+        assertTrue(before.lines().anyMatch(l -> l.startsWith("subject=") && l.contains("gw.example")), before);
+        Path chain = conf.resolve("live.pem");
+        replace(chain, "-----BEGIN CERTIFICATE-----\nbroken\n-----END CERTIFICATE-----\n");
+        Thread.sleep(TimeUnit.SECONDS.toMillis(5) + 500); // the gateway looks at the files at most every 5 s
+        // (not a word starting with k, Q or R: s_client takes such a line as a command)
+        String kept = sClient(reloadPort, "still served", "-servername", "gw.example");
+        assertTrue(kept.contains("still served") && kept.lines().anyMatch(l -> l.startsWith("subject=")
+                && l.contains("gw.example")), "the broken file is not used:\n" + kept);
+        String line = awaitLine("TLS files changed but cannot be used");
+        assertTrue(line.contains(chain.toString()) && line.contains("keep the certificate loaded before"), line);
+
+        replace(conf.resolve("live.key"), Files.readString(pki.resolve("renewed.key")));
+        replace(chain, Files.readString(pki.resolve("renewed.pem")));
+        Thread.sleep(TimeUnit.SECONDS.toMillis(5) + 500);
+        String after = sClient(reloadPort, "after", "-servername", "gw.example");
+        assertTrue(after.contains("after") && after.lines().anyMatch(l -> l.startsWith("subject=")
+                && l.contains("renewed.example")), "a new handshake shows the new certificate:\n" + after);
+        assertTrue(awaitLine("TLS files changed, new handshakes use them").contains("CN=renewed.example"));
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Replaces a file as a renewal tool does: written aside, then renamed over it. */
+    private static void replace(Path file, String content) throws IOException {
+        Path aside = file.resolveSibling(file.getFileName() + ".new");
+        Files.writeString(aside, content);
+        Files.move(aside, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
 
     /** Makes a CA, the gateway's certificate (gw.example, 127.0.0.1), a client certificate and the bad files. */
     private static void makePki() throws Exception {
@@ -283,6 +321,7 @@ class TlsGatewayIT {
         Files.writeString(pki.resolve("b.ext"), "subjectAltName=DNS:b.example\n");
         issue("a", "/CN=a.example", "ca", "a.ext", "30");
         issue("b", "/CN=b.example", "ca", "b.ext", "30");
+        issue("renewed", "/CN=renewed.example", "ca", "server.ext", "60");
         openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out",
                 "expired.pem", "-days", "-1", "-extfile", "server.ext");
         openssl("pkcs8", "-topk8", "-in", "server.key", "-out", "server-enc.key", "-v2", "aes-256-cbc", "-passout",

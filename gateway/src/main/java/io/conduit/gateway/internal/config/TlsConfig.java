@@ -12,6 +12,7 @@ import io.conduit.gateway.internal.network.GatewayUri;
 import io.conduit.handler.ssl.ClientAuth;
 import io.conduit.handler.ssl.TlsConfigException;
 import io.conduit.handler.ssl.TlsContext;
+import io.conduit.handler.ssl.TlsContextSource;
 
 /**
  * The TLS keys of an echo or relay configuration, validated, with the contexts they build. A {@code tls://} listen
@@ -38,25 +39,38 @@ import io.conduit.handler.ssl.TlsContext;
  *       against the upstream's certificate</td></tr>
  *   <tr><td>{@code tls.upstream.cert} / {@code tls.upstream.key} / {@code tls.upstream.key.password}</td>
  *       <td>unset</td><td>the gateway's client certificate for mutual TLS with the upstream</td></tr>
+ *   <tr><td>{@code tls.expiry.warning.days}</td><td>30</td><td>one WARNING when a certificate of the gateway expires
+ *       within this many days</td></tr>
  * </table>
  *
  * <p>A relative file path is taken relative to the directory of the configuration file (the gateway's {@code conf/}).
  * Every file is read and checked when the configuration is validated: a missing file, a key that does not match its
- * certificate, a wrong password or an expired certificate is a configuration error naming the file.
+ * certificate, a wrong password or an expired certificate is a configuration error naming the file. Later the files
+ * are followed ({@link TlsContextSource}, checked at most every {@value #CHECK_INTERVAL_SECONDS} s when connections
+ * come): renewed certificates are used by new handshakes without a restart.
  *
- * @param server             the context of the {@code tls://} listen endpoints, or {@code null} when there is none
- * @param upstream           the context of a relay's {@code tls://} upstream, or {@code null}
+ * @param server             the contexts of the {@code tls://} listen endpoints, or {@code null} when there is none
+ * @param upstream           the contexts of a relay's {@code tls://} upstream, or {@code null}
  * @param upstreamServerName the host name the upstream's certificate must name (sent as SNI unless it is an IP
  *                           address), or {@code null} without a TLS upstream
  */
-public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamServerName) {
+public record TlsConfig(TlsContextSource server, TlsContextSource upstream, String upstreamServerName) {
+
+    /** The key of the days before expiry that a certificate is warned about, for either side. */
+    static final String EXPIRY_WARNING_KEY = "tls.expiry.warning.days";
+
+    /** How often the files are looked at, at most, in seconds. */
+    static final int CHECK_INTERVAL_SECONDS = 5;
 
     /** No TLS on either side. */
     public static final TlsConfig NONE = new TlsConfig(null, null, null);
 
-    /** The keys of a TLS listen endpoint. */
-    static final List<String> SERVER_KEYS = List.of("tls.cert", "tls.key", "tls.key.password", "tls.ca",
+    /** The keys of a TLS listen endpoint only. */
+    private static final List<String> LISTEN_KEYS = List.of("tls.cert", "tls.key", "tls.key.password", "tls.ca",
             "tls.clientAuth", "tls.protocols", "tls.ciphers", "tls.alpn");
+    /** The keys an echo configuration takes for TLS. */
+    static final List<String> SERVER_KEYS = java.util.stream.Stream.concat(LISTEN_KEYS.stream(),
+            java.util.stream.Stream.of(EXPIRY_WARNING_KEY)).toList();
     /** The keys of a relay's TLS upstream. */
     static final List<String> UPSTREAM_KEYS = List.of("tls.upstream.ca", "tls.upstream.serverName",
             "tls.upstream.cert", "tls.upstream.key", "tls.upstream.key.password");
@@ -73,13 +87,13 @@ public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamS
      */
     static TlsConfig from(Map<String, ?> props, List<GatewayUri> listen, GatewayUri upstream) {
         GatewayUri tlsListen = listen.stream().filter(GatewayUri::tls).findFirst().orElse(null);
-        TlsContext server = null;
+        TlsContextSource server = null;
         if (tlsListen != null) {
             server = server(props, tlsListen);
         } else {
-            requireUnset(props, SERVER_KEYS, "no endpoint of 'listen' is tls://host:port");
+            requireUnset(props, LISTEN_KEYS, "no endpoint of 'listen' is tls://host:port");
         }
-        TlsContext client = null;
+        TlsContextSource client = null;
         String serverName = null;
         if (upstream != null && upstream.tls()) {
             serverName = text(props, "tls.upstream.serverName");
@@ -90,7 +104,11 @@ public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamS
         } else {
             requireUnset(props, UPSTREAM_KEYS, "'upstream' is not tls://host:port");
         }
-        return server == null && client == null ? NONE : new TlsConfig(server, client, serverName);
+        if (server == null && client == null) {
+            requireUnset(props, List.of(EXPIRY_WARNING_KEY), "no endpoint is tls://host:port");
+            return NONE;
+        }
+        return new TlsConfig(server, client, serverName);
     }
 
     /**
@@ -98,14 +116,14 @@ public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamS
      *         {@code certificate CN=gateway.example, expires 2027-12-06T06:00:00Z}; {@code null} without a TLS listener
      */
     public String certificateSummary() {
-        if (server == null || server.certificateChain().isEmpty()) {
+        if (server == null || server.current().certificateChain().isEmpty()) {
             return null;
         }
-        X509Certificate c = server.certificateChain().get(0);
+        X509Certificate c = server.current().certificateChain().get(0);
         return "certificate " + c.getSubjectX500Principal().getName() + ", expires " + c.getNotAfter().toInstant();
     }
 
-    private static TlsContext server(Map<String, ?> props, GatewayUri endpoint) {
+    private static TlsContextSource server(Map<String, ?> props, GatewayUri endpoint) {
         Path cert = path(props, "tls.cert");
         Path key = path(props, "tls.key");
         if (cert == null || key == null) {
@@ -136,10 +154,10 @@ public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamS
         if (!alpn.isEmpty()) {
             b.alpn(alpn.toArray(String[]::new));
         }
-        return build(b, "listen " + endpoint);
+        return build(b, props, "listen " + endpoint);
     }
 
-    private static TlsContext upstream(Map<String, ?> props, GatewayUri endpoint) {
+    private static TlsContextSource upstream(Map<String, ?> props, GatewayUri endpoint) {
         TlsContext.Builder b = TlsContext.forClient();
         Path ca = path(props, "tls.upstream.ca");
         if (ca != null) {
@@ -154,12 +172,14 @@ public record TlsConfig(TlsContext server, TlsContext upstream, String upstreamS
         if (cert != null) {
             b.certificate(cert, key, password(props, "tls.upstream.key.password"));
         }
-        return build(b, "upstream " + endpoint);
+        return build(b, props, "upstream " + endpoint);
     }
 
-    private static TlsContext build(TlsContext.Builder b, String what) {
+    private static TlsContextSource build(TlsContext.Builder b, Map<String, ?> props, String what) {
+        int warningDays = GatewayConfig.intValue(props, "tls.expiry.warning.days", 30, 0);
         try {
-            return b.build();
+            return TlsContextSource.of(b, java.time.Duration.ofSeconds(CHECK_INTERVAL_SECONDS),
+                    java.time.Duration.ofDays(warningDays));
         } catch (TlsConfigException e) {
             throw new IllegalArgumentException("TLS of " + what + ": " + e.getMessage(), e);
         }

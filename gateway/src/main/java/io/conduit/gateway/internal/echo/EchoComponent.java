@@ -16,7 +16,7 @@ import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
 import io.conduit.gateway.internal.status.GatewayStatus;
 import io.conduit.handler.limit.ConnectionLimit;
-import io.conduit.handler.ssl.TlsContext;
+import io.conduit.handler.ssl.TlsContextSource;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -74,11 +74,11 @@ public final class EchoComponent {
     }
 
     /**
-     * @param tls the context that terminates TLS on this listener ({@code tls://}), or {@code null}
+     * @param tls the contexts that terminate TLS on this listener ({@code tls://}), or {@code null}
      * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
      *         connection limit of its own and a TLS handler
      */
-    static ChannelHandler streamHandler(StreamGuards guards, TlsContext tls, EchoHandler echo) {
+    static ChannelHandler streamHandler(StreamGuards guards, TlsContextSource tls, EchoHandler echo) {
         if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0 && tls == null) {
             return echo;
         }

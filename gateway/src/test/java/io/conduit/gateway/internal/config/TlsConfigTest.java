@@ -85,8 +85,8 @@ class TlsConfigTest {
     @Test
     void aTlsUpstreamIsVerifiedAgainstItsHostUnlessAServerNameIsGiven() {
         RelayConfig c = RelayConfig.from(relay("tcp://127.0.0.1:1", "tls://broker.example:8883"));
-        assertTrue(c.tls().upstream().isClient());
-        assertTrue(c.tls().upstream().hostnameVerification());
+        assertTrue(c.tls().upstream().current().isClient());
+        assertTrue(c.tls().upstream().current().hostnameVerification());
         assertEquals("broker.example", c.tls().upstreamServerName());
         assertNull(c.tls().server());
         RelayConfig named = RelayConfig.from(relay("tcp://127.0.0.1:1", "tls://127.0.0.1:8883",
