@@ -375,6 +375,27 @@ static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, ji
     return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
 }
 
+/*
+ * getsockopt(TCP_INFO), tcp(7): copies struct tcp_info's fields into out, in this order: state, ca_state,
+ * retransmits, rto, snd_mss, rcv_mss, unacked, lost, retrans, pmtu, rtt, rttvar, snd_ssthresh, snd_cwnd,
+ * total_retrans (times in microseconds, as the kernel gives them).
+ */
+static jint c_getTcpInfo(JNIEnv *env, jclass clazz, jint fd, jlongArray out) {
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    memset(&info, 0, sizeof info);
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) < 0) {
+        return -errno;
+    }
+    jlong values[15] = {
+        info.tcpi_state, info.tcpi_ca_state, info.tcpi_retransmits, info.tcpi_rto, info.tcpi_snd_mss,
+        info.tcpi_rcv_mss, info.tcpi_unacked, info.tcpi_lost, info.tcpi_retrans, info.tcpi_pmtu, info.tcpi_rtt,
+        info.tcpi_rttvar, info.tcpi_snd_ssthresh, info.tcpi_snd_cwnd, info.tcpi_total_retrans
+    };
+    (*env)->SetLongArrayRegion(env, out, 0, 15, values);
+    return 0;
+}
+
 /* ---- registration ---- */
 
 static const JNINativeMethod METHODS[] = {
@@ -409,6 +430,7 @@ static const JNINativeMethod METHODS[] = {
     N("splice", "(IJIJJI)J", c_splice),
     N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
     N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
+    N("getTcpInfo", "(I[J)I", c_getTcpInfo),
 };
 
 /* Runs inside System.load/loadLibrary: registers the shared natives and these on io.conduit.epoll.Native. */

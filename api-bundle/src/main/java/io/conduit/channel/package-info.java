@@ -2,7 +2,7 @@
  * Channels, their pipelines, handlers, options and bootstraps: the API applications write against.
  */
 @Export
-@Version("0.4.0")
+@Version("0.5.0")
 package io.conduit.channel;
 
 import org.osgi.annotation.bundle.Export;

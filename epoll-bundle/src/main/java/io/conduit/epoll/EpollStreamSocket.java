@@ -4,8 +4,10 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 import static io.conduit.epoll.NativeAbi.SOCKADDR;
 
 import io.conduit.channel.PeerCredentials;
+import io.conduit.channel.TcpInfo;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoPeerCredentials;
+import io.conduit.transport.spi.IoTcpInfo;
 import io.conduit.transport.spi.IoSpliceSocket;
 import io.conduit.transport.spi.IoSplicePipe;
 import io.conduit.transport.spi.IoStreamSocket;
@@ -31,7 +33,7 @@ import java.nio.channels.FileChannel;
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
-final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoPeerCredentials {
+final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoPeerCredentials, IoTcpInfo {
 
     /** {@code sendfile(2)} calls and bounce-buffer file copies of every stream socket (test hook). */
     static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
@@ -329,6 +331,30 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
                     + ": connect the Unix-domain socket first");
         }
         return new PeerCredentials(out[0], out[1], out[2]);
+    }
+
+    /**
+     * {@code getsockopt(TCP_INFO)}, {@code tcp(7)}.
+     *
+     * @throws UnsupportedOperationException on a Unix-domain socket
+     * @throws IllegalStateException when the socket is closed
+     */
+    @Override
+    public TcpInfo tcpInfo() {
+        if (domain == NativeAbi.AF_UNIX) {
+            throw new UnsupportedOperationException("TCP_INFO exists only for TCP sockets; this is a Unix-domain"
+                    + " socket");
+        }
+        if (!isOpen()) {
+            throw new IllegalStateException("TCP_INFO of a closed socket cannot be read");
+        }
+        long[] v = new long[15];
+        int r = Native.getTcpInfo(fd(), v);
+        if (r < 0) {
+            throw new IllegalStateException(ERRORS.message("getsockopt(TCP_INFO)", -r));
+        }
+        return new TcpInfo((int) v[0], (int) v[1], (int) v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+                v[12], v[13], v[14]);
     }
 
     // ------------------------------------------------------------------------------------------ splicing

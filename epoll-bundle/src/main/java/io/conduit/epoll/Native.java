@@ -236,6 +236,13 @@ final class Native {
     /** {@code getsockopt(SO_PEERCRED)}: {@code struct ucred { pid_t pid; uid_t uid; gid_t gid; }} into {@code out}. */
     static native int getPeerCredentials(int fd, int[] out);
 
+    /**
+     * {@code getsockopt(TCP_INFO)}, {@code tcp(7)}: {@code out[0..15)} = state, ca_state, retransmits, rto, snd_mss,
+     * rcv_mss, unacked, lost, retrans, pmtu, rtt, rttvar, snd_ssthresh, snd_cwnd, total_retrans (times in
+     * microseconds). @return 0 or -errno
+     */
+    static native int getTcpInfo(int fd, long[] out);
+
     /** {@code setsockopt(2)} of a struct option laid out in {@code value[0..length)}. @return 0 or -errno */
     static native int setsockoptBytes(int fd, int level, int optname, byte[] value, int length);
 

@@ -7,11 +7,14 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelPipeline;
+import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.channel.DomainSocketChannel;
 import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
+import io.conduit.channel.TcpInfo;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
@@ -98,23 +101,56 @@ public final class ConduitCommands {
 
     /**
      * {@code conduit:channels} - one line per open channel reported to {@link OpenChannels}: id, transport, type
-     * ({@link #type(Channel)}), local and remote address, bytes in and out, age. Each column is as wide as its
+     * ({@link #type(Channel)}), local and remote address, bytes in and out, age, and, when any channel has them, a
+     * {@code PEER} column with the {@link ConnectionFacts} of its handlers. Each column is as wide as its
      * longest cell (a long Unix socket path widens its column instead of pushing the row out of line); numbers are
      * right-aligned.
      */
     public String channels() {
+        return channels(false);
+    }
+
+    /**
+     * {@code conduit:channels -v} - {@link #channels()} with one more line under each TCP connection: the kernel's
+     * {@code TCP_INFO} ({@link TcpInfo}: state, round-trip time and its variation, retransmission timeout, congestion
+     * window, unacknowledged, lost and retransmitted segments), on transports that can read it.
+     *
+     * @param option {@code -v}
+     * @throws IllegalArgumentException for any other option
+     */
+    public String channels(String option) {
+        if (!"-v".equals(option)) {
+            throw new IllegalArgumentException("unknown option '" + option + "'; usage: conduit:channels [-v]");
+        }
+        return channels(true);
+    }
+
+    private String channels(boolean verbose) {
         List<ChannelStats> open = OpenChannels.snapshot();
-        String[] header = {"ID", "TRANSPORT", "TYPE", "LOCAL", "REMOTE", "BYTES IN", "BYTES OUT", "AGE"};
-        boolean[] right = {false, false, false, false, false, true, true, true};
         List<String[]> rows = new ArrayList<>();
-        rows.add(header);
+        List<String> facts = new ArrayList<>();
+        List<String> details = new ArrayList<>();
         long now = System.nanoTime();
         for (ChannelStats s : open) {
             Channel c = s.channel();
             rows.add(new String[] {c.id(), c.transportName(), type(c), address(c.localAddress()),
                 address(c.remoteAddress()), Long.toString(s.bytesRead()), Long.toString(s.bytesWritten()),
                 age(now - s.openedAtNanos())});
+            facts.add(facts(c));
+            details.add(verbose ? tcpInfo(c) : null);
         }
+        boolean peer = facts.stream().anyMatch(f -> !f.isEmpty());
+        String[] header = peer ? new String[] {"ID", "TRANSPORT", "TYPE", "LOCAL", "REMOTE", "BYTES IN", "BYTES OUT",
+            "AGE", "PEER"} : new String[] {"ID", "TRANSPORT", "TYPE", "LOCAL", "REMOTE", "BYTES IN", "BYTES OUT", "AGE"};
+        boolean[] right = {false, false, false, false, false, true, true, true, false};
+        if (peer) {
+            for (int i = 0; i < rows.size(); i++) {
+                String[] row = java.util.Arrays.copyOf(rows.get(i), header.length);
+                row[header.length - 1] = facts.get(i);
+                rows.set(i, row);
+            }
+        }
+        rows.add(0, header);
         int[] width = new int[header.length];
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
@@ -122,7 +158,8 @@ public final class ConduitCommands {
             }
         }
         StringBuilder out = new StringBuilder();
-        for (String[] row : rows) {
+        for (int r = 0; r < rows.size(); r++) {
+            String[] row = rows.get(r);
             StringBuilder line = new StringBuilder();
             for (int i = 0; i < row.length; i++) {
                 if (i > 0) {
@@ -132,8 +169,50 @@ public final class ConduitCommands {
                 line.append(right[i] ? pad + row[i] : row[i] + pad);
             }
             out.append(line.toString().stripTrailing()).append('\n');
+            String detail = r > 0 ? details.get(r - 1) : null;
+            if (detail != null) {
+                out.append("    ").append(detail).append('\n');
+            }
         }
         out.append(open.size()).append(open.size() == 1 ? " open channel" : " open channels").append('\n');
+        return out.toString();
+    }
+
+    /**
+     * @return {@code "tcp_info: ..."} for an open TCP connection on a transport that reads it, the reason it cannot
+     *         for one on another transport, or {@code null} for other channels
+     */
+    static String tcpInfo(Channel c) {
+        if (!(c instanceof SocketChannel tcp) || c instanceof ServerChannel) {
+            return null;
+        }
+        try {
+            return "tcp_info: " + tcp.tcpInfo();
+        } catch (UnsupportedOperationException | IllegalStateException e) {
+            return "tcp_info: " + e.getMessage();
+        }
+    }
+
+    /** @return the {@link ConnectionFacts} of {@code c}'s handlers joined by {@code "; "}, or {@code ""} */
+    static String facts(Channel c) {
+        ChannelPipeline pipeline = c.pipeline();
+        if (pipeline == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        for (String name : pipeline.names()) {
+            if (pipeline.get(name) instanceof ConnectionFacts f) {
+                String line;
+                try {
+                    line = f.connectionFacts();
+                } catch (RuntimeException e) {
+                    line = f.getClass().getSimpleName() + ": " + e;
+                }
+                if (line != null && !line.isEmpty()) {
+                    out.append(out.length() > 0 ? "; " : "").append(line);
+                }
+            }
+        }
         return out.toString();
     }
 

@@ -3,6 +3,7 @@ package io.conduit.transport.spi;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
+import io.conduit.channel.TcpInfo;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
 
@@ -32,5 +33,18 @@ public final class IoSocketChannel extends AbstractIoChannel implements SocketCh
     @Override
     public ServerChannel parent() {
         return (ServerChannel) super.parent();
+    }
+
+    /**
+     * @throws UnsupportedOperationException when the transport's socket cannot read {@code TCP_INFO} (it then
+     *         implements no {@link IoTcpInfo})
+     */
+    @Override
+    public TcpInfo tcpInfo() {
+        if (socket() instanceof IoTcpInfo t) {
+            return t.tcpInfo();
+        }
+        throw new UnsupportedOperationException("the '" + transportName() + "' transport cannot read TCP_INFO;"
+                + " use a native transport such as epoll");
     }
 }

@@ -194,8 +194,9 @@ public final class NativeLibraryLoader {
     }
 
     /**
-     * When {@code name} ends in this JVM's architecture and {@code loader} holds the library of another known
-     * architecture instead, says which one is there and which one is needed, e.g. "found libconduit_epoll_aarch64.so
+     * When {@code name} ends in this JVM's architecture and {@code loader} holds libraries of other known
+     * architectures instead, says which ones are there (every one, in {@link #KNOWN_ARCHITECTURES} order) and which
+     * one is needed, e.g. "found libconduit_epoll_aarch64.so
      * (fragment io.conduit.epoll.linux.aarch64) but this JVM is x86_64 (os.arch=amd64): install
      * io.conduit.epoll.linux.x86_64". The fragment's name is the {@code Bundle-SymbolicName} of the manifest beside
      * the library ({@code META-INF/MANIFEST.MF} of the same jar or bundle entry).
@@ -208,24 +209,29 @@ public final class NativeLibraryLoader {
             return null;
         }
         String base = name.substring(0, name.length() - arch.length());
+        List<String> found = new ArrayList<>();
+        String needed = null;
         for (String other : KNOWN_ARCHITECTURES) {
             if (other.equals(arch)) {
                 continue;
             }
             String otherFile = System.mapLibraryName(base + other);
-            URL found = resource(loader, RESOURCE_FOLDER + otherFile);
-            if (found == null) {
+            URL url = resource(loader, RESOURCE_FOLDER + otherFile);
+            if (url == null) {
                 continue;
             }
-            String fragment = symbolicName(found);
-            String needed = fragment != null && fragment.endsWith(other)
-                    ? fragment.substring(0, fragment.length() - other.length()) + arch
-                    : "the native fragment holding " + resource;
-            return "found " + otherFile + (fragment != null ? " (fragment " + fragment + ")" : " (" + found + ")")
-                    + " but this JVM is " + arch + " (os.arch=" + System.getProperty("os.arch") + "): install "
-                    + needed;
+            String fragment = symbolicName(url);
+            if (needed == null && fragment != null && fragment.endsWith(other)) {
+                needed = fragment.substring(0, fragment.length() - other.length()) + arch;
+            }
+            found.add(otherFile + (fragment != null ? " (fragment " + fragment + ")" : " (" + url + ")"));
         }
-        return null;
+        if (found.isEmpty()) {
+            return null;
+        }
+        return "found " + String.join(", ", found) + " but this JVM is " + arch + " (os.arch="
+                + System.getProperty("os.arch") + "): install "
+                + (needed != null ? needed : "the native fragment holding " + resource);
     }
 
     /**

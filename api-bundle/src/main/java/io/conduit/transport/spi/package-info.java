@@ -33,7 +33,7 @@
  * </ol>
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package io.conduit.transport.spi;
 
 import org.osgi.annotation.bundle.Export;

@@ -1,6 +1,7 @@
 package io.conduit.internal.osgi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,11 +15,14 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.DatagramChannel;
 import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.channel.DomainSocketChannel;
 import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
+import io.conduit.channel.TcpInfo;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
@@ -120,6 +124,98 @@ class ConduitCommandsTest {
             channel.close();
         }
         assertEquals(before, OpenChannels.snapshot().size());
+    }
+
+    /** A handler that knows its connection's real peer, as the PROXY decoder or the TLS handler does. */
+    private static final class Facts implements ChannelHandler, ConnectionFacts {
+        private final String line;
+
+        Facts(String line) {
+            this.line = line;
+        }
+
+        @Override
+        public String connectionFacts() {
+            return line;
+        }
+    }
+
+    @Test
+    void channelsShowsTheConnectionFactsOfTheHandlersInAPeerColumnOnlyWhenThereAreAny() {
+        EmbeddedChannel plain = new EmbeddedChannel();
+        ChannelStats plainStats = stats(plain, 1, 2);
+        assertTrue(OpenChannels.add(plainStats));
+        try {
+            assertFalse(commands.channels().lines().findFirst().orElseThrow().contains("PEER"),
+                    "no column while no handler knows anything");
+            EmbeddedChannel proxied = new EmbeddedChannel(new Facts("PROXY v2 from 203.0.113.7:51000"),
+                    new Facts(null), new Facts("TLSv1.3 peer CN=device-42"));
+            ChannelStats proxiedStats = stats(proxied, 3, 4);
+            assertTrue(OpenChannels.add(proxiedStats));
+            try {
+                String out = commands.channels();
+                List<String> lines = out.lines().toList();
+                assertTrue(lines.get(0).matches("ID\\s+TRANSPORT\\s+TYPE\\s+LOCAL\\s+REMOTE\\s+BYTES IN\\s+"
+                        + "BYTES OUT\\s+AGE\\s+PEER"), lines.get(0));
+                int peerColumn = lines.get(0).indexOf("PEER");
+                String row = lines.stream().filter(l -> l.startsWith(proxied.id())).findFirst().orElseThrow();
+                assertEquals("PROXY v2 from 203.0.113.7:51000; TLSv1.3 peer CN=device-42", row.substring(peerColumn),
+                        out);
+                String other = lines.stream().filter(l -> l.startsWith(plain.id())).findFirst().orElseThrow();
+                assertTrue(other.length() <= peerColumn, "a channel without facts leaves the column empty:\n" + out);
+            } finally {
+                assertTrue(OpenChannels.remove(proxiedStats));
+                proxied.close();
+            }
+        } finally {
+            assertTrue(OpenChannels.remove(plainStats));
+            plain.close();
+        }
+    }
+
+    @Test
+    void channelsVerboseAddsTheTcpInfoLineUnderEachTcpConnection() {
+        TcpInfo info = new TcpInfo(1, 0, 0, 203_333, 32_768, 536, 0, 0, 0, 65_535, 52, 21, Integer.MAX_VALUE, 10, 3);
+        Channel epoll = fakeTcp("0xepoll", () -> info);
+        Channel nio = fakeTcp("0xnio", () -> {
+            throw new UnsupportedOperationException("the 'nio' transport cannot read TCP_INFO; use a native"
+                    + " transport such as epoll");
+        });
+        List<ChannelStats> listed = List.of(stats(epoll, 1, 2), stats(nio, 3, 4),
+                stats(fakeChannel(ServerChannel.class, "0xlistener", new InetSocketAddress("127.0.0.1", 1), null), 0,
+                        0));
+        listed.forEach(OpenChannels::add);
+        try {
+            assertFalse(commands.channels().contains("tcp_info"), "only with -v");
+            List<String> lines = commands.channels("-v").lines().toList();
+            int at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xepoll ")).findFirst().orElseThrow());
+            assertEquals("    tcp_info: ESTABLISHED rtt 0.052/0.021 ms rto 203 ms cwnd 10 ssthresh 2147483647 unacked 0"
+                    + " lost 0 retrans 0/3 mss 32768 pmtu 65535", lines.get(at + 1));
+            at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xnio ")).findFirst().orElseThrow());
+            assertEquals("    tcp_info: the 'nio' transport cannot read TCP_INFO; use a native transport such as epoll",
+                    lines.get(at + 1));
+            at = lines.indexOf(lines.stream().filter(l -> l.startsWith("0xlistener ")).findFirst().orElseThrow());
+            assertFalse(at + 1 < lines.size() && lines.get(at + 1).contains("tcp_info"), "a listener has none");
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> commands.channels("-x"));
+            assertEquals("unknown option '-x'; usage: conduit:channels [-v]", e.getMessage());
+        } finally {
+            listed.forEach(OpenChannels::remove);
+        }
+    }
+
+    private static Channel fakeTcp(String id, java.util.function.Supplier<TcpInfo> tcpInfo) {
+        return (Channel) Proxy.newProxyInstance(ConduitCommandsTest.class.getClassLoader(),
+                new Class<?>[] {SocketChannel.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "id" -> id;
+                    case "transportName" -> "fake";
+                    case "localAddress" -> new InetSocketAddress("127.0.0.1", 40000);
+                    case "remoteAddress" -> new InetSocketAddress("127.0.0.1", 7);
+                    case "tcpInfo" -> tcpInfo.get();
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> id;
+                    default -> null;
+                });
     }
 
     /** A channel of the given public interface answering only what {@code conduit:channels} asks. */

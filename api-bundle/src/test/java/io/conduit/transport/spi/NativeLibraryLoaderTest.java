@@ -199,6 +199,36 @@ class NativeLibraryLoaderTest {
                 + "): install io.conduit.loadertest.linux." + arch + "."), e.getMessage());
     }
 
+    /**
+     * The libraries of two other architectures are there (both foreign fragments installed, none for this JVM): the
+     * error names both, in the loader's order of known architectures, and still the one fragment to install.
+     */
+    @Test
+    void everyLibraryOfAnotherArchitectureIsNamed() throws IOException {
+        String arch = NativeLibraryLoader.arch();
+        List<String> others = new java.util.ArrayList<>(List.of("x86_64", "aarch64", "armv7"));
+        others.remove(arch);
+        List<URL> roots = new java.util.ArrayList<>();
+        for (String other : others) {
+            Path root = Files.createTempDirectory(dir, "fragment-" + other);
+            Files.createDirectories(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER));
+            Files.writeString(root.resolve(NativeLibraryLoader.RESOURCE_FOLDER
+                    + System.mapLibraryName("conduit_loader_test_" + other)), "lib");
+            Files.writeString(root.resolve("META-INF/MANIFEST.MF"), "Manifest-Version: 1.0\nBundle-SymbolicName: "
+                    + "io.conduit.loadertest.linux." + other + "\n");
+            roots.add(root.toUri().toURL());
+        }
+        ClassLoader loader = new URLClassLoader(roots.toArray(URL[]::new), null);
+        UnsatisfiedLinkError e = assertThrows(UnsatisfiedLinkError.class, () -> NativeLibraryLoader.load(
+                "conduit_loader_test_" + arch, hostIn(loader), failing("loadLibrary"), failing("load")));
+        assertTrue(e.getMessage().contains("found " + System.mapLibraryName("conduit_loader_test_" + others.get(0))
+                + " (fragment io.conduit.loadertest.linux." + others.get(0) + "), "
+                + System.mapLibraryName("conduit_loader_test_" + others.get(1))
+                + " (fragment io.conduit.loadertest.linux." + others.get(1) + ") but this JVM is " + arch
+                + " (os.arch=" + System.getProperty("os.arch") + "): install io.conduit.loadertest.linux." + arch
+                + "."), e.getMessage());
+    }
+
     /** Without a manifest the error still names the library found (by its URL) and the resource that is needed. */
     @Test
     void aLibraryOfAnotherArchitectureWithoutManifestIsNamedByItsUrl() throws IOException {

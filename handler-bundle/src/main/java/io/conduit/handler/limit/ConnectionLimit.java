@@ -14,7 +14,8 @@ import io.conduit.handler.logging.RateLimitedLog;
  * to every accepted channel's pipeline (in the child initializer). A connection beyond the limit is closed as
  * soon as it is active: later handlers never see it become active, read or close. Each rejection is logged as a
  * {@code WARNING} on the {@code System.Logger} {@code io.conduit.handler.limit.ConnectionLimit}, at most one line
- * per 10 s, with the number of rejections the previous line did not show.
+ * per 10 s, with the number of rejections the previous line did not show; the line names the limit's owner when
+ * one was given ({@link #ConnectionLimit(int, String)}), else the listener's address.
  *
  * <p>Counting: an accepted connection counts from {@code channelActive} until its close future completes. Thread-
  * safe: the accepted channels of one listener run on several event loops.
@@ -24,6 +25,8 @@ public final class ConnectionLimit {
     private static final System.Logger LOG = System.getLogger(ConnectionLimit.class.getName());
 
     private final int maxConnections;
+    /** What the log line names, e.g. {@code "relay io.conduit.gateway.relay-redis.cfg"}; {@code null}: none */
+    private final String owner;
     private final AtomicInteger open = new AtomicInteger();
     private final RateLimitedLog rejections;
 
@@ -32,14 +35,27 @@ public final class ConnectionLimit {
      * @throws IllegalArgumentException when {@code maxConnections <= 0}
      */
     public ConnectionLimit(int maxConnections) {
-        this(maxConnections, System::nanoTime);
+        this(maxConnections, null, System::nanoTime);
     }
 
-    ConnectionLimit(int maxConnections, LongSupplier clock) {
+    /**
+     * @param maxConnections open connections allowed at once; {@code > 0}
+     * @param owner          what the rejection line names before the listener's address, so an operator finds the
+     *                       configuration to change (e.g. {@code "relay io.conduit.gateway.relay-redis.cfg"});
+     *                       {@code null} names the listener only
+     * @throws IllegalArgumentException when {@code maxConnections <= 0}
+     * @since 0.2
+     */
+    public ConnectionLimit(int maxConnections, String owner) {
+        this(maxConnections, owner, System::nanoTime);
+    }
+
+    ConnectionLimit(int maxConnections, String owner, LongSupplier clock) {
         if (maxConnections <= 0) {
             throw new IllegalArgumentException("maxConnections must be > 0: " + maxConnections);
         }
         this.maxConnections = maxConnections;
+        this.owner = owner;
         this.rejections = new RateLimitedLog(LOG, System.Logger.Level.WARNING, TimeUnit.SECONDS.toNanos(RateLimitedLog.DEFAULT_INTERVAL_SECONDS), clock);
     }
 
@@ -74,7 +90,8 @@ public final class ConnectionLimit {
         Channel listener = ch.parent();
         Object on = listener != null ? listener.localAddress() : "(none)";
         Object from = ch.remoteAddress();
-        rejections.occurred(() -> "connection limit " + maxConnections + " reached on listener " + on
+        String where = owner != null ? owner + " (listener " + on + ")" : "listener " + on;
+        rejections.occurred(() -> "connection limit " + maxConnections + " reached on " + where
                 + ": closed the connection from " + from + " at once; raise the limit or add capacity if this is"
                 + " regular load");
     }

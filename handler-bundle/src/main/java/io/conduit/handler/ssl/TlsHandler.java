@@ -20,6 +20,7 @@ import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.DuplexChannel;
@@ -54,7 +55,7 @@ import io.conduit.concurrent.Promise;
  *
  * <p>Not sharable; every method runs on the channel's event loop. Delegated engine tasks run there too.
  */
-public final class TlsHandler implements ChannelHandler {
+public final class TlsHandler implements ChannelHandler, ConnectionFacts {
 
     /** The peer a client connects to. */
     record Peer(String host, int port) {
@@ -119,6 +120,23 @@ public final class TlsHandler implements ChannelHandler {
     /** @return what the completed handshake negotiated, or null before it completed */
     public TlsHandshakeResult handshakeResult() {
         return handshakeResult;
+    }
+
+    /**
+     * For {@code conduit:channels}: what the handshake negotiated, e.g. {@code "TLSv1.3 sni a.example alpn h2 peer
+     * CN=device-42 resumed"}; parts not negotiated are left out.
+     *
+     * @return that line, or null before the handshake completed
+     */
+    @Override
+    public String connectionFacts() {
+        TlsHandshakeResult r = handshakeResult;
+        if (r == null) {
+            return null;
+        }
+        return r.protocol() + (r.serverName() != null ? " sni " + r.serverName() : "")
+                + (r.applicationProtocol() != null ? " alpn " + r.applicationProtocol() : "")
+                + (r.peerSubject() != null ? " peer " + r.peerSubject() : "") + (r.resumed() ? " resumed" : "");
     }
 
     /** @return the engine, or null before it is made (a server choosing by SNI makes it on the ClientHello) */

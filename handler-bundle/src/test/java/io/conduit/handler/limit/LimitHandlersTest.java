@@ -41,7 +41,7 @@ class LimitHandlersTest {
     @Test
     void connectionsBeyondTheLimitAreClosedAtOnceAndLoggedOncePerTenSeconds() {
         AtomicLong clock = new AtomicLong();
-        ConnectionLimit limit = new ConnectionLimit(2, clock::get);
+        ConnectionLimit limit = new ConnectionLimit(2, null, clock::get);
         try (LogCapture log = new LogCapture(ConnectionLimit.class.getName())) {
             List<EmbeddedChannel> open = new ArrayList<>();
             for (int i = 0; i < 2; i++) {
@@ -72,6 +72,21 @@ class LimitHandlersTest {
             assertEquals(2, limit.openConnections());
         }
         assertThrows(IllegalArgumentException.class, () -> new ConnectionLimit(0));
+    }
+
+    @Test
+    void theRejectionLineNamesTheLimitsOwnerBeforeTheListener() {
+        ConnectionLimit limit = new ConnectionLimit(1, "relay io.conduit.gateway.relay-redis.cfg");
+        try (LogCapture log = new LogCapture(ConnectionLimit.class.getName())) {
+            EmbeddedChannel first = new EmbeddedChannel(limit.newHandler());
+            EmbeddedChannel second = new EmbeddedChannel(limit.newHandler());
+            assertTrue(first.isOpen());
+            assertFalse(second.isOpen());
+            assertEquals(1, log.records().size());
+            assertTrue(log.records().get(0).getMessage().startsWith("connection limit 1 reached on relay"
+                    + " io.conduit.gateway.relay-redis.cfg (listener (none)): closed the connection from embedded"),
+                    log.records().get(0).getMessage());
+        }
     }
 
     static Buffer bytes(int n) {

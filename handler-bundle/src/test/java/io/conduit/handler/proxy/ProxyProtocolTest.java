@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
+import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.UnixAbstractAddress;
@@ -113,6 +114,29 @@ class ProxyProtocolTest {
         decodesEverySplit("PROXY UNKNOWN ffff::1 ffff::2 1 2\r\n".getBytes(StandardCharsets.US_ASCII),
                 new ProxyMessage(1, ProxyMessage.Command.PROXY, ProxyMessage.Protocol.UNKNOWN, null, null, List.of()),
                 ProxyProtocolDecoder.Versions.ANY);
+    }
+
+    /** What {@code conduit:channels} shows in its PEER column for a proxied connection ({@link ConnectionFacts}). */
+    @Test
+    void theDecodedHeaderIsAConnectionFactOfTheChannel() {
+        assertEquals("PROXY v1 from 192.0.2.1:56324 to 198.51.100.7:443",
+                factsAfter("PROXY TCP4 192.0.2.1 198.51.100.7 56324 443\r\n"));
+        assertEquals("PROXY v1 from [2001:db8:0:0:0:0:0:1]:1 to [0:0:0:0:0:0:0:1]:65535",
+                factsAfter("PROXY TCP6 2001:db8::1 ::1 1 65535\r\n"));
+        assertEquals("PROXY v1 UNKNOWN", factsAfter("PROXY UNKNOWN\r\n"));
+    }
+
+    private static String factsAfter(String header) {
+        EmbeddedChannel ch = new EmbeddedChannel(new ProxyProtocolDecoder(ProxyProtocolDecoder.Versions.ANY));
+        write(ch, header.getBytes(StandardCharsets.US_ASCII));
+        String facts = null;
+        for (String name : ch.pipeline().names()) {
+            if (ch.pipeline().get(name) instanceof ConnectionFacts f) {
+                facts = f.connectionFacts();
+            }
+        }
+        ch.finishAndReleaseAll();
+        return facts;
     }
 
     /** A header HAProxy sent with send-proxy-v2 (172.19.0.1:42578 to 172.19.0.3:80). */

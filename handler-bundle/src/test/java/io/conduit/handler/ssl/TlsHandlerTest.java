@@ -174,8 +174,11 @@ class TlsHandlerTest {
         TlsContext serverContext = server().trust(ca).clientAuth(ClientAuth.REQUIRED).build();
         TlsPair ok = new TlsPair(serverContext.newServerHandler(),
                 client().certificate(clientChain, clientKey, null).build().newClientHandler("localhost", 443));
+        assertNull(ok.serverTls.connectionFacts(), "conduit:channels shows nothing before the handshake");
         ok.shuttle();
         assertEquals("CN=device-1", ok.serverTls.handshakeFuture().getNow().peerSubject());
+        assertEquals(ok.serverTls.handshakeResult().protocol() + " sni localhost peer CN=device-1",
+                ok.serverTls.connectionFacts(), "what conduit:channels shows in its PEER column");
 
         try (LogCapture log = new LogCapture(TlsHandler.class.getName())) {
             TlsPair bad = new TlsPair(serverContext.newServerHandler(), client().build().newClientHandler("localhost", 443));

@@ -41,16 +41,19 @@ public record StreamGuards(int idleTimeoutMillis, int maxConnections) {
                 GatewayConfig.positiveOrOff(props, MAX_CONNECTIONS_KEY, 10_000));
     }
 
-    /** @return a new limit for one listener, or {@code null} when {@link #maxConnections()} is 0 */
-    public ConnectionLimit newLimit() {
-        return maxConnections == 0 ? null : new ConnectionLimit(maxConnections);
+    /**
+     * @param owner what its warning names, e.g. {@code "relay io.conduit.gateway.relay-redis.cfg"}
+     * @return a new limit for one listener, or {@code null} when {@link #maxConnections()} is 0
+     */
+    public ConnectionLimit newLimit(String owner) {
+        return maxConnections == 0 ? null : new ConnectionLimit(maxConnections, owner);
     }
 
     /**
      * Puts the guards first into an accepted connection's pipeline: the listener's limit gate (so a rejected
      * connection reaches no other handler), then the idle timeout.
      *
-     * @param limit the listener's {@link #newLimit()}, or {@code null}
+     * @param limit the listener's {@link #newLimit(String)}, or {@code null}
      */
     public void addFirst(ChannelPipeline pipeline, ConnectionLimit limit) {
         if (idleTimeoutMillis > 0) {

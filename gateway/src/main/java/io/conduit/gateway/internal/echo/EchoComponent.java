@@ -67,22 +67,23 @@ public final class EchoComponent {
         String certificate = config.tls().certificateSummary();
         listeners.bindAll(config.listen(), bound -> certificate != null && bound.startsWith("tls:")
                 ? bound + " (" + certificate + ")" : bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(),
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name,
                         endpoint.tls() ? config.tls().server() : null, echo))
                 : this.network.bindDatagram(endpoint, udp -> echo))
                 .thenRun(() -> status.publish(context));
     }
 
     /**
-     * @param tls the contexts that terminate TLS on this listener ({@code tls://}), or {@code null}
+     * @param owner what the connection limit's warning names, e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}
+     * @param tls   the contexts that terminate TLS on this listener ({@code tls://}), or {@code null}
      * @return the child handler of one stream listener: {@code echo} alone, or behind the {@link StreamGuards} with a
      *         connection limit of its own and a TLS handler
      */
-    static ChannelHandler streamHandler(StreamGuards guards, TlsContextSource tls, EchoHandler echo) {
+    static ChannelHandler streamHandler(StreamGuards guards, String owner, TlsContextSource tls, EchoHandler echo) {
         if (guards.idleTimeoutMillis() == 0 && guards.maxConnections() == 0 && tls == null) {
             return echo;
         }
-        ConnectionLimit limit = guards.newLimit();
+        ConnectionLimit limit = guards.newLimit(owner);
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {

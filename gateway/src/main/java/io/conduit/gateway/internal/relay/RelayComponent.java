@@ -74,7 +74,7 @@ public final class RelayComponent {
             return;
         }
         listeners.onChange(status::update);
-        ConnectionLimit limit = config.guards().newLimit();
+        ConnectionLimit limit = config.guards().newLimit("relay " + name);
         String certificate = config.tls().certificateSummary();
         String shown = (certificate == null ? "" : " (" + certificate + ")") + (config.routesBySni() ? " (by SNI: "
                 + config.sniRoutes().entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue())

@@ -7,7 +7,7 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
 
 /**
- * Registers the {@link ShellInterruptHint} and {@link ShellExit} with the Gogo runtime (whiteboard
+ * Registers the {@link ShellInterruptHint}, {@link ShellExit} and {@link TerminalWithoutSize} with the Gogo runtime (whiteboard
  * {@code CommandSessionListener}s) when the Gogo and jline packages are wired; without them (optional imports) it
  * does nothing, quietly.
  */
@@ -20,27 +20,33 @@ public final class ShellInterruptHintComponent {
     private final ServiceRegistration<?> registration;
     /** {@code null} when Gogo or jline is not there. */
     private final ServiceRegistration<?> exit;
+    /** {@code null} when Gogo or jline is not there. */
+    private final ServiceRegistration<?> terminalSize;
 
     /** @param context this bundle's context */
     @Activate
     public ShellInterruptHintComponent(BundleContext context) {
         ServiceRegistration<?> r;
         ServiceRegistration<?> e;
+        ServiceRegistration<?> t;
         try {
+            t = context.registerService(LISTENER, new TerminalWithoutSize(), null);
             r = context.registerService(LISTENER, new ShellInterruptHint(), null);
             e = context.registerService(LISTENER, new ShellExit(context), null);
         } catch (NoClassDefFoundError | IllegalArgumentException noGogoOrJline) {
             r = null; // the shell's packages are not wired: no shell, no hint
             e = null;
+            t = null;
         }
         registration = r;
         exit = e;
+        terminalSize = t;
     }
 
     /** Withdraws the listeners. */
     @Deactivate
     public void deactivate() {
-        for (ServiceRegistration<?> r : new ServiceRegistration<?>[] {registration, exit}) {
+        for (ServiceRegistration<?> r : new ServiceRegistration<?>[] {registration, exit, terminalSize}) {
             if (r != null) {
                 try {
                     r.unregister();

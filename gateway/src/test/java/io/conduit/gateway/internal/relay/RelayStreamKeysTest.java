@@ -54,7 +54,7 @@ class RelayStreamKeysTest {
         assertEquals(0, c.proxySendVersion());
         assertEquals(new StreamGuards(0, 0), c.guards());
         assertEquals(0, c.rateLimitBytesPerSecond());
-        assertNull(c.guards().newLimit());
+        assertNull(c.guards().newLimit("relay test"));
     }
 
     @Test
@@ -65,7 +65,7 @@ class RelayStreamKeysTest {
         assertEquals(1, c.proxySendVersion());
         assertEquals(new StreamGuards(30_000, 5), c.guards());
         assertEquals(1000, c.rateLimitBytesPerSecond());
-        assertEquals(5, c.guards().newLimit().maxConnections());
+        assertEquals(5, c.guards().newLimit("relay test").maxConnections());
         assertEquals(ProxyProtocolDecoder.Versions.V2, relay("proxy.protocol.accept", "v2").proxyAccept());
         assertEquals(2, relay("proxy.protocol.send", "V2").proxySendVersion());
     }
@@ -182,18 +182,19 @@ class RelayStreamKeysTest {
         upstream.finishAndReleaseAll();
     }
 
+    /** The embedded loop's clock also counts real time: the steps leave seconds of margin for a loaded machine. */
     @Test
     void theIdleTimeoutClosesAConnectionWithoutTraffic() {
         TestDuplexChannel client = new TestDuplexChannel();
-        new StreamGuards(500, 0).addFirst(client.pipeline(), null);
+        new StreamGuards(10_000, 0).addFirst(client.pipeline(), null);
         client.pipeline().fireChannelActive();
-        client.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+        client.advanceTimeBy(6_000, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
         client.writeInbound(bytes("x"));
-        client.advanceTimeBy(400, TimeUnit.MILLISECONDS);
+        client.advanceTimeBy(6_000, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
-        assertTrue(client.isOpen(), "a read 400 ms ago: not idle");
-        client.advanceTimeBy(200, TimeUnit.MILLISECONDS);
+        assertTrue(client.isOpen(), "a read 6 s ago, the timeout is 10 s: not idle");
+        client.advanceTimeBy(4_100, TimeUnit.MILLISECONDS);
         client.runPendingTasks();
         assertFalse(client.isOpen());
         client.finishAndReleaseAll();
@@ -201,7 +202,7 @@ class RelayStreamKeysTest {
 
     @Test
     void connectionsBeyondTheLimitAreClosedAtOnce() {
-        ConnectionLimit limit = new StreamGuards(0, 1).newLimit();
+        ConnectionLimit limit = new StreamGuards(0, 1).newLimit("relay test");
         TestDuplexChannel first = new TestDuplexChannel();
         new StreamGuards(0, 1).addFirst(first.pipeline(), limit);
         first.pipeline().fireChannelActive();
