@@ -56,6 +56,8 @@ class TlsGatewayIT {
     private static int aServerPort;
     private static Path bServerSocket;
     private static int reloadPort;
+    private static int redisPort;
+    private static int redisRelayPort;
     private static Path conf;
 
     @BeforeAll
@@ -74,6 +76,8 @@ class TlsGatewayIT {
         untrustedServerPort = Tools.freeTcpPort();
         sniRelayPort = Tools.freeTcpPort();
         reloadPort = Tools.freeTcpPort();
+        redisPort = Tools.freeTcpPort();
+        redisRelayPort = Tools.freeTcpPort();
         aServerPort = Tools.freeTcpPort();
         // short: openssl 3.0 s_server fails on a Unix socket path of more than about 30 bytes (bio_addr.c)
         bServerSocket = Path.of("/tmp", "cdt-sni-" + ProcessHandle.current().pid() + ".sock");
@@ -99,6 +103,10 @@ class TlsGatewayIT {
         Files.copy(pki.resolve("server.key"), conf.resolve("live.key"));
         write(conf, "echo-reload", "listen = tls://127.0.0.1:" + reloadPort, "tls.cert = live.pem",
                 "tls.key = live.key");
+        Files.copy(pki.resolve("server.pem"), conf.resolve("redis.pem"));
+        Files.copy(pki.resolve("server.key"), conf.resolve("redis.key"));
+        write(conf, "relay-redis", "listen = tls://127.0.0.1:" + redisRelayPort,
+                "upstream = tcp://127.0.0.1:" + redisPort, "tls.cert = redis.pem", "tls.key = redis.key");
         write(conf, "echo-tls", "listen = tls://127.0.0.1:" + echoPort, "tls.cert = server.pem",
                 "tls.key = server-enc.key", "tls.key.password = s3cret", "tls.alpn = echo, h2");
         write(conf, "echo-mutual", "listen = tls://127.0.0.1:" + mutualPort, "tls.cert = server.pem",
@@ -150,7 +158,7 @@ class TlsGatewayIT {
     @Test
     void eachBadTlsConfigurationIsOneLineAndTheOtherEndpointsStart() {
         String out = gateway.output();
-        assertTrue(out.contains("Ready: 8 endpoint(s) listening, 4 problem(s)"), out);
+        assertTrue(out.contains("Ready: 9 endpoint(s) listening, 4 problem(s)"), out);
         assertTrue(out.contains("tls://127.0.0.1:" + echoPort + " (certificate CN=gw.example, expires "), out);
         assertTrue(out.contains("tls://127.0.0.1:" + httpsRelayPort + " -> tcp://127.0.0.1:" + httpPort
                 + " (certificate CN=gw.example, expires "), out);
@@ -294,6 +302,38 @@ class TlsGatewayIT {
         assertTrue(after.contains("after") && after.lines().anyMatch(l -> l.startsWith("subject=")
                 && l.contains("renewed.example")), "a new handshake shows the new certificate:\n" + after);
         assertTrue(awaitLine("TLS files changed, new handshakes use them").contains("CN=renewed.example"));
+    }
+
+    @Test
+    void redisBenchmarkOverTlsThroughATerminatingRelayHasNoErrorsWhileTheCertificateIsRenewed() throws Exception {
+        // both looked up before skipping, so one run names every redis tool that is missing
+        Path server = Tools.optional("redis-server", "redis-server");
+        Path benchmark = Tools.optional("redis-benchmark", "redis-tools");
+        org.junit.jupiter.api.Assumptions.assumeTrue(server != null && benchmark != null,
+                "redis-server and redis-benchmark are needed");
+        Process redis = new ProcessBuilder(server.toString(), "--port", String.valueOf(redisPort), "--bind",
+                "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
+        PROCESSES.add(redis);
+        awaitTcp(redisPort);
+        Tools.Background bench = Tools.start(List.of(benchmark.toString(), "--tls", "--cacert",
+                pki.resolve("ca.pem").toString(), "--sni", "gw.example", "-h", "127.0.0.1", "-p",
+                String.valueOf(redisRelayPort), "-n", "400000", "-c", "20", "-P", "4", "-t", "set,get", "-q"));
+        Thread.sleep(1000);
+        replace(conf.resolve("redis.key"), Files.readString(pki.resolve("renewed.key")));
+        replace(conf.resolve("redis.pem"), Files.readString(pki.resolve("renewed.pem")));
+        boolean runningDuringTheRenewal = bench.isRunning();
+        Thread.sleep(TimeUnit.SECONDS.toMillis(5) + 500);
+        String after = sClientAnswered(redisRelayPort, "PING", "+PONG", "-servername", "gw.example");
+        assertTrue(after.lines().anyMatch(l -> l.startsWith("subject=") && l.contains("renewed.example")),
+                "a new handshake shows the new certificate:\n" + after);
+        String out = bench.await(240);
+        assertTrue(out.startsWith("exit 0"), out);
+        assertFalse(out.toLowerCase(java.util.Locale.ROOT).contains("error"), out);
+        assertTrue(out.contains("SET: ") && out.contains("GET: "), out);
+        assertTrue(runningDuringTheRenewal, "the benchmark ended before the certificate was renewed; output:\n" + out);
+        System.out.println("redis-benchmark --tls through the relay: " + java.util.Arrays.stream(out.split("[\r\n]"))
+                .filter(l -> l.contains("requests per second")).map(String::strip).toList());
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
