@@ -28,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * TLS in the gateway with real clients and servers, certificates made by the test with {@code openssl}: a TLS echo
  * ({@code openssl s_client} with SNI and ALPN), a terminating relay in front of {@code python3 -m http.server}
- * ({@code curl --cacert}), an originating relay to {@code openssl s_server} (mutual TLS with the upstream), mutual TLS
- * required on a listener, bad input on a TLS port, and each bad TLS configuration as one line while the other
- * endpoints start.
+ * ({@code curl --cacert}, 50 MiB) and one in front of {@code redis-server} ({@code redis-benchmark --tls}, while the
+ * certificate is renewed on disk), an originating relay to {@code openssl s_server} (mutual TLS with the upstream),
+ * SNI routing to two {@code s_server}s, mutual TLS required on a listener, bad input on a TLS port, a certificate
+ * replaced on disk (broken, then renewed), and each bad TLS configuration as one line while the other endpoints start.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class TlsGatewayIT {
@@ -186,9 +187,9 @@ class TlsGatewayIT {
         Path www = Files.createDirectories(dir.resolve("www"));
         Path file = www.resolve("big.bin");
         byte[] chunk = new byte[1 << 20];
-        Random random = new Random(20);
+        Random random = new Random(50);
         try (OutputStream o = Files.newOutputStream(file)) {
-            for (int i = 0; i < 20; i++) {
+            for (int i = 0; i < 50; i++) {
                 random.nextBytes(chunk);
                 o.write(chunk);
             }
