@@ -6,13 +6,17 @@ import java.util.Locale;
 
 /**
  * Finds the server name (SNI, RFC 6066 section 3) in the first TLS record a client sends, without consuming it: the
- * {@link javax.net.ssl.SSLEngine} reads the same bytes afterwards. Only what is needed to choose a context is read; whatever is not
- * a ClientHello with a host name yields "no name", and the engine then judges the bytes itself.
+ * {@link javax.net.ssl.SSLEngine} reads the same bytes afterwards, or a router forwards them untouched. Only what is
+ * needed to choose a context or a route is read; whatever is not a ClientHello with a host name yields "no name", and
+ * the engine then judges the bytes itself. Stateless and thread-safe.
  */
-final class ClientHello {
+public final class ClientHello {
 
-    /** {@link #serverName} needs more bytes. */
-    static final String NEED_MORE = new String("need more");
+    /** {@link #serverName} needs more bytes; compare by identity. */
+    public static final String NEED_MORE = new String("need more");
+
+    /** The most bytes {@link #serverName} looks at: a record header and the longest record body it can announce. */
+    public static final int MAX_RECORD_BYTES = 5 + 0xffff;
 
     private static final int RECORD_HEADER = 5;
     private static final int HANDSHAKE = 22;
@@ -28,7 +32,7 @@ final class ClientHello {
      * @return the host name in lower case; null when the client sent none or the bytes are not a ClientHello (the
      *         engine decides); {@link #NEED_MORE} (compare by identity) when the first record is not complete yet
      */
-    static String serverName(ByteBuffer in) {
+    public static String serverName(ByteBuffer in) {
         int base = in.position();
         int available = in.remaining();
         if (available < RECORD_HEADER) {

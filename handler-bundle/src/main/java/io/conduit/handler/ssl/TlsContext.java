@@ -421,6 +421,22 @@ public final class TlsContext {
             return context;
         }
 
+        /** @return the files {@link #build()} reads: certificate chain, key or keystore, trust anchors */
+        List<Path> files() {
+            List<Path> files = new ArrayList<>();
+            for (Path p : new Path[] {certFile, keyFile, pkcs12File, trustFile}) {
+                if (p != null) {
+                    files.add(p);
+                }
+            }
+            return files;
+        }
+
+        /** @return whether {@link #failureLog} was set */
+        boolean hasFailureLog() {
+            return failureLog != null;
+        }
+
         private String describe() {
             return certFile != null ? certFile + " and " + keyFile : pkcs12File != null ? pkcs12File.toString() : "the JVM's defaults";
         }

@@ -23,6 +23,7 @@ import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ConnectionFacts;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.DuplexChannel;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
 
@@ -514,10 +515,27 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
         SocketAddress remote = ctx.channel().remoteAddress();
         String reason = receivedBytes && !firstByteLooksLikeTls && peer == null
                 ? "not TLS: the first byte is no TLS record type (plain text on a TLS port?)"
-                : String.valueOf(cause.getMessage());
+                : String.valueOf(cause.getMessage()) + certificateHint(cause);
         String what = handshakeResult == null ? "TLS handshake failed" : "TLS failed";
         c.failureLog().occurred(() -> what + " on " + local + " with " + remote + ": " + reason
                 + "; closed the connection");
+    }
+
+    /** @return what to do about a peer certificate that failed its check, from the cause's type; else empty */
+    private static String certificateHint(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.security.cert.CertificateExpiredException) {
+                return " (the peer's certificate expired: the peer must renew it)";
+            }
+            if (t instanceof java.security.cert.CertificateNotYetValidException) {
+                return " (the peer's certificate is not valid yet: check the clocks)";
+            }
+            if (t instanceof java.security.cert.CertPathBuilderException) {
+                return " (the peer's certificate does not chain to a trusted CA: trust the CA certificate that issued"
+                        + " it)";
+            }
+        }
+        return "";
     }
 
     private void failAll(Throwable cause) {
@@ -749,6 +767,51 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
     }
 
     // ---------------------------------------------------------------- close
+
+    /**
+     * Ends this side's output the TLS way, for half-closure: encrypts what was flushed, sends {@code close_notify},
+     * then, once that is written, shuts the socket's output down ({@link DuplexChannel#shutdownOutput()}) so the peer
+     * also reads the end of the stream. The input stays open with TLS 1.3; with TLS 1.2 the peer answers with its own
+     * {@code close_notify} and the channel closes. Before the handshake completed, or after a failure, there is no
+     * TLS output to end: the channel is closed instead. Later writes fail. Call on the channel's event loop.
+     *
+     * @return completes when the output is shut down (or the channel closed)
+     */
+    public Future<Void> closeOutbound() {
+        if (ctx == null) {
+            throw new IllegalStateException("the handler is not in a pipeline yet");
+        }
+        if (handshakeResult == null || failed || closing || engine.isOutboundDone()
+                || !(ctx.channel() instanceof DuplexChannel duplex)) {
+            return ctx.channel().close();
+        }
+        Promise<Void> done = ctx.newPromise();
+        flush(ctx);
+        failPending(unflushed, new ChannelClosedException("TLS output of " + ctx.channel() + " was closed before this"
+                + " write was flushed", null));
+        engine.closeOutbound();
+        try {
+            wrapNonApplicationData();   // close_notify
+        } catch (SSLException e) {
+            fail(e);
+            return ctx.channel().close();
+        }
+        Future<Void> written = lastWrite;
+        flushIfNeeded();
+        Runnable shutdown = () -> duplex.shutdownOutput().addListener(f -> {
+            if (f.isSuccess()) {
+                done.trySuccess(null);
+            } else {
+                done.tryFailure(f.cause());
+            }
+        });
+        if (written == null || written.isDone()) {
+            shutdown.run();
+        } else {
+            written.addListener(f -> shutdown.run());
+        }
+        return done;
+    }
 
     @Override
     public void close(ChannelHandlerContext ctx, Promise<Void> promise) {

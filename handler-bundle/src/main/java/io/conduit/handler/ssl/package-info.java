@@ -8,7 +8,7 @@
  * it optionally, so the other handler packages work without it.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.conduit.handler.ssl;
 
 import org.osgi.annotation.bundle.Export;

@@ -305,6 +305,93 @@ class TlsHandlerTest {
         p.serverChannel.releaseOutbound();
     }
 
+    /** A server channel whose output can be shut down, as a TCP channel's. */
+    static final class ShutdownOutputChannel extends io.conduit.channel.embedded.EmbeddedChannel
+            implements io.conduit.channel.DuplexChannel {
+        /** Encrypted buffers written before the output was shut down; -1 while it is open. */
+        int outboundAtShutdown = -1;
+
+        ShutdownOutputChannel(io.conduit.channel.ChannelHandler... handlers) {
+            super(handlers);
+        }
+
+        @Override
+        public boolean isInputShutdown() {
+            return false;
+        }
+
+        @Override
+        public boolean isOutputShutdown() {
+            return outboundAtShutdown >= 0;
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return false;
+        }
+
+        @Override
+        public Future<Void> shutdownInput() {
+            throw new UnsupportedOperationException("not used by the TLS handler");
+        }
+
+        @Override
+        public Future<Void> shutdownOutput() {
+            outboundAtShutdown = outboundMessages().size();
+            return eventLoop().newSucceededFuture(null);
+        }
+
+        @Override
+        public Future<Void> shutdown() {
+            throw new UnsupportedOperationException("not used by the TLS handler");
+        }
+    }
+
+    @Test
+    void closeOutboundSendsCloseNotifyThenShutsTheOutputAndTls13KeepsReading() throws Exception {
+        TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443),
+                ShutdownOutputChannel::new);
+        p.clientChannel.config().setOption(io.conduit.channel.ChannelOption.ALLOW_HALF_CLOSURE, true);
+        ShutdownOutputChannel serverChannel = (ShutdownOutputChannel) p.serverChannel;
+        p.shuttle();
+        assertEquals("TLSv1.3", p.serverTls.handshakeResult().protocol());
+        Buffer last = BufferAllocator.unpooled().buffer(9);
+        last.writeBytes(text("last word"));
+        Future<Void> lastWrite = p.serverChannel.write(last);   // written, not flushed: closeOutbound flushes it
+        Future<Void> shut = p.serverTls.closeOutbound();
+        assertTrue(serverChannel.isOutputShutdown(), "the output is shut down once close_notify is written");
+        assertTrue(shut.isSuccess());
+        assertTrue(lastWrite.isSuccess(), "what was written before is sent before close_notify");
+        assertEquals(serverChannel.outboundMessages().size(), serverChannel.outboundAtShutdown,
+                "nothing is written after the shutdown");
+        p.shuttle();
+        assertEquals("last word", p.client.plain.toString(java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(1, p.client.events(TlsCloseNotifyEvent.class).size(), "the client got close_notify");
+        Future<Void> after = TlsPair.send(p.serverChannel, text("too late"));
+        assertInstanceOf(ChannelClosedException.class, after.cause(), "no write after the output is closed");
+        TlsPair.send(p.clientChannel, text("the client still talks"));
+        p.shuttle();
+        assertEquals("the client still talks", p.server.plain.toString(java.nio.charset.StandardCharsets.US_ASCII),
+                "TLS 1.3: the server's input stays open");
+        assertTrue(p.serverChannel.isOpen());
+        p.serverChannel.close();
+        p.clientChannel.close();
+        p.serverChannel.releaseOutbound();
+        p.clientChannel.releaseOutbound();
+    }
+
+    @Test
+    void closeOutboundBeforeTheHandshakeClosesTheChannel() throws Exception {
+        TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443),
+                ShutdownOutputChannel::new);
+        Future<Void> closed = p.serverTls.closeOutbound();
+        assertTrue(closed.isSuccess());
+        assertFalse(p.serverChannel.isOpen(), "no TLS output to end yet: closed");
+        p.clientChannel.close();
+        p.clientChannel.releaseOutbound();
+        p.serverChannel.releaseOutbound();
+    }
+
     @Test
     void writesNotEncryptedYetFailWhenTheChannelCloses() throws Exception {
         TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443));

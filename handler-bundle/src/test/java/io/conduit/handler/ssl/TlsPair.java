@@ -61,9 +61,15 @@ final class TlsPair {
     IntFunction<int[]> cutter;
 
     TlsPair(TlsHandler serverTls, TlsHandler clientTls) {
+        this(serverTls, clientTls, EmbeddedChannel::new);
+    }
+
+    /** @param serverChannel makes the server's channel from its handlers (e.g. one that can half-close) */
+    TlsPair(TlsHandler serverTls, TlsHandler clientTls,
+            java.util.function.Function<ChannelHandler[], EmbeddedChannel> serverChannel) {
         this.serverTls = serverTls;
         this.clientTls = clientTls;
-        serverChannel = new EmbeddedChannel(serverTls, server);
+        this.serverChannel = serverChannel.apply(new ChannelHandler[] {serverTls, server});
         clientChannel = new EmbeddedChannel(clientTls, client);
     }
 

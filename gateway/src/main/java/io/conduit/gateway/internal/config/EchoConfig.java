@@ -11,20 +11,28 @@ import io.conduit.gateway.services.GatewayServices;
  *
  * <p>Property {@code listen}: one or more tcp, udp or unix URIs separated by commas or blanks (required).
  * {@code idle.timeout.ms} and {@code max.connections} apply to its stream (TCP, Unix) endpoints, as
- * {@link StreamGuards} says; the limit counts per endpoint.
+ * {@link StreamGuards} says; the limit counts per endpoint. A {@code tls://host:port} endpoint terminates TLS and
+ * echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
  *
  * @param name   configuration name for log lines
  * @param listen the endpoints, in configuration order
  * @param guards idle timeout and connection limit of the stream endpoints
+ * @param tls    the TLS context of the {@code tls://} endpoints ({@link TlsConfig#NONE} without them)
  */
-public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards) {
+public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards, TlsConfig tls) {
 
     /** Factory PID of echo configurations ({@code conf/io.conduit.gateway.echo-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.ECHO_FACTORY_PID;
 
     /** The keys an echo configuration takes; others (but the framework's own) are warned about and ignored. */
-    public static final List<String> KEYS = List.of("listen", StreamGuards.IDLE_TIMEOUT_KEY,
-            StreamGuards.MAX_CONNECTIONS_KEY);
+    public static final List<String> KEYS = keys();
+
+    private static List<String> keys() {
+        List<String> keys = new java.util.ArrayList<>(List.of("listen", StreamGuards.IDLE_TIMEOUT_KEY,
+                StreamGuards.MAX_CONNECTIONS_KEY));
+        keys.addAll(TlsConfig.SERVER_KEYS);
+        return List.copyOf(keys);
+    }
 
     /**
      * Validates an echo configuration.
@@ -34,8 +42,10 @@ public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guar
      */
     public static EchoConfig from(Map<String, ?> props) {
         GatewayConfig.requireFactoryConfiguration("echo", FACTORY_PID, props);
-        return GatewayConfig.validated("echo", props, KEYS, () -> new EchoConfig(GatewayConfig.name(props),
-                GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007"),
-                StreamGuards.from(props)));
+        return GatewayConfig.validated("echo", props, KEYS, () -> {
+            List<GatewayUri> listen = GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007");
+            StreamGuards guards = StreamGuards.from(props);
+            return new EchoConfig(GatewayConfig.name(props), listen, guards, TlsConfig.from(props, listen, null));
+        });
     }
 }

@@ -37,6 +37,12 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *       ones are accepted and closed. TCP and Unix relays only</td></tr>
  *   <tr><td>{@code rate.limit.bytes.per.second}</td><td>unset</td><td>bytes per second each connection reads on
  *       each side, by back-pressure. TCP and Unix relays only</td></tr>
+ *   <tr><td>{@code tls.*}</td><td>unset</td><td>with {@code listen = tls://host:port} TLS is terminated, with
+ *       {@code upstream = tls://host:port} it is originated; see {@link TlsConfig}. Not with {@code zeroCopy}</td></tr>
+ *   <tr><td>{@code sni.routes}</td><td>unset</td><td>SNI routing without termination, e.g.
+ *       {@code a.example=tcp://127.0.0.1:9001, b.example=unix:/run/b.sock}: each connection goes to the upstream of the
+ *       server name in its ClientHello, bytes untouched; to {@code upstream} when the name is not listed or there is
+ *       none. TCP and Unix relays without TLS of their own only</td></tr>
  * </table>
  *
  * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
@@ -52,20 +58,46 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  * @param proxySendVersion   the PROXY protocol version written to the upstream, 1 or 2, or 0 for none
  * @param guards             idle timeout and connection limit of the listener
  * @param rateLimitBytesPerSecond bytes per second each side of a connection reads, or 0 for no limit
+ * @param tls                the TLS contexts of the listener and the upstream ({@link TlsConfig#NONE} without TLS)
+ * @param sniRoutes          upstreams by the lower-case server name of the client's ClientHello, in configuration
+ *                           order; empty without SNI routing
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
         int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
         boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
-        int rateLimitBytesPerSecond) {
+        int rateLimitBytesPerSecond, TlsConfig tls, Map<String, GatewayUri> sniRoutes) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
 
     /** The keys a relay configuration takes; others (but the framework's own) are warned about and ignored. */
-    public static final java.util.List<String> KEYS = java.util.List.of("listen", "upstream", "connect.timeout.ms",
-            "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions", "zeroCopy",
-            "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
-            "rate.limit.bytes.per.second");
+    public static final java.util.List<String> KEYS = keys();
+
+    private static java.util.List<String> keys() {
+        java.util.List<String> keys = new java.util.ArrayList<>(java.util.List.of("listen", "upstream",
+                "connect.timeout.ms", "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions",
+                "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY,
+                StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second", SNI_ROUTES_KEY));
+        keys.addAll(TlsConfig.SERVER_KEYS);
+        keys.addAll(TlsConfig.UPSTREAM_KEYS);
+        return java.util.List.copyOf(keys);
+    }
+
+    /** The key of {@link #sniRoutes()}. */
+    static final String SNI_ROUTES_KEY = "sni.routes";
+
+    /** @return whether connections are routed by the server name of their ClientHello ({@code sni.routes}) */
+    public boolean routesBySni() {
+        return !sniRoutes.isEmpty();
+    }
+
+    /** @return every upstream the relay may connect to: {@link #upstream()}, then those of {@link #sniRoutes()} */
+    public java.util.List<GatewayUri> upstreams() {
+        java.util.List<GatewayUri> all = new java.util.ArrayList<>();
+        all.add(upstream);
+        all.addAll(sniRoutes.values());
+        return all;
+    }
 
     /** The values of {@code proxy.protocol.accept}. */
     static final java.util.List<String> PROXY_ACCEPT_VALUES = java.util.List.of("v1", "v2", "any");
@@ -74,7 +106,7 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     /** The keys that only stream (TCP, Unix) relays take. */
     private static final java.util.List<String> STREAM_ONLY_KEYS = java.util.List.of("proxy.protocol.accept",
             "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
-            "rate.limit.bytes.per.second");
+            "rate.limit.bytes.per.second", SNI_ROUTES_KEY);
 
     /**
      * Validates a relay configuration.
@@ -165,8 +197,59 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
                 }
             }
         }
+        if (zeroCopy && (listen.tls() || upstream.tls())) {
+            throw new IllegalArgumentException("'zeroCopy' = true cannot forward TLS: the bytes are encrypted or"
+                    + " decrypted by the gateway, so they cannot move inside the kernel; remove 'zeroCopy'");
+        }
+        Map<String, GatewayUri> routes = sniRoutes(props, listen, upstream);
+        TlsConfig tls = TlsConfig.from(props, java.util.List.of(listen), upstream);
         return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy,
                 accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),
-                send == null ? 0 : send.charAt(1) - '0', guards, rate);
+                send == null ? 0 : send.charAt(1) - '0', guards, rate, tls, routes);
+    }
+
+    /**
+     * Parses {@code sni.routes}: {@code name=uri} pairs separated by commas and/or blanks.
+     *
+     * @return the routes by lower-case name, in configuration order; empty when the key is unset
+     * @throws IllegalArgumentException naming the pair and what is wrong with it
+     */
+    private static Map<String, GatewayUri> sniRoutes(Map<String, ?> props, GatewayUri listen, GatewayUri upstream) {
+        Object v = props.get(SNI_ROUTES_KEY);
+        if (v == null || v.toString().isBlank()) {
+            return Map.of();
+        }
+        if (listen.tls() || upstream.tls()) {
+            throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' forwards the client's TLS bytes untouched, so"
+                    + " neither 'listen' nor 'upstream' can be tls://; use tcp:// (or unix:) for both");
+        }
+        Map<String, GatewayUri> routes = new java.util.LinkedHashMap<>();
+        for (String pair : v.toString().strip().split("[,\\s]+")) {
+            int eq = pair.indexOf('=');
+            String name = eq > 0 ? pair.substring(0, eq).toLowerCase(java.util.Locale.ROOT) : "";
+            if (name.isEmpty() || eq == pair.length() - 1 || !name.matches("[a-z0-9._-]+")) {
+                throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' takes server-name=uri pairs separated by"
+                        + " commas, e.g. a.example=tcp://127.0.0.1:9001, b.example=unix:/run/b.sock; got '" + pair + "'");
+            }
+            GatewayUri to;
+            try {
+                to = GatewayUri.parse(pair.substring(eq + 1));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' " + name + ": " + e.getMessage(), e);
+            }
+            if (!to.kind().isStream() || to.tls()) {
+                throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' " + name + "=" + to + ": a route leads to"
+                        + " a tcp:// or unix: endpoint, which gets the client's TLS bytes untouched");
+            }
+            if (loopsBack(listen, to)) {
+                throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' " + name + "=" + to + " is this relay's"
+                        + " own listen address; route to the address of the service");
+            }
+            if (routes.put(name, to) != null) {
+                throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' names " + name + " twice; keep one route"
+                        + " per server name");
+            }
+        }
+        return java.util.Collections.unmodifiableMap(routes);
     }
 }

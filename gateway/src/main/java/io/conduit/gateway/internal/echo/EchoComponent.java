@@ -20,6 +20,7 @@ import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
 import io.conduit.gateway.internal.status.GatewayStatus;
 import io.conduit.handler.limit.ConnectionLimit;
+import io.conduit.handler.ssl.TlsContextSource;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
@@ -72,9 +73,11 @@ public final class EchoComponent {
         metrics = m;
         m.register(context);
         listeners.onChange(status::update);
-        listeners.bindAll(config.listen(), bound -> bound, network, endpoint -> endpoint.kind().isStream()
-                ? this.network.listen(endpoint, childOptions,
-                        streamHandler(config.guards(), "echo " + name, echo, m.endpoint(endpoint)))
+        String certificate = config.tls().certificateSummary();
+        listeners.bindAll(config.listen(), bound -> certificate != null && bound.startsWith("tls:")
+                ? bound + " (" + certificate + ")" : bound, network, endpoint -> endpoint.kind().isStream()
+                ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name,
+                        endpoint.tls() ? config.tls().server() : null, echo, m.endpoint(endpoint)))
                 : this.network.bindDatagram(endpoint, udp -> datagramHandler(echo, m.endpoint(endpoint))))
                 .thenRun(() -> status.publish(context));
     }
@@ -92,11 +95,14 @@ public final class EchoComponent {
     }
 
     /**
-     * @param owner what the connection limit's warning names, e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}
+     * @param owner    what the connection limit's warning names, e.g.
+     *                 {@code "echo io.conduit.gateway.echo-default.cfg"}
+     * @param tls      the contexts that terminate TLS on this listener ({@code tls://}), or {@code null}
+     * @param counters the endpoint's counters (bytes as on the wire: TLS records on a {@code tls://} listener)
      * @return the child handler of one stream listener: a {@link TrafficHandler} counting into {@code counters}, the
-     *         {@link StreamGuards} with a connection limit of its own, and {@code echo}
+     *         {@link StreamGuards} with a connection limit of its own, the TLS handler, and {@code echo}
      */
-    static ChannelHandler streamHandler(StreamGuards guards, String owner, EchoHandler echo,
+    static ChannelHandler streamHandler(StreamGuards guards, String owner, TlsContextSource tls, EchoHandler echo,
             EndpointCounters counters) {
         ConnectionLimit limit = guards.newLimit(owner);
         return new ChannelInitializer<Channel>() {
@@ -104,6 +110,9 @@ public final class EchoComponent {
             protected void initChannel(Channel ch) {
                 guards.addFirst(ch.pipeline(), limit);
                 ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
+                if (tls != null) {
+                    ch.pipeline().addLast("tls", tls.newServerHandler());
+                }
                 ch.pipeline().addLast("echo", echo);
             }
         };

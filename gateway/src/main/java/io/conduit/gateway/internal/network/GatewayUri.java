@@ -18,6 +18,8 @@ import io.conduit.transport.Transport;
  * <ul>
  *   <li>{@code tcp://host:port} and {@code udp://host:port} — host is a name, an IPv4 literal or a bracketed IPv6
  *       literal ({@code tcp://[::1]:7007}); port {@code 0..65535} ({@code 0} = any free port, listen side only);</li>
+ *   <li>{@code tls://host:port} — a TCP endpoint whose bytes are TLS: a listener terminates it, a relay's upstream
+ *       originates it (kind {@link Kind#TCP}, {@link #tls()} true);</li>
  *   <li>{@code unix:/absolute/path} — a Unix domain stream socket bound to a file (the path must be absolute and at
  *       most {@value #MAX_UNIX_PATH_BYTES} bytes, the size of {@code sun_path} in Linux's {@code struct sockaddr_un}
  *       minus the terminating NUL);</li>
@@ -34,8 +36,9 @@ import io.conduit.transport.Transport;
  * @param port       port of TCP/UDP endpoints, {@code -1} for UNIX
  * @param path       file of a path-bound UNIX endpoint, {@code null} otherwise
  * @param abstractName abstract name (without the {@code @}) of an abstract UNIX endpoint, {@code null} otherwise
+ * @param tls        whether the endpoint speaks TLS ({@code tls://}, always of kind TCP)
  */
-public record GatewayUri(Kind kind, String host, int port, Path path, String abstractName) {
+public record GatewayUri(Kind kind, String host, int port, Path path, String abstractName, boolean tls) {
 
     /** The transport that binds and connects Linux abstract Unix names ({@link UnixAbstractAddress}). */
     public static final String ABSTRACT_NAME_TRANSPORT = "epoll";
@@ -60,6 +63,14 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
 
     public GatewayUri {
         Objects.requireNonNull(kind, "kind");
+        if (tls && kind != Kind.TCP) {
+            throw new IllegalArgumentException("TLS runs over TCP only, not " + kind);
+        }
+    }
+
+    /** An endpoint without TLS. */
+    public GatewayUri(Kind kind, String host, int port, Path path, String abstractName) {
+        this(kind, host, port, path, abstractName, false);
     }
 
     /**
@@ -74,7 +85,7 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
     public static GatewayUri parse(String text) {
         if (text == null || text.isBlank()) {
             throw new IllegalArgumentException("empty endpoint URI; expected tcp://host:port, udp://host:port, "
-                    + "unix:/path or unix:@name");
+                    + "tls://host:port, unix:/path or unix:@name");
         }
         String s = text.strip();
         if (s.indexOf(',') >= 0) {
@@ -85,32 +96,35 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
         }
         int colon = s.indexOf(':');
         if (colon <= 0) {
-            throw bad(s, "no scheme; expected tcp://host:port, udp://host:port, unix:/path or unix:@name");
+            throw bad(s, "no scheme; expected tcp://host:port, udp://host:port, tls://host:port, unix:/path or unix:@name");
         }
         String scheme = s.substring(0, colon).toLowerCase(Locale.ROOT);
         String rest = s.substring(colon + 1);
         switch (scheme) {
             case "tcp":
-                return inet(Kind.TCP, s, rest);
+                return inet(Kind.TCP, scheme, s, rest);
+            case "tls":
+                GatewayUri plain = inet(Kind.TCP, scheme, s, rest);
+                return new GatewayUri(Kind.TCP, plain.host(), plain.port(), null, null, true);
             case "udp":
-                return inet(Kind.UDP, s, rest);
+                return inet(Kind.UDP, scheme, s, rest);
             case "unix":
                 return unix(s, rest);
             default:
-                throw bad(s, "unknown scheme '" + scheme + "'; expected tcp, udp or unix");
+                throw bad(s, "unknown scheme '" + scheme + "'; expected tcp, udp, tls or unix");
         }
     }
 
-    private static GatewayUri inet(Kind kind, String s, String rest) {
+    private static GatewayUri inet(Kind kind, String scheme, String s, String rest) {
         if (!rest.startsWith("//")) {
-            throw bad(s, "expected " + kind.name().toLowerCase(Locale.ROOT) + "://host:port");
+            throw bad(s, "expected " + scheme + "://host:port");
         }
         String authority = rest.substring(2);
         if (authority.endsWith("/")) {
             authority = authority.substring(0, authority.length() - 1);
         }
         if (authority.indexOf('/') >= 0 || authority.indexOf('?') >= 0 || authority.indexOf('#') >= 0) {
-            throw bad(s, "a " + kind.name().toLowerCase(Locale.ROOT) + " endpoint takes no path, query or fragment");
+            throw bad(s, "a " + scheme + " endpoint takes no path, query or fragment");
         }
         String host;
         String portText;
@@ -295,7 +309,7 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
             case TCP:
             case UDP:
                 String h = host.indexOf(':') >= 0 ? "[" + host + "]" : host;
-                return kind.name().toLowerCase(Locale.ROOT) + "://" + h + ":" + port;
+                return (tls ? "tls" : kind.name().toLowerCase(Locale.ROOT)) + "://" + h + ":" + port;
             default:
                 return abstractName != null ? "unix:@" + abstractName : "unix:" + path;
         }
@@ -311,7 +325,7 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
     public String describeBound(SocketAddress bound) {
         if (bound instanceof InetSocketAddress inet && kind != Kind.UNIX) {
             return new GatewayUri(kind, inet.getAddress() != null ? inet.getAddress().getHostAddress()
-                    : inet.getHostString(), inet.getPort(), null, null).toString();
+                    : inet.getHostString(), inet.getPort(), null, null, tls).toString();
         }
         return toString();
     }

@@ -2,6 +2,7 @@ package io.conduit.gateway.internal.network;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.DuplexChannel;
+import io.conduit.handler.ssl.TlsHandler;
 
 /**
  * Half-closure helpers shared by the echo and relay handlers. Call on the channel's event loop.
@@ -15,13 +16,29 @@ public final class Streams {
      * Forwards an end of stream: flushes what was written to {@code ch}, then shuts its output down so its peer reads
      * EOF (the channel core writes flushed data before {@code shutdown(SHUT_WR)}, see
      * {@link DuplexChannel#shutdownOutput()}); a channel that cannot half-close is closed after the flush instead.
-     * Closes {@code ch} once both of its directions are shut.
+     * Closes {@code ch} once both of its directions are shut. A channel with a {@link TlsHandler} sends
+     * {@code close_notify} before its output is shut down ({@link TlsHandler#closeOutbound()}).
      */
     public static void shutdownOutputAfterFlush(Channel ch) {
         if (!ch.isOpen()) {
             return;
         }
         ch.flush();
+        TlsHandler tls = ch.pipeline().get(TlsHandler.class);
+        if (tls != null && ch instanceof DuplexChannel d) {
+            if (d.isOutputShutdown()) {
+                closeIfShutdown(d);
+                return;
+            }
+            tls.closeOutbound().addListener(f -> {
+                if (f.isSuccess()) {
+                    closeIfShutdown(d);
+                } else {
+                    d.close();
+                }
+            });
+            return;
+        }
         if (ch instanceof DuplexChannel d) {
             if (d.isOutputShutdown()) {
                 closeIfShutdown(d);

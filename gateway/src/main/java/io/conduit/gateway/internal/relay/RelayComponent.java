@@ -49,6 +49,8 @@ public final class RelayComponent {
     private final RateLimitedLog unreachable = RelayFrontendHandler.unreachableLog();
     /** The counters of the endpoint, in scrapes of the metrics endpoint; {@code null} without a valid configuration. */
     private volatile ComponentMetrics metrics;
+    /** Clients closed by SNI routing before they sent a ClientHello, counted for all connections of this relay. */
+    private final RateLimitedLog sniClosed = RelayFrontendHandler.unreachableLog();
 
     /**
      * @param network the gateway's network (a mandatory, static reference)
@@ -82,7 +84,12 @@ public final class RelayComponent {
         m.register(context);
         listeners.onChange(status::update);
         ConnectionLimit limit = config.guards().newLimit("relay " + name);
-        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream(), network, endpoint -> {
+        String certificate = config.tls().certificateSummary();
+        String shown = (certificate == null ? "" : " (" + certificate + ")") + (config.routesBySni() ? " (by SNI: "
+                + config.sniRoutes().entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue())
+                        .collect(java.util.stream.Collectors.joining(", ")) + ")" : "");
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shown, network,
+                endpoint -> {
             EndpointCounters counters = m.endpoint(endpoint);
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
@@ -90,13 +97,13 @@ public final class RelayComponent {
                 ChannelInitializer<Channel> init = new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        addClientHandlers(ch.pipeline(), config, limit);
+                        addClientHandlers(ch.pipeline(), config, limit, sniClosed);
                         ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable,
                                 counters));
                     }
                 };
-                return network.listen(endpoint, List.of(config.upstream()), childOptions, init);
+                return network.listen(endpoint, config.upstreams(), childOptions, init);
             }
             DatagramTrafficHandler traffic = new DatagramTrafficHandler(counters);
             return network.bindDatagram(endpoint, udp -> {
@@ -114,18 +121,27 @@ public final class RelayComponent {
 
     /**
      * Adds what a stream relay's client connection passes before its {@link RelayFrontendHandler}: the connection
-     * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}) and the PROXY
-     * header decoder ({@code proxy.protocol.accept}), in this order.
+     * limit and idle timeout ({@link StreamGuards}), the rate limit ({@code rate.limit.bytes.per.second}), the PROXY
+     * header decoder ({@code proxy.protocol.accept}; the header precedes TLS), and TLS ({@code listen = tls://}) or
+     * SNI routing ({@code sni.routes}), in this order.
      *
-     * @param limit the listener's connection limit, or {@code null}
+     * @param limit     the listener's connection limit, or {@code null}
+     * @param sniClosed where SNI routing counts the clients it closes
      */
-    static void addClientHandlers(ChannelPipeline pipeline, RelayConfig config, ConnectionLimit limit) {
+    static void addClientHandlers(ChannelPipeline pipeline, RelayConfig config, ConnectionLimit limit,
+            RateLimitedLog sniClosed) {
         config.guards().addFirst(pipeline, limit);
         if (config.rateLimitBytesPerSecond() > 0) {
             pipeline.addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(config.rateLimitBytesPerSecond())));
         }
         if (config.proxyAccept() != null) {
             pipeline.addLast("proxy-protocol", new ProxyProtocolDecoder(config.proxyAccept()));
+        }
+        if (config.listen().tls()) {
+            pipeline.addLast("tls", config.tls().server().newServerHandler());
+        }
+        if (config.routesBySni()) {
+            pipeline.addLast("sni-route", new SniRouteHandler(config.sniRoutes(), config.upstream(), sniClosed));
         }
     }
 
@@ -142,5 +158,6 @@ public final class RelayComponent {
         }
         listeners.close();
         unreachable.flush();
+        sniClosed.flush();
     }
 }

@@ -20,6 +20,7 @@ import io.conduit.concurrent.Future;
 import io.conduit.gateway.internal.config.RelayConfig;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
+import io.conduit.gateway.internal.network.GatewayUri;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.network.Streams;
 import io.conduit.handler.limit.ByteRateLimitHandler;
@@ -27,6 +28,7 @@ import io.conduit.handler.limit.TokenBucket;
 import io.conduit.handler.logging.RateLimitedLog;
 import io.conduit.handler.proxy.ProxyMessage;
 import io.conduit.handler.proxy.ProxyProtocolEncoder;
+import io.conduit.handler.ssl.TlsHandshakeCompletionEvent;
 
 /**
  * The first handler of an accepted client connection of a stream relay: connects to the upstream on the client's
@@ -39,8 +41,10 @@ import io.conduit.handler.proxy.ProxyProtocolEncoder;
  * see the report of the gateway branch.) When the connect fails or times out ({@code connect.timeout.ms}) the client
  * is closed and the relay's {@link RateLimitedLog} counts it (the first such client gets a line at once); so it does
  * when the connect cannot even start (the client's transport went away during a swap).
- * When the client goes away while connecting, the connect is cancelled. With {@code zeroCopy=true}, each direction
- * whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). The endpoint's
+ * When the client goes away while connecting, the connect is cancelled. With {@code listen = tls://} the connect
+ * starts once the client's TLS handshake succeeded, so a client that fails it never reaches the upstream; with
+ * {@code upstream = tls://} the upstream channel gets a TLS client handler first. With {@code zeroCopy=true}, each
+ * direction whose channels allow it is then forwarded inside the kernel ({@link ZeroCopyForwarding}). The endpoint's
  * {@link EndpointCounters} get each connect's duration or failure, and the upstream channel a {@link TrafficHandler}.
  * Not sharable (one per connection).
  */
@@ -66,6 +70,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private boolean earlyEndOfInput;
     /** With {@code proxy.protocol.accept}: the client's PROXY header arrived and the connect began; loop-confined. */
     private boolean proxyDecoded;
+    /** The upstream connect was started once (with {@code listen = tls://}: after the handshake); loop-confined. */
+    private boolean connected;
 
     /**
      * @param config  the relay's configuration
@@ -118,8 +124,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        if (config.proxyAccept() == null) {
-            connect(ctx);
+        if (config.proxyAccept() == null && !config.listen().tls() && !config.routesBySni()) {
+            connect(ctx, config.upstream());
         }
         ctx.fireChannelActive();
     }
@@ -128,7 +134,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
      * Connects upstream; with {@code proxy.protocol.accept} called once the client's PROXY header is decoded, so a
      * client whose header is malformed (the decoder closes it) never reaches the upstream.
      */
-    private void connect(ChannelHandlerContext ctx) {
+    private void connect(ChannelHandlerContext ctx, GatewayUri upstreamUri) {
+        connected = true;
         Channel client = ctx.channel();
         Map<ChannelOption<?>, Object> options = connectionOptions(config);
         options.put(ChannelOption.CONNECT_TIMEOUT_MILLIS, config.connectTimeoutMillis());
@@ -136,7 +143,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
         EndpointCounters.Cell cell = counters == null ? null : counters.cell(client.eventLoop());
         long startNanos = System.nanoTime();
         try {
-            f = network.connect(config.upstream(), client.eventLoop(), options, upstreamHandler(config, client,
+            f = network.connect(upstreamUri, client.eventLoop(), options, upstreamHandler(config, client,
                     counters));
         } catch (RuntimeException e) {
             if (cell != null) {
@@ -145,7 +152,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
             // e.g. the client's transport went away during a swap: counted with the unreachable upstreams, so a burst
             // of clients makes one line, not one each
             String who = describeClient(client);
-            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + config.upstream() + ": "
+            unreachable.occurred(() -> "relay " + config.name() + ": cannot connect to " + upstreamUri + ": "
                     + e.getMessage() + "; closed client " + who);
             client.close();
             return;
@@ -193,7 +200,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
             } else if (!done.isCancelled()) {
                 String who = describeClient(client);
                 Throwable cause = done.cause();
-                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + config.upstream()
+                unreachable.occurred(() -> "relay " + config.name() + ": upstream " + upstreamUri
                         + " unreachable (" + cause + "); closed client " + who);
                 client.close();
             }
@@ -217,7 +224,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
      *         bytes into {@code counters}
      */
     static ChannelHandler upstreamHandler(RelayConfig config, Channel client, EndpointCounters counters) {
-        if (config.rateLimitBytesPerSecond() == 0 && counters == null) {
+        if (config.rateLimitBytesPerSecond() == 0 && counters == null && !config.upstream().tls()) {
             return new RelayHandler(client);
         }
         return new ChannelInitializer<Channel>() {
@@ -229,6 +236,10 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 if (config.rateLimitBytesPerSecond() > 0) {
                     ch.pipeline().addLast("rate-limit", new ByteRateLimitHandler(new TokenBucket(
                             config.rateLimitBytesPerSecond())));
+                }
+                if (config.upstream().tls()) {
+                    ch.pipeline().addLast("tls", config.tls().upstream().newClientHandler(
+                            config.tls().upstreamServerName(), config.upstream().port()));
                 }
                 ch.pipeline().addLast("relay", new RelayHandler(client));
             }
@@ -334,9 +345,19 @@ public final class RelayFrontendHandler implements ChannelHandler {
 
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-        if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
+        if (event instanceof TlsHandshakeCompletionEvent tls && config.listen().tls()) {
+            if (tls.isSuccess() && !connected) {
+                connect(ctx, config.upstream());
+            }
+        } else if (event instanceof SniRouteHandler.Route route && config.routesBySni()) {
+            if (!connected) {
+                connect(ctx, route.upstream());
+            }
+        } else if (event instanceof ProxyMessage && config.proxyAccept() != null && !proxyDecoded) {
             proxyDecoded = true;
-            connect(ctx);
+            if (!config.listen().tls() && !config.routesBySni()) {
+                connect(ctx, config.upstream());
+            }
         } else if (event instanceof InputShutdownEvent) {
             earlyEndOfInput = true; // forwarded once the upstream is there
         }

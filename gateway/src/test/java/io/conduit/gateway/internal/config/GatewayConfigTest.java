@@ -142,7 +142,8 @@ class GatewayConfigTest {
             assertEquals(List.of("WARNING relay io.conduit.gateway.relay-r.cfg: unknown keys 'write.buffer.hgh' (did "
                     + "you mean 'write.buffer.high'?), 'zerocopy' (did you mean 'zeroCopy'?), ignored; the keys of "
                     + "relay configurations are: " + String.join(", ", RelayConfig.KEYS),
-                    "WARNING echo echo~e: unknown key 'colour', ignored; the keys of echo configurations are: listen, idle.timeout.ms, max.connections"),
+                    "WARNING echo echo~e: unknown key 'colour', ignored; the keys of echo configurations are: "
+                            + String.join(", ", EchoConfig.KEYS)),
                     log.messages());
         }
     }

@@ -39,6 +39,22 @@ class GatewayUriTest {
     }
 
     @Test
+    void tlsEndpointsAreTcpEndpointsThatSpeakTls() {
+        GatewayUri tls = GatewayUri.parse("TLS://127.0.0.1:8443");
+        assertEquals(GatewayUri.Kind.TCP, tls.kind());
+        assertTrue(tls.tls());
+        assertEquals(ChannelType.TCP, tls.channelType());
+        assertEquals("tls://127.0.0.1:8443", tls.toString());
+        assertEquals("tls://127.0.0.1:40123", tls.describeBound(new InetSocketAddress("127.0.0.1", 40123)));
+        assertFalse(GatewayUri.parse("tcp://127.0.0.1:8443").tls());
+        assertFalse(GatewayUri.parse("tcp://127.0.0.1:8443").equals(tls));
+        assertEquals("\"tls:/x:1\": expected tls://host:port",
+                assertThrows(IllegalArgumentException.class, () -> GatewayUri.parse("tls:/x:1")).getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> new GatewayUri(GatewayUri.Kind.UDP, "127.0.0.1", 1, null, null, true));
+    }
+
+    @Test
     void resolvesInetAddresses() {
         InetSocketAddress a = (InetSocketAddress) GatewayUri.parse("tcp://127.0.0.1:9").toSocketAddress("nio");
         assertEquals(9, a.getPort());

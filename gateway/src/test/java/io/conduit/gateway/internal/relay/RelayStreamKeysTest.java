@@ -150,7 +150,7 @@ class RelayStreamKeysTest {
     /** @return an active client connection of a stream relay with {@code config}, its handlers as the relay adds them */
     private static TestDuplexChannel relayClient(RelayConfig config, FakeNetwork net) {
         TestDuplexChannel client = new TestDuplexChannel();
-        RelayComponent.addClientHandlers(client.pipeline(), config, null);
+        RelayComponent.addClientHandlers(client.pipeline(), config, null, null);
         client.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, net));
         client.pipeline().fireChannelActive();
         return client;
@@ -168,7 +168,7 @@ class RelayStreamKeysTest {
     void theRateLimitPausesReadingOfEachSide() {
         RelayConfig config = relay("rate.limit.bytes.per.second", "100");
         TestDuplexChannel client = new TestDuplexChannel();
-        RelayComponent.addClientHandlers(client.pipeline(), config, null);
+        RelayComponent.addClientHandlers(client.pipeline(), config, null, null);
         assertNotNull(client.pipeline().get(ByteRateLimitHandler.class));
         TestDuplexChannel upstream = new TestDuplexChannel(RelayFrontendHandler.upstreamHandler(config, client));
         assertNotNull(upstream.pipeline().get(ByteRateLimitHandler.class));
