@@ -8,6 +8,8 @@ module io.conduit.api {
     requires static org.osgi.framework;
     requires static org.osgi.util.tracker;
     requires static org.osgi.service.cm;
+    // JMX views of the metrics (io.conduit.metrics); part of every full JDK
+    requires java.management;
 
     exports io.conduit.buffer;
     exports io.conduit.concurrent;
@@ -16,6 +18,7 @@ module io.conduit.api {
     exports io.conduit.transport;
     exports io.conduit.transport.spi;
     exports io.conduit.transport.spi.unix;
+    exports io.conduit.metrics;
 
     uses io.conduit.transport.spi.TransportProvider;
 }

@@ -15,6 +15,7 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.spi.AbstractIoChannel;
 import io.conduit.transport.spi.DatagramHandOver;
@@ -158,6 +159,10 @@ public final class ManagedDatagramEndpoint {
     private volatile InetSocketAddress boundAddress;    // written by the swap thread: the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+    /** Totals over every generation (io.conduit.metrics); listed from the first bind until close. */
+    private final EndpointCounters metrics = new EndpointCounters("ManagedDatagramEndpoint",
+            this::metricsName, this::transportName,
+            this::adoptedChannels);
 
     /**
      * @param localAddress where to bind; port 0 picks a free port once, and every later bind uses that port
@@ -258,6 +263,7 @@ public final class ManagedDatagramEndpoint {
                     synchronized (lock) {
                         current = g;
                     }
+                    metrics.listed();
                     result.trySuccess(boundAddress);
                     Transports.addListener(changeListener);
                     TransportRegistry.global().addProviderListener(providerListener);
@@ -278,6 +284,11 @@ public final class ManagedDatagramEndpoint {
             });
         }
         return result;
+    }
+
+    /** @return the address metrics name this endpoint by: the bound one, or the requested one before the bind */
+    private String metricsName() {
+        return String.valueOf(boundAddress != null ? boundAddress : requestedAddress);
     }
 
     /** @return the name of the transport the socket is bound on now, or {@code null} (not started, closed, none) */
@@ -378,6 +389,7 @@ public final class ManagedDatagramEndpoint {
             }
             boolean started = state == State.RUNNING;
             state = State.CLOSED;
+            metrics.unlisted();
             if (!started) {
                 closeFuture.trySuccess(null);
                 return closeFuture;
@@ -546,6 +558,9 @@ public final class ManagedDatagramEndpoint {
             followAgainAfterVanished();
             return;
         }
+        if (next == null) {
+            metrics.swapFailed();
+        }
         if (next == null && old != null && SwapSteps.stillProvided(old.transport)) {
             LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed; trying to "
                     + "bind on '" + oldName + "' again", failure);
@@ -567,6 +582,9 @@ public final class ManagedDatagramEndpoint {
                 LOG.log(System.Logger.Level.INFO, why + ": bound");
             }
             return;
+        }
+        if (next != null) {
+            metrics.swapped(overlap);
         }
         String how = retire(old, why, overlap);
         LOG.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap): " : " (close, then bind): ")
@@ -816,6 +834,7 @@ public final class ManagedDatagramEndpoint {
                 drainGraceNanos = graceNanos;
                 drainCause = cause;
             }
+            metrics.drainStarted();
             adopted.forEach(this::drain);
         }
 

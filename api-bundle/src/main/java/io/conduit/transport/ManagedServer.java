@@ -9,6 +9,7 @@ import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.spi.AbstractIoChannel;
 
@@ -184,6 +185,10 @@ public final class ManagedServer {
     private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
+    /** Totals over every generation (io.conduit.metrics); listed from the first bind until close. */
+    private final EndpointCounters metrics = new EndpointCounters("ManagedServer",
+            this::metricsName, this::transportName,
+            this::openConnections);
 
     /**
      * @param localAddress where to listen: an {@link InetSocketAddress} for TCP (port 0 picks a free port once, and
@@ -417,6 +422,7 @@ public final class ManagedServer {
         synchronized (lock) {
             current = g;
         }
+        metrics.listed();
         result.trySuccess(boundAddress);
         if (!skipped.isEmpty()) {
             LOG.log(System.Logger.Level.INFO, "ManagedServer " + boundAddress + " bound on '" + g.transport.name()
@@ -435,6 +441,11 @@ public final class ManagedServer {
             return;
         }
         follow(); // a change between selected() and addListener
+    }
+
+    /** @return the address metrics name this endpoint by: the bound one, or the requested one before the bind */
+    private String metricsName() {
+        return String.valueOf(boundAddress != null ? boundAddress : requestedAddress);
     }
 
     /** @return the name of the transport the listener runs on now, or {@code null} (not started, closed, none) */
@@ -513,6 +524,7 @@ public final class ManagedServer {
                 return closeFuture;
             }
             state = State.CLOSED;
+            metrics.unlisted();
             swapThread.execute(() -> {
                 Generation g;
                 synchronized (lock) {
@@ -726,6 +738,7 @@ public final class ManagedServer {
                         + " until they close ('" + oldName + "' is still available)"
                         : "; the connections on '" + oldName + "' are drained") + SwapSteps.skippedText(skipped));
         if (old != null) {
+            metrics.swapped(overlap);
             retire(old, drain);
         }
         return Outcome.DONE;
@@ -739,6 +752,7 @@ public final class ManagedServer {
     private void failed(Generation old, String why, String newName, String overlapFailure, Throwable failure,
             List<String> skipped) {
         String before = (overlapFailure == null ? "" : overlapFailure + ", then ") + SwapSteps.skippedText(skipped);
+        metrics.swapFailed();
         if (old == null) {
             LOG.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before
                     + "; no listener until the next transport change", failure);
@@ -953,6 +967,7 @@ public final class ManagedServer {
             }
             g.drainCause = cause;
         }
+        metrics.drainStarted();
         for (Channel c : g.children) {
             drain(g, c);
         }
@@ -973,8 +988,10 @@ public final class ManagedServer {
                 // writes complete in order, so an empty write completes when everything before it was flushed
                 Buffer marker = c.alloc().buffer(0);
                 c.writeAndFlush(marker).addListener(f -> c.close());
+                boolean[] timedOut = new boolean[1]; // on c's loop only
                 io.conduit.concurrent.ScheduledFuture<?> deadline = c.eventLoop().schedule(() -> {
                     if (c.isOpen()) {
+                        timedOut[0] = true;
                         TransportSwapException cause = new TransportSwapException(g.drainCause + ": connection "
                                 + c.id() + " (" + c.remoteAddress() + ") still had unflushed writes after the grace "
                                 + "period of " + graceMillis + " ms; they are failed");
@@ -985,7 +1002,10 @@ public final class ManagedServer {
                         }
                     }
                 }, gracePeriodNanos, TimeUnit.NANOSECONDS);
-                c.closeFuture().addListener(f -> deadline.cancel(false));
+                c.closeFuture().addListener(f -> {
+                    deadline.cancel(false);
+                    metrics.drained(timedOut[0]);
+                });
             });
         } catch (RejectedExecutionException e) {
             c.close();
@@ -1018,6 +1038,7 @@ public final class ManagedServer {
         }
 
         void accepted(Channel child) {
+            metrics.accepted();
             children.add(child);
             child.closeFuture().addListener(f -> {
                 children.remove(child);

@@ -49,6 +49,17 @@ public final class Transports {
     }
 
     /**
+     * The platform's metrics now: every transport that made an event loop group, its live event loops, the started
+     * managed endpoints and the pooled allocator (see {@code docs/metrics.md}). Any thread; it walks the open
+     * channels once, so call it at a scrape interval, not per operation.
+     *
+     * @return an immutable snapshot
+     */
+    public static io.conduit.metrics.MetricsSnapshot metrics() {
+        return io.conduit.internal.metrics.PlatformMetrics.snapshot();
+    }
+
+    /**
      * @return the transport selected now
      * @throws UnavailableTransportException when none can be selected; its message explains why (no provider
      *         registered, strict preference unavailable, malformed property, nothing available) and its cause is

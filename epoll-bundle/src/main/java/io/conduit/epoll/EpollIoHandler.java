@@ -197,7 +197,13 @@ final class EpollIoHandler implements IoHandler {
             timeoutMillis = -1;
         }
         EpollEventArray array = events;
+        if (block) {
+            context.waitStarting();
+        }
         int n = Native.epollWait(epollFd, array.address(), array.capacity(), timeoutMillis);
+        if (block) {
+            context.waitEnded();
+        }
         if (n < 0) {
             if (!ERRORS.isInterrupted(n)) {
                 LOG.log(System.Logger.Level.WARNING, ERRORS.message("epoll_wait on " + thread.getName(), -n));

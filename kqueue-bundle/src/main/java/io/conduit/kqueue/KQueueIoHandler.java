@@ -171,7 +171,14 @@ final class KQueueIoHandler implements IoHandler {
                 }
             }
         }
+        boolean block = timeoutNanos != 0;
+        if (block) {
+            context.waitStarting();
+        }
         int n = Native.keventWait(kq, 0, 0, events.address(), MAX_EVENTS, timeoutNanos);
+        if (block) {
+            context.waitEnded();
+        }
         wakeupPending.set(false);
         int handled = 0;
         if (n < 0) {

@@ -65,4 +65,24 @@ public final class Allocators {
             return leakDetector;
         }
     }
+
+    /** @return the live metrics of the pooled allocator (zeros until it exists); never creates it */
+    public static io.conduit.metrics.AllocatorMetrics metrics() {
+        return PooledAllocatorMetrics.LIVE;
+    }
+
+    /** @return the pooled allocator's metrics now, as an immutable copy */
+    public static io.conduit.metrics.AllocatorMetrics metricsCopy() {
+        return PooledAllocatorMetrics.copy();
+    }
+
+    /** @return the pooled allocator when {@link #pooled()} made it, else {@code null} */
+    static PooledAllocator pooledIfMade() {
+        return pooled instanceof PooledAllocator p ? p : null;
+    }
+
+    /** @return the leak detector when an allocator made it, else {@code null} */
+    static LeakDetector leakDetectorIfMade() {
+        return leakDetector;
+    }
 }

@@ -72,6 +72,8 @@ final class LeakDetector {
     /** {@code SAMPLING_INTERVAL - 1} in {@link Mode#SIMPLE} (a power of two less one), {@code 0} otherwise. */
     private final int samplingMask;
     private final Consumer<String> reporter;
+    /** Leaks reported; incremented once per leak, rare. */
+    private final java.util.concurrent.atomic.AtomicLong reports = new java.util.concurrent.atomic.AtomicLong();
     /** {@link Mode#SIMPLE}: the least time between two tracked buffers, in nanoseconds ({@code 0}: no cap). */
     private final long sampleSpacingNanos;
     /**
@@ -140,9 +142,15 @@ final class LeakDetector {
         for (Object ref; (ref = queue.poll()) != null; ) {
             Record record = (Record) ref;
             if (live.remove(record)) {
+                reports.incrementAndGet();
                 reporter.accept(record.report());
             }
         }
+    }
+
+    /** @return leaks reported so far */
+    long reportCount() {
+        return reports.get();
     }
 
     /** @return tracked buffers not yet released (for tests and diagnostics) */

@@ -225,6 +225,11 @@ final class PooledAllocator implements BufferAllocator {
         return counter.usedBytes();
     }
 
+    /** @return the cap on {@link #reservedBytes()}, in bytes */
+    long capBytes() {
+        return counter.capBytes();
+    }
+
     int chunkCount() {
         int n = 0;
         for (PoolArena arena : arenas) {

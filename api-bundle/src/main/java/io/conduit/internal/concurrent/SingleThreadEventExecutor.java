@@ -220,6 +220,15 @@ public abstract class SingleThreadEventExecutor extends AbstractEventExecutor {
     }
 
     /** @return the number of tasks run so far. Loop thread only. */
+    /**
+     * @return a counter of the tasks queued now (not the scheduled ones), for metrics: it refers to the task queue
+     *         only, never to this executor, and costs a walk of the queue per call
+     */
+    protected final java.util.function.IntSupplier pendingTaskCount() {
+        Queue<Runnable> q = taskQueue;
+        return q::size;
+    }
+
     protected final long completedTasks() {
         return completedTasks;
     }

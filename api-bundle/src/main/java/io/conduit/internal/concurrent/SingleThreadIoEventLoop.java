@@ -5,6 +5,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.conduit.internal.metrics.LoopCounters;
+import io.conduit.internal.metrics.PlatformMetrics;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoHandler;
@@ -29,14 +31,30 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
     private volatile IoHandler handler; // written once by the loop thread; read by wakeupBlocked from any thread
     private boolean destroyPrepared;    // loop-confined: prepareToDestroy ran during shutdown
     private long tasksAtPrepare;        // loop-confined: completed tasks when it last ran
+    /** Written by this loop's thread only; see {@link LoopCounters} for how others read it. */
+    private final LoopCounters counters;
 
     public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
             boolean busyWait, int maxTasksPerRun, String name) {
+        this(parent, threadFactory, handlerFactory, busyWait, maxTasksPerRun, name, PlatformMetrics.UNNAMED);
+    }
+
+    /** @param transportName the transport whose metrics this loop adds to */
+    public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
+            boolean busyWait, int maxTasksPerRun, String name, String transportName) {
         super(parent, threadFactory, name);
         this.parent = Objects.requireNonNull(parent, "parent");
         this.handlerFactory = Objects.requireNonNull(handlerFactory, "handlerFactory");
         this.busyWait = busyWait;
         this.maxTasksPerRun = maxTasksPerRun;
+        LoopCounters c = PlatformMetrics.newLoop(this, transportName, pendingTaskCount());
+        this.counters = c;
+        terminationFuture().addListener(f -> PlatformMetrics.loopTerminated(this, c));
+    }
+
+    /** @return this loop's counters; the channel core adds to them on this loop's thread */
+    public LoopCounters counters() {
+        return counters;
     }
 
     /** @see IoEventLoop#current() */
@@ -57,8 +75,23 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
 
     /** The context handed to one {@link IoHandler#run} call; reused, loop thread only. */
     private static final class Context implements IoHandlerContext {
+        final LoopCounters counters;
         boolean canBlock;
         long deadlineNanos;
+
+        Context(LoopCounters counters) {
+            this.counters = counters;
+        }
+
+        @Override
+        public void waitStarting() {
+            counters.waitStarting();
+        }
+
+        @Override
+        public void waitEnded() {
+            counters.waitEnded();
+        }
 
         @Override
         public boolean canBlock() {
@@ -87,7 +120,8 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
         if (lt != null) {
             lt.attachment(CURRENT_KEY, () -> this);
         }
-        Context ctx = new Context();
+        counters.started();
+        Context ctx = new Context(counters);
         // The loop itself stays interpreted until an on-stack replacement compiles it (tens of thousands of
         // iterations); its body is a method of its own, compiled like any other after a few hundred calls.
         while (!runOnce(h, ctx)) {
@@ -141,6 +175,7 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
 
     @Override
     protected void cleanup() {
+        counters.stopped();
         IoHandler h = handler;
         if (h != null) {
             h.destroy();

@@ -3,6 +3,8 @@ package io.conduit.internal.osgi;
 import java.util.Dictionary;
 import java.util.Hashtable;
 
+import io.conduit.internal.metrics.Jmx;
+import io.conduit.internal.metrics.PlatformMetrics;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.TransportChangeListener;
 import io.conduit.transport.spi.TransportProvider;
@@ -75,6 +77,8 @@ public final class ConduitActivator implements BundleActivator {
     private ServiceTracker<TransportProvider, TransportProvider> providers;
     private Runnable configuration;
     private ServiceRegistration<?> commands;
+    /** Unregisters a transport's MBean when its provider goes away. */
+    private Runnable metricsHook;
     private FrameworkListener started;
 
     /** For the framework ({@code Bundle-Activator}): the registry behind {@link io.conduit.transport.Transports}. */
@@ -94,6 +98,10 @@ public final class ConduitActivator implements BundleActivator {
         registry.unmuteWarnings(); // a bundle restarted in the same framework after its stop muted them
         registry.deferUnknownNameWarnings();
         discoverWithBundleLoader(registry);
+        Jmx.start();
+        TransportRegistry r = registry;
+        metricsHook = () -> PlatformMetrics.providersChanged(r.providers().stream().map(TransportProvider::name).toList());
+        registry.addProviderListener(metricsHook);
 
         listeners = new ServiceTracker<>(context, TransportChangeListener.class, null);
         listeners.open();
@@ -133,6 +141,8 @@ public final class ConduitActivator implements BundleActivator {
         publisher.close();
         listeners.close();
         registry.setOverrides(null, null);
+        registry.removeProviderListener(metricsHook);
+        Jmx.stop(); // no MBean of this bundle's classes outlives it
         if (started != null) {
             context.removeFrameworkListener(started);
         }

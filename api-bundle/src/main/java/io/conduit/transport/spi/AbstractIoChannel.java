@@ -28,6 +28,8 @@ import io.conduit.internal.channel.OffLoopCloser;
 import io.conduit.internal.channel.OutboundBuffer;
 import io.conduit.internal.channel.RecvSizer;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.internal.concurrent.SingleThreadIoEventLoop;
+import io.conduit.internal.metrics.LoopCounters;
 import io.conduit.transport.ChannelType;
 
 import java.io.IOException;
@@ -164,6 +166,8 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     private volatile long bytesRead;           // written by the loop
     private volatile long bytesWritten;        // written by the loop
     private volatile long registeredAtNanos;   // System.nanoTime() at registration, written by the loop
+    /** The loop's metrics (io.conduit.metrics); set on the loop at registration, before any I/O. */
+    private LoopCounters loopCounters = LoopCounters.UNLISTED;
 
     private boolean closeStarted;              // loop-confined
     private int interestOps;                   // loop-confined: IoSocket.OP_* bits currently requested
@@ -529,6 +533,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         registered = true;
         registeredAtNanos = System.nanoTime();
+        loopCounters = eventLoop() instanceof SingleThreadIoEventLoop io ? io.counters() : LoopCounters.UNLISTED;
         listOpen();
         // decided before the promise's listeners run: one of them may start a connect that completes at once
         boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
@@ -903,10 +908,12 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             readInProgress = false;
         }
         recvSizer.readComplete(total);
+        loopCounters.bytesRead(total);
         if (messages > 0) {
             pipeline.fireChannelReadComplete();
         }
         if (failure != null) {
+            countIoError(failure);
             // Whatever failed (the socket, or the allocator: e.g. a malformed conduit.leakDetection or the direct
             // memory cap), the input cannot be read: left open, the channel would fail the same way on every event
             // and the peer would wait forever. One exception, then the channel closes (Netty's closeOnRead).
@@ -958,11 +965,13 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 buf.writerIndex(buf.writerIndex() + n);
                 bytesRead += n;
+                loopCounters.bytesRead(n);
                 heldReads.add(buf);
                 heldBytes += n;
             }
             setInterest(IoSocket.OP_READ, false); // full: wait for read()
         } catch (Throwable t) {
+            countIoError(t);
             Throwable cause = unwrapAllocatorFailure(t);
             pipeline.fireExceptionCaught(cause);
             if (closesOnReadFailure(t)) {
@@ -1088,6 +1097,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 acceptErrorReported = false; // an accept worked: a later error starts a new burst
                 messages++;
+                loopCounters.accepted();
                 pipeline.fireChannelRead(newChildChannel(child));
                 if (!config.isAutoRead()) {
                     break;
@@ -1112,6 +1122,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         setInterest(IoSocket.OP_READ, false);
         if (!acceptErrorReported) {
             acceptErrorReported = true;
+            loopCounters.ioError();
             pipeline.fireExceptionCaught(failure);
         }
         boolean wanted = config.isAutoRead() || readPending;
@@ -1159,6 +1170,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 scratch.flip();
                 bytesRead += scratch.remaining();
+                loopCounters.datagramRead(scratch.remaining());
                 messages++;
                 pipeline.fireChannelRead(inboundDatagram(scratch, alloc, null, sender, false));
                 if (!config.isAutoRead()) {
@@ -1190,6 +1202,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         if (failure == null) {
             return false;
         }
+        countIoError(failure);
         Throwable cause = unwrapAllocatorFailure(failure);
         pipeline.fireExceptionCaught(cause);
         if (!(failure instanceof AllocatorFailure)) {
@@ -1213,6 +1226,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         try {
             n = s.receiveBatch(max, (data, sender, recipient, truncated) -> {
                 bytesRead += data.remaining(); // received, whether or not it can be copied
+                loopCounters.datagramRead(data.remaining());
                 if (copyFailure[0] != null) {
                     return; // the allocator failed on an earlier datagram of this batch: the channel closes
                 }
@@ -1377,6 +1391,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             }
         } catch (IOException | RuntimeException e) {
             Throwable annotated = annotate(e, remote);
+            loopCounters.ioError();
             promise.tryFailure(annotated);
             close0(annotated, "the connect failed", null); // writes made meanwhile fail naming it
             return;
@@ -1444,6 +1459,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             connectPromise = null;
             cancelConnectTimeout();
             Throwable annotated = annotate(e, connectTarget);
+            loopCounters.ioError();
             p.tryFailure(annotated);
             close0(annotated, "the connect failed", null);
         }
@@ -1567,6 +1583,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         } catch (Throwable t) {
             flushing = false;
             if (t instanceof IOException) {
+                loopCounters.ioError();
                 close0(t, "an I/O error while writing", null);
             } else {
                 OutboundBuffer ob = outboundOrNull;
@@ -1644,6 +1661,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                     return;
                 }
                 bytesWritten += written;
+                loopCounters.bytesWritten(written);
                 adaptGatheringBudget(attempted, written);
                 if (outbound.removeBytes(written)) {
                     pipeline.fireChannelWritabilityChanged();
@@ -1677,6 +1695,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                 }
                 r.addTransferred(n);
                 bytesWritten += n;
+                loopCounters.bytesWritten(n);
                 boolean changed = outbound.progressHead(n);
                 if (r.transferred() == r.count()) {
                     changed |= outbound.removeHead(null);
@@ -1723,6 +1742,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                     sent = ((IoDatagramSocket) socket).send(nio, target);
                 } catch (IOException | RuntimeException e) {
                     // one bad datagram (unreachable, too large) fails its own promise, not the channel
+                    loopCounters.ioError();
                     if (outbound.removeHead(annotate(e, target))) {
                         pipeline.fireChannelWritabilityChanged();
                     }
@@ -1734,6 +1754,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
                     return;
                 }
                 bytesWritten += datagramBytes;
+                loopCounters.datagramWritten(datagramBytes);
                 if (outbound.removeHead(null)) {
                     pipeline.fireChannelWritabilityChanged();
                 }
@@ -1779,6 +1800,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
             sent = ((IoDatagramSocket) socket).sendBatch(srcs, targets, count);
         } catch (IOException | RuntimeException e) {
             // one bad datagram (unreachable, too large) fails its own promise, not the channel
+            loopCounters.ioError();
             if (outbound.removeHead(annotate(e, targets[0]))) {
                 pipeline.fireChannelWritabilityChanged();
             }
@@ -1791,6 +1813,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         boolean changed = false;
         for (int i = 0; i < sent; i++) {
             bytesWritten += srcs[i].remaining(); // sendBatch leaves the positions as they were
+            loopCounters.datagramWritten(srcs[i].remaining());
             changed |= outbound.removeHead(null);
         }
         if (changed) {
@@ -1901,10 +1924,19 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
 
     void spliceRead(long n) {
         bytesRead += n;
+        loopCounters.bytesRead(n);
     }
 
     void spliceWritten(long n) {
         bytesWritten += n;
+        loopCounters.bytesWritten(n);
+    }
+
+    /** Counts a failed read, accept or datagram receive as an I/O error, unless the allocator failed. */
+    private void countIoError(Throwable failure) {
+        if (!(failure instanceof AllocatorFailure)) {
+            loopCounters.ioError();
+        }
     }
 
     /** Forwarding ended at end of stream: handle it as a read would have. */

@@ -16,6 +16,7 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.internal.concurrent.MultithreadEventLoopGroup;
+import io.conduit.internal.metrics.PlatformMetrics;
 import io.conduit.internal.concurrent.SingleThreadIoEventLoop;
 
 /**
@@ -122,6 +123,12 @@ public final class IoEventLoopGroup implements EventLoopGroup {
      * @throws IllegalArgumentException when {@code nThreads < 0}
      */
     public IoEventLoopGroup(int nThreads, ThreadFactory threadFactory, IoHandlerFactory handlerFactory, Options options) {
+        this(nThreads, threadFactory, handlerFactory, options, null);
+    }
+
+    /** {@link IoTransportSupport#newGroup}: the loops add to {@code transportName}'s metrics ({@code null}: unnamed). */
+    IoEventLoopGroup(int nThreads, ThreadFactory threadFactory, IoHandlerFactory handlerFactory, Options options,
+            String transportName) {
         if (nThreads < 0) {
             throw new IllegalArgumentException("nThreads " + nThreads + " must be >= 0 (0 = default)");
         }
@@ -130,7 +137,8 @@ public final class IoEventLoopGroup implements EventLoopGroup {
         ThreadFactory tf = threadFactory != null ? threadFactory : EventExecutors.newThreadFactory("conduit-io");
         int n = nThreads == 0 ? MultithreadEventLoopGroup.defaultThreads() : nThreads;
         this.delegate = new MultithreadEventLoopGroup<>(n, (group, i) -> new SingleThreadIoEventLoop(this, tf, handlerFactory,
-                options.isBusyWait(), options.maxTasksPerRun(), "io-loop-" + i));
+                options.isBusyWait(), options.maxTasksPerRun(), "io-loop-" + i,
+                transportName == null ? PlatformMetrics.UNNAMED : transportName));
     }
 
     /** @return the loops, in creation order; immutable */

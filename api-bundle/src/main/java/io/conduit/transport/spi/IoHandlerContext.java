@@ -26,4 +26,22 @@ public interface IoHandlerContext {
      *         due), or {@code -1} when none; unchanged deadlines let a handler skip re-arming its timer
      */
     long deadlineNanos();
+
+    /**
+     * The handler is about to block in its poller ({@code epoll_wait}, {@code kevent}, {@code select}, a park); call
+     * {@link #waitEnded()} right after it returns. The loop counts the time in between as waiting, the rest as
+     * busy (its utilisation metric). Only around a wait that may block, not around a poll that returns at once.
+     *
+     * @since 0.7.0
+     */
+    default void waitStarting() {
+    }
+
+    /**
+     * The blocking wait announced by {@link #waitStarting()} returned.
+     *
+     * @since 0.7.0
+     */
+    default void waitEnded() {
+    }
 }

@@ -77,7 +77,7 @@ public final class IoTransportSupport {
             throw new IllegalArgumentException("nThreads must be >= 0 (0 = twice the processors), got " + nThreads);
         }
         ConduitProperties.checkSystemProperties();
-        IoEventLoopGroup group = new IoEventLoopGroup(nThreads, threadFactory, handlerFactory, options);
+        IoEventLoopGroup group = new IoEventLoopGroup(nThreads, threadFactory, handlerFactory, options, transportName);
         groups.put(group, Boolean.TRUE);
         return group;
     }

@@ -44,6 +44,11 @@ public final class OpenChannels {
         return stats != null && OPEN.remove(stats);
     }
 
+    /** @return the listed channels in no particular order; a copy, cheaper than {@link #snapshot()} */
+    public static List<ChannelStats> list() {
+        return new ArrayList<>(OPEN);
+    }
+
     /** @return the listed channels, oldest first (ties by channel id); a copy */
     public static List<ChannelStats> snapshot() {
         List<ChannelStats> list = new ArrayList<>(OPEN);

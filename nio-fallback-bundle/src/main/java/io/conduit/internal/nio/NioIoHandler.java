@@ -80,13 +80,17 @@ final class NioIoHandler implements IoHandler {
                 selected = selector.selectNow();
             } else {
                 long delayNanos = context.delayNanos(System.nanoTime());
-                if (delayNanos < 0) {
-                    selected = selector.select();
-                } else if (delayNanos == 0) {
+                if (delayNanos == 0) {
                     selected = selector.selectNow();
                 } else {
-                    // round up so a timer due in 0.3 ms does not turn into a busy selectNow loop
-                    selected = selector.select(Math.max(1, (delayNanos + 999_999) / 1_000_000));
+                    context.waitStarting();
+                    try {
+                        // round up so a timer due in 0.3 ms does not turn into a busy selectNow loop
+                        selected = delayNanos < 0 ? selector.select()
+                                : selector.select(Math.max(1, (delayNanos + 999_999) / 1_000_000));
+                    } finally {
+                        context.waitEnded();
+                    }
                 }
             }
         } catch (IOException e) {

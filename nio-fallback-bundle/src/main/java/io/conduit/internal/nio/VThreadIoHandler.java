@@ -54,10 +54,14 @@ final class VThreadIoHandler implements IoHandler {
     public int run(IoHandlerContext context) {
         if (context.canBlock() && !woken) {
             long delayNanos = context.delayNanos(System.nanoTime());
-            if (delayNanos < 0) {
-                LockSupport.park(this);
-            } else if (delayNanos > 0) {
-                LockSupport.parkNanos(this, delayNanos);
+            if (delayNanos != 0) {
+                context.waitStarting();
+                if (delayNanos < 0) {
+                    LockSupport.park(this);
+                } else {
+                    LockSupport.parkNanos(this, delayNanos);
+                }
+                context.waitEnded();
             }
         }
         woken = false;
