@@ -50,6 +50,7 @@ class LeakDetectorTest {
         leakOneBuffer(allocator);
         awaitReport(allocator);
         assertEquals(1, reports.size(), "one report per leaked buffer: " + reports);
+        assertEquals(1, allocator.leakDetector().reportCount(), "the leak-report metric counts it");
         String report = reports.get(0);
         assertTrue(report.startsWith("LEAK"), report);
         assertTrue(report.contains("without being released"), report);
