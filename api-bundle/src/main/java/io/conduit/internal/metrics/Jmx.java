@@ -11,6 +11,8 @@ import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
+import io.conduit.internal.transport.ConduitProperties;
+
 /**
  * Registers the metrics views on the platform MBean server, and only there. Every registration made is
  * remembered, so {@link #stop()} (the API bundle stops) unregisters all of them. The views are API-bundle classes
@@ -34,9 +36,27 @@ public final class Jmx {
     private Jmx() {
     }
 
-    /** @return whether registrations are made now */
+    /** The malformed value last warned about, so each one is logged once. */
+    private static volatile String warnedValue;
+
+    /**
+     * @return whether registrations are made now: not after {@link #stop()}, and not with {@value #PROPERTY}
+     *         {@code =false}; a value that is no boolean is logged once as a WARNING and leaves JMX on
+     */
     public static boolean enabled() {
-        return !stopped && !"false".equalsIgnoreCase(String.valueOf(System.getProperty(PROPERTY)).trim());
+        if (stopped) {
+            return false;
+        }
+        String value = System.getProperty(PROPERTY);
+        try {
+            return ConduitProperties.parseBoolean(PROPERTY, value, true);
+        } catch (IllegalArgumentException e) {
+            if (!value.equals(warnedValue)) {
+                warnedValue = value;
+                LOG.log(System.Logger.Level.WARNING, e.getMessage() + "; JMX registration stays on");
+            }
+            return true;
+        }
     }
 
     /** Allows registrations again (the API bundle started). */
