@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * <p>Settings are system properties (all optional): {@code bench.rounds} (3), {@code bench.durationMillis} per
  * measured step (4000), {@code bench.warmupMillis} (2000), {@code bench.connections} ("1,16,256"),
  * {@code bench.streamConnections} ("1,16"), {@code bench.messageBytes} (64), {@code bench.chunkBytes} (65536),
- * {@code bench.idleConnections} (10000; 0 skips the step), {@code bench.contenders} (comma list, default all),
+ * {@code bench.idleConnections} (10000; 0 skips the step), {@code bench.contenders} (comma list, default all but
+ * {@code conduit-epoll-nometrics}, which runs only when named),
  * {@code bench.serverThreads} (1), {@code bench.serverJvmArgs} (extra JVM options of every server, separated by
  * spaces, e.g. {@code -Dbench.conduit.backPressure=false}), {@code bench.jdk} (Java home for the servers, default the newest JDK under
  * {@code /usr/lib/jvm}), {@code bench.classpath} (the servers' class path, default this JVM's),
@@ -141,18 +142,23 @@ public final class LoadBenchmark {
                 new Contender("netty-epoll-unsafe", "netty-epoll", concat(common, unsafe), String.join(" ", unsafe)),
                 new Contender("netty-nio", "netty-nio", common, "stock"),
                 new Contender("netty-nio-unsafe", "netty-nio", concat(common, unsafe), String.join(" ", unsafe)));
+        // Only when named in bench.contenders: conduit-epoll with the loops' counting off (docs/metrics.md), to
+        // measure what the metrics cost against conduit-epoll in the same run.
+        List<Contender> optional = List.of(new Contender("conduit-epoll-nometrics", "conduit-epoll",
+                concat(common, List.of("-Dio.conduit.metrics=false")), "-Dio.conduit.metrics=false"));
         String wanted = System.getProperty("bench.contenders", "");
         if (wanted.isBlank()) {
             return all;
         }
+        List<Contender> known = concat(all, optional);
         List<String> names = Arrays.stream(wanted.split(",")).map(String::trim).collect(Collectors.toList());
         for (String name : names) {
-            if (all.stream().noneMatch(c -> c.name().equals(name))) {
+            if (known.stream().noneMatch(c -> c.name().equals(name))) {
                 throw new IllegalArgumentException("bench.contenders: unknown contender '" + name + "'; known: "
-                        + all.stream().map(Contender::name).collect(Collectors.joining(", ")));
+                        + known.stream().map(Contender::name).collect(Collectors.joining(", ")));
             }
         }
-        return all.stream().filter(c -> names.contains(c.name())).collect(Collectors.toList());
+        return known.stream().filter(c -> names.contains(c.name())).collect(Collectors.toList());
     }
 
     private void run() throws Exception {
@@ -895,8 +901,8 @@ public final class LoadBenchmark {
                 .mapToInt(Integer::parseInt).toArray();
     }
 
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a);
+    private static <T> List<T> concat(List<T> a, List<T> b) {
+        List<T> all = new ArrayList<>(a);
         all.addAll(b);
         return all;
     }

@@ -4,6 +4,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.function.IntSupplier;
 
+import io.conduit.internal.transport.ConduitProperties;
+
 /**
  * The counters of one event loop.
  *
@@ -13,6 +15,24 @@ import java.util.function.IntSupplier;
  * read at one instant.
  */
 public final class LoopCounters {
+
+    /** The system property that turns counting off when {@code false} (to measure what counting costs). */
+    public static final String PROPERTY = "io.conduit.metrics";
+    /**
+     * Read once: {@code false} makes every method of the I/O path return at once (the JIT folds the test away),
+     * so every counter stays 0. A value that is no boolean leaves counting on.
+     */
+    static final boolean COUNTING = counting(System.getProperty(PROPERTY));
+
+    static boolean counting(String value) {
+        try {
+            return ConduitProperties.parseBoolean(PROPERTY, value, true);
+        } catch (IllegalArgumentException e) {
+            System.getLogger(LoopCounters.class.getName()).log(System.Logger.Level.WARNING,
+                    e.getMessage() + "; counting stays on");
+            return true;
+        }
+    }
 
     private static final VarHandle BYTES_READ;
     private static final VarHandle BYTES_WRITTEN;
@@ -95,30 +115,48 @@ public final class LoopCounters {
     // ------------------------------------------------------------------ loop thread only
 
     public void bytesRead(long n) {
+        if (!COUNTING) {
+            return;
+        }
         BYTES_READ.setOpaque(this, bytesRead + n);
     }
 
     public void bytesWritten(long n) {
+        if (!COUNTING) {
+            return;
+        }
         BYTES_WRITTEN.setOpaque(this, bytesWritten + n);
     }
 
     /** One datagram of {@code n} payload bytes was received. */
     public void datagramRead(long n) {
+        if (!COUNTING) {
+            return;
+        }
         DATAGRAMS_READ.setOpaque(this, datagramsRead + 1);
         BYTES_READ.setOpaque(this, bytesRead + n);
     }
 
     /** One datagram of {@code n} payload bytes was sent. */
     public void datagramWritten(long n) {
+        if (!COUNTING) {
+            return;
+        }
         DATAGRAMS_WRITTEN.setOpaque(this, datagramsWritten + 1);
         BYTES_WRITTEN.setOpaque(this, bytesWritten + n);
     }
 
     public void accepted() {
+        if (!COUNTING) {
+            return;
+        }
         ACCEPTED.setOpaque(this, accepted + 1);
     }
 
     public void ioError() {
+        if (!COUNTING) {
+            return;
+        }
         IO_ERRORS.setOpaque(this, ioErrors + 1);
     }
 
@@ -137,12 +175,18 @@ public final class LoopCounters {
 
     /** The poller is about to block. */
     public void waitStarting() {
+        if (!COUNTING) {
+            return;
+        }
         WAIT_STARTED_NANOS.setOpaque(this, System.nanoTime());
         WAITING.setOpaque(this, true);
     }
 
     /** The poller stopped blocking. */
     public void waitEnded() {
+        if (!COUNTING) {
+            return;
+        }
         long now = System.nanoTime();
         WAITING.setOpaque(this, false);
         WAIT_NANOS.setOpaque(this, waitNanos + (now - waitStartedNanos));
