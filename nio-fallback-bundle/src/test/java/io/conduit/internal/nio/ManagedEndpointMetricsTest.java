@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.metrics.EndpointMetrics;
 import io.conduit.testsuite.EchoHandler;
+import io.conduit.transport.ManagedDatagramEndpoint;
 import io.conduit.transport.ManagedServer;
 import io.conduit.transport.Transports;
 
@@ -23,12 +24,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A {@link ManagedServer}'s metrics count over every transport it was on: accepted connections keep growing
- * across a swap, and swaps, drains and drained connections are counted; the JMX view shows the same values and
- * goes when the server closes.
+ * The metrics of a {@link ManagedServer} and a {@link ManagedDatagramEndpoint} count over every transport it was
+ * on: accepted connections keep growing across a swap, and swaps, drains and drained connections are counted; the
+ * JMX view shows the same values and goes when the endpoint closes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ManagedServerMetricsTest {
+class ManagedEndpointMetricsTest {
 
     private final SwapTransports.Registered registered = new SwapTransports.Registered();
     private ManagedServer server;
@@ -41,15 +42,23 @@ class ManagedServerMetricsTest {
         registered.unregisterAll();
     }
 
-    private static Optional<EndpointMetrics> metricsOf(InetSocketAddress address) {
+    private static Optional<EndpointMetrics> metricsOf(String kind, InetSocketAddress address) {
         return Transports.metrics().endpoints().stream()
-                .filter(e -> e.getKind().equals("ManagedServer") && e.getName().equals(address.toString()))
+                .filter(e -> e.getKind().equals(kind) && e.getName().equals(address.toString()))
                 .findFirst();
     }
 
+    private static Optional<EndpointMetrics> metricsOf(InetSocketAddress address) {
+        return metricsOf("ManagedServer", address);
+    }
+
+    private static EndpointMetrics require(String kind, InetSocketAddress address) {
+        return metricsOf(kind, address).orElseThrow(() -> new AssertionError("no " + kind + " metrics for " + address
+                + " in " + Transports.metrics().endpoints()));
+    }
+
     private static EndpointMetrics require(InetSocketAddress address) {
-        return metricsOf(address).orElseThrow(() -> new AssertionError("no metrics for " + address + " in "
-                + Transports.metrics().endpoints()));
+        return require("ManagedServer", address);
     }
 
     @Test
@@ -113,5 +122,38 @@ class ManagedServerMetricsTest {
         assertEquals(0, m.getDrains(), "no connection, and nio-a is still provided: nothing drained");
         SwapTransports.echoOnce(address, 10);
         SwapTransports.await(() -> require(address).getAcceptedConnections() == 1, "one accepted connection");
+    }
+
+    @Test
+    void aDatagramEndpointCountsItsSwapsAndLeavesJmxWhenClosed() throws Exception {
+        registered.register("nio-a", false);
+        registered.register("nio-b", false);
+        Transports.setPreference("nio-a");
+        ManagedDatagramEndpoint endpoint = new ManagedDatagramEndpoint(new InetSocketAddress("127.0.0.1", 0))
+                .handler(new SwapTransports.DatagramEcho());
+        try {
+            InetSocketAddress address = endpoint.start().sync().getNow();
+            String kind = "ManagedDatagramEndpoint";
+            assertEquals("nio-a", require(kind, address).getTransport());
+            ObjectName name = new ObjectName("io.conduit:type=" + kind + ",name=" + ObjectName.quote(address.toString()));
+            MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
+            assertTrue(mbs.isRegistered(name), name + " is registered");
+
+            Transports.setPreference("nio-b");
+            SwapTransports.await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+            SwapTransports.await(() -> require(kind, address).getSwaps() == 1, "one swap");
+            EndpointMetrics m = require(kind, address);
+            assertEquals("nio-b", m.getTransport());
+            assertEquals(1, m.getSwapsWithoutOverlap(), "no SO_REUSEPORT: close, then bind");
+            assertEquals(0, m.getSwapFailures());
+            assertEquals(0, m.getAcceptedConnections());
+            assertEquals(1L, mbs.getAttribute(name, "Swaps"));
+
+            endpoint.close().await(15, TimeUnit.SECONDS);
+            assertFalse(metricsOf(kind, address).isPresent(), "a closed endpoint is no longer listed");
+            assertFalse(mbs.isRegistered(name), "a closed endpoint's MBean is unregistered");
+        } finally {
+            endpoint.close().await(15, TimeUnit.SECONDS);
+        }
     }
 }
