@@ -262,8 +262,10 @@ public final class ManagedDatagramEndpoint {
                     Generation g = bind(t, true);
                     synchronized (lock) {
                         current = g;
+                        if (state == State.RUNNING) {
+                            metrics.listed(); // under the lock: a close() meanwhile has unlisted it already
+                        }
                     }
-                    metrics.listed();
                     result.trySuccess(boundAddress);
                     Transports.addListener(changeListener);
                     TransportRegistry.global().addProviderListener(providerListener);

@@ -421,8 +421,10 @@ public final class ManagedServer {
         }
         synchronized (lock) {
             current = g;
+            if (state == State.RUNNING) {
+                metrics.listed(); // under the lock: a close() meanwhile has unlisted it already
+            }
         }
-        metrics.listed();
         result.trySuccess(boundAddress);
         if (!skipped.isEmpty()) {
             LOG.log(System.Logger.Level.INFO, "ManagedServer " + boundAddress + " bound on '" + g.transport.name()
