@@ -85,6 +85,21 @@ class KarafFeatureTest {
             assertTrue(EPOLL_SELECTED.matcher(transports).find(), "epoll must be available and selected:\n"
                     + transports + karaf.logTail());
 
+            // The conduit-health feature registers the three health checks as services in Karaf.
+            String install = karaf.client("feature:install conduit-health\n");
+            assertTrue(!install.contains("Error") && !install.contains("Exception"),
+                    "feature:install conduit-health failed:\n" + install + karaf.logTail());
+            String checks = "";
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (System.nanoTime() < deadline && !checks.contains("Conduit buffer leaks")) {
+                checks = karaf.client("service:list org.apache.felix.hc.api.HealthCheck\n");
+            }
+            System.out.println("--- service:list org.apache.felix.hc.api.HealthCheck\n" + checks);
+            for (String name : List.of("Conduit transport", "Conduit endpoints", "Conduit buffer leaks")) {
+                assertTrue(checks.contains("hc.name = " + name), name + " is registered:\n" + checks
+                        + karaf.logTail());
+            }
+
             karaf.stop();
             System.out.println("KarafFeatureTest: SSH up after " + bootMillis + " ms, whole test "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos) + " ms");

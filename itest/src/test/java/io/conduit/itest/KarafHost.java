@@ -126,6 +126,7 @@ final class KarafHost implements AutoCloseable {
         stage(staging, "conduit-api", version, "jar", "conduit.itest.apiJar");
         stage(staging, "conduit-nio", version, "jar", "conduit.itest.nioJar");
         stage(staging, "conduit-handler", version, "jar", "conduit.itest.handlerJar");
+        stage(staging, "conduit-health", version, "jar", "conduit.itest.healthJar");
         stage(staging, "conduit-epoll", version, "jar", "conduit.itest.epollJar");
         for (String fragment : ItestFiles.epollFragments()) {
             stage(staging, "conduit-native-epoll-linux-" + fragment.substring("io.conduit.epoll.linux.".length()),
