@@ -309,6 +309,24 @@ class MetricsDistributionIT {
             assertTrue(Set.of("epoll", "nio").contains(s.labels().get("transport")), s.toString());
             assertEquals(1, s.value());
         }
+
+        // The platform's own families (PlatformMetrics): the transport under every endpoint read what the clients
+        // sent, what the relay forwarded and got back, and only the scrapes' small HTTP requests besides.
+        String transport = info.samples().get(0).labels().get("transport");
+        double read = value(after, "conduit_transport_read_bytes_total", "transport", transport)
+                - value(before, "conduit_transport_read_bytes_total", "transport", transport);
+        long relayed = echoBytes + 3L * relayBytes; // socat -> echo, socat -> relay, relay -> echo, echo -> relay
+        assertTrue(read >= relayed + 1110 && read < relayed + 1110 + 50_000, transport + " read " + read
+                + " bytes; the clients' traffic was " + (relayed + 1110));
+        assertGrew(before, after, "conduit_transport_read_datagrams_total", datagrams.length, "transport", transport);
+        assertGrew(before, after, "conduit_transport_written_datagrams_total", datagrams.length, "transport",
+                transport);
+        assertTrue(value(after, "conduit_transport_event_loops", "transport", transport) >= 1);
+        for (String sample : List.of("conduit_managed_swaps_total", "conduit_allocator_direct_pooled_bytes",
+                "conduit_allocator_leak_reports_total", "conduit_transport_loop_busy_seconds_total")) {
+            assertTrue(after.values().stream().anyMatch(f -> f.samples().stream().anyMatch(x -> x.name()
+                    .equals(sample))), sample + " in " + after.keySet());
+        }
     }
 
     private static void socatRoundTrip(Path socat, int port, int size, long seed) throws Exception {
