@@ -5,17 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
-import io.conduit.buffer.Buffer;
-import io.conduit.channel.ChannelHandler;
-import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.testsuite.EchoHandler;
 import io.conduit.transport.ManagedServer;
 import io.conduit.transport.Transports;
 import io.micrometer.core.instrument.FunctionCounter;
@@ -32,14 +28,6 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ConduitMetricsBinderTest {
 
-    /** Echoes what it reads. */
-    private static final class Echo implements ChannelHandler {
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.writeAndFlush(msg);
-        }
-    }
-
     private static double counter(SimpleMeterRegistry r, String name, String... tags) {
         FunctionCounter c = r.find(name).tags(tags).functionCounter();
         return c == null ? Double.NaN : c.count();
@@ -51,7 +39,7 @@ class ConduitMetricsBinderTest {
         try (ConduitMetricsBinder binder = new ConduitMetricsBinder(Transports::metrics, Duration.ZERO,
                 Duration.ZERO)) {
             binder.bindTo(registry);
-            ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new Echo());
+            ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler());
             InetSocketAddress address = (InetSocketAddress) server.start().get(10, TimeUnit.SECONDS);
             String transport = server.transportName();
             binder.refresh();
@@ -63,13 +51,10 @@ class ConduitMetricsBinderTest {
 
             byte[] data = new byte[100_000];
             Arrays.fill(data, (byte) 7);
-            try (Socket s = new Socket(address.getAddress(), address.getPort())) {
-                OutputStream out = s.getOutputStream();
-                out.write(data);
-                out.flush();
-                InputStream in = s.getInputStream();
-                byte[] back = in.readNBytes(data.length);
-                assertEquals(data.length, back.length);
+            Socket s = new Socket(address.getAddress(), address.getPort());
+            try (s) {
+                s.getOutputStream().write(data);
+                assertEquals(data.length, s.getInputStream().readNBytes(data.length).length);
                 Gauge open = registry.find("conduit.endpoint.connections.open").tags("endpoint", endpoint).gauge();
                 assertEquals(1, open.value(), "one connection open now");
             }
