@@ -4,7 +4,7 @@
  * <p>{@link io.conduit.transport.Transports#metrics()} returns a {@link io.conduit.metrics.MetricsSnapshot}: values
  * copied at one moment, safe to keep and to read from any thread. The same interfaces are MXBean interfaces: the
  * API bundle registers live views of them on the platform MBean server, so JConsole, Hawtio and Jolokia show them
- * without any Conduit class (the system property {@code io.conduit.jmx=false} turns that off):
+ * without any Conduit class (the system property {@code conduit.jmx=false} turns that off):
  * <ul>
  * <li>{@code io.conduit:type=Transport,name=<transport>} ({@link io.conduit.metrics.TransportMetrics})</li>
  * <li>{@code io.conduit:type=EventLoop,transport=<transport>,name=<loop>} ({@link io.conduit.metrics.EventLoopMetrics})</li>

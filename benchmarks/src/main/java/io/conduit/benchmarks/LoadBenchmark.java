@@ -145,7 +145,7 @@ public final class LoadBenchmark {
         // Only when named in bench.contenders: conduit-epoll with the loops' counting off (docs/metrics.md), to
         // measure what the metrics cost against conduit-epoll in the same run.
         List<Contender> optional = List.of(new Contender("conduit-epoll-nometrics", "conduit-epoll",
-                concat(common, List.of("-Dio.conduit.metrics=false")), "-Dio.conduit.metrics=false"));
+                concat(common, List.of("-Dconduit.metrics=false")), "-Dconduit.metrics=false"));
         String wanted = System.getProperty("bench.contenders", "");
         if (wanted.isBlank()) {
             return all;

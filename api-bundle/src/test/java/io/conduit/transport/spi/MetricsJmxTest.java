@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * The JMX side of the metrics: a loop's MBean comes with the loop and goes when it terminates, the waits a
- * handler announces are counted as waiting, {@code io.conduit.jmx=false} registers nothing, and stopping the
+ * handler announces are counted as waiting, {@code conduit.jmx=false} registers nothing, and stopping the
  * registrar (the API bundle stops) leaves no Conduit MBean behind.
  */
 @Timeout(30)
