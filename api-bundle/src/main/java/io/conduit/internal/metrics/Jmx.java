@@ -24,7 +24,7 @@ import io.conduit.internal.transport.ConduitProperties;
 public final class Jmx {
 
     /** The system property that turns JMX registration off when {@code false}. */
-    public static final String PROPERTY = "conduit.jmx";
+    public static final String PROPERTY = ConduitProperties.JMX;
     /** The JMX domain of every Conduit MBean. */
     public static final String DOMAIN = "io.conduit";
 

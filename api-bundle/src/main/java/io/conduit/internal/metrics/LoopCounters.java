@@ -17,7 +17,7 @@ import io.conduit.internal.transport.ConduitProperties;
 public final class LoopCounters {
 
     /** The system property that turns counting off when {@code false} (to measure what counting costs). */
-    public static final String PROPERTY = "conduit.metrics";
+    public static final String PROPERTY = ConduitProperties.METRICS;
     /**
      * Read once: {@code false} makes every method of the I/O path return at once (the JIT folds the test away),
      * so every counter stays 0. A value that is no boolean leaves counting on.

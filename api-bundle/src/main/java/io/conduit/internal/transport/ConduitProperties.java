@@ -37,6 +37,10 @@ public final class ConduitProperties {
     public static final String MAX_DIRECT_MEMORY = "conduit.maxDirectMemory";
     public static final String EPOLL_BUSY_WAIT = "conduit.epoll.busyWait";
     public static final String RECYCLER_MAX_CAPACITY = "conduit.recycler.maxCapacityPerThread";
+    /** {@code false}: no metrics MBean is registered (read at each registration). */
+    public static final String JMX = "conduit.jmx";
+    /** {@code false}: event loops count nothing (read once, when the first loop is made). */
+    public static final String METRICS = "conduit.metrics";
 
     /** The value {@code conduit.transport} takes when unset: native transports by ranking, then the others. */
     public static final String AUTO = "auto";
@@ -68,6 +72,8 @@ public final class ConduitProperties {
         define(d, k, MAX_DIRECT_MEMORY, "3/4 of the heap limit", Kind.POSITIVE_LONG);
         define(d, k, EPOLL_BUSY_WAIT, "false", Kind.BOOLEAN);
         define(d, k, RECYCLER_MAX_CAPACITY, "4096", Kind.NON_NEGATIVE_INT);
+        define(d, k, JMX, "true", Kind.BOOLEAN);
+        define(d, k, METRICS, "true", Kind.BOOLEAN);
         DEFAULTS = Collections.unmodifiableMap(d);
         KINDS = Collections.unmodifiableMap(k);
     }

@@ -32,7 +32,9 @@ class ConduitPropertiesTest {
             Map.entry("conduit.leakDetection", "bogus"),
             Map.entry("conduit.maxDirectMemory", "abc"),
             Map.entry("conduit.epoll.busyWait", "1"),
-            Map.entry("conduit.recycler.maxCapacityPerThread", "-1"));
+            Map.entry("conduit.recycler.maxCapacityPerThread", "-1"),
+            Map.entry("conduit.jmx", "off"),
+            Map.entry("conduit.metrics", "no"));
 
     @Test
     void everyPropertyButThePreferenceHasAMalformedValueThatIsAProblemNamingPropertyAndValue() {

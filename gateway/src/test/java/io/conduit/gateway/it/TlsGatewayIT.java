@@ -60,6 +60,7 @@ class TlsGatewayIT {
     private static int redisPort;
     private static int redisRelayPort;
     private static Path conf;
+    private static int metricsPort;
 
     @BeforeAll
     static void start() throws Exception {
@@ -80,6 +81,7 @@ class TlsGatewayIT {
         redisPort = Tools.freeTcpPort();
         redisRelayPort = Tools.freeTcpPort();
         aServerPort = Tools.freeTcpPort();
+        metricsPort = Tools.freeTcpPort();
         // short: openssl 3.0 s_server fails on a Unix socket path of more than about 30 bytes (bio_addr.c)
         bServerSocket = Path.of("/tmp", "cdt-sni-" + ProcessHandle.current().pid() + ".sock");
         Files.deleteIfExists(bServerSocket);
@@ -114,6 +116,7 @@ class TlsGatewayIT {
                 "tls.key = server.key", "tls.ca = ca.pem", "tls.clientAuth = required");
         write(conf, "echo-badinput", "listen = tls://127.0.0.1:" + badInputPort, "tls.cert = server.pem",
                 "tls.key = server.key");
+        write(conf, "metrics", "listen = tcp://127.0.0.1:" + metricsPort);
         write(conf, "relay-https", "listen = tls://127.0.0.1:" + httpsRelayPort,
                 "upstream = tcp://127.0.0.1:" + httpPort, "tls.cert = " + conf.resolve("server.pem"),
                 "tls.key = server.key");
@@ -159,7 +162,7 @@ class TlsGatewayIT {
     @Test
     void eachBadTlsConfigurationIsOneLineAndTheOtherEndpointsStart() {
         String out = gateway.output();
-        assertTrue(out.contains("Ready: 9 endpoint(s) listening, 4 problem(s)"), out);
+        assertTrue(out.contains("Ready: 10 endpoint(s) listening, 4 problem(s)"), out); // the metrics endpoint is one
         assertTrue(out.contains("tls://127.0.0.1:" + echoPort + " (certificate CN=gw.example, expires "), out);
         assertTrue(out.contains("tls://127.0.0.1:" + httpsRelayPort + " -> tcp://127.0.0.1:" + httpPort
                 + " (certificate CN=gw.example, expires "), out);
@@ -261,6 +264,22 @@ class TlsGatewayIT {
         assertEquals(1, count(out, "TLS handshake failed on /127.0.0.1:" + badInputPort),
                 "the second failure is counted, not logged at once:\n" + out);
         assertFalse(out.contains("\tat "), "no stack trace:\n" + out);
+        // both failures are counted for that listener in the metrics endpoint's scrape
+        String scrape = scrape();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^conduit_gateway_tls_handshake_failures_total"
+                + "\\{[^}]*listen=\"tls://127\\.0\\.0\\.1:" + badInputPort + "\",side=\"client\"} (\\S+)$")
+                .matcher(scrape);
+        assertTrue(m.find(), scrape);
+        assertEquals(2, (int) Double.parseDouble(m.group(1)), scrape);
+    }
+
+    /** @return the text of {@code GET /metrics} on the gateway's metrics endpoint */
+    private static String scrape() throws IOException {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), metricsPort)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("GET /metrics HTTP/1.0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.conduit.gateway.internal.config.StreamGuards;
 import io.conduit.gateway.internal.metrics.ComponentMetrics;
 import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TlsFailureCounter;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
@@ -100,11 +101,13 @@ public final class EchoComponent {
      * @param tls      the contexts that terminate TLS on this listener ({@code tls://}), or {@code null}
      * @param counters the endpoint's counters (bytes as on the wire: TLS records on a {@code tls://} listener)
      * @return the child handler of one stream listener: a {@link TrafficHandler} counting into {@code counters}, the
-     *         {@link StreamGuards} with a connection limit of its own, the TLS handler, and {@code echo}
+     *         {@link StreamGuards} with a connection limit of its own, the TLS handler with its
+     *         {@link TlsFailureCounter}, and {@code echo}
      */
     static ChannelHandler streamHandler(StreamGuards guards, String owner, TlsContextSource tls, EchoHandler echo,
             EndpointCounters counters) {
         ConnectionLimit limit = guards.newLimit(owner);
+        TlsFailureCounter tlsFailures = new TlsFailureCounter(counters, EndpointCounters.Side.CLIENT);
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -112,6 +115,7 @@ public final class EchoComponent {
                 ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
                 if (tls != null) {
                     ch.pipeline().addLast("tls", tls.newServerHandler());
+                    ch.pipeline().addLast("tls-failures", tlsFailures);
                 }
                 ch.pipeline().addLast("echo", echo);
             }

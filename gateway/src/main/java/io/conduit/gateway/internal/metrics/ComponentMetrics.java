@@ -98,14 +98,27 @@ public final class ComponentMetrics implements MetricsCollector {
                 f.datagramsReceived.sample(s.clientReceivedDatagrams(), labels);
                 f.datagramsSent.sample(s.clientSentDatagrams(), labels);
             }
+            if (listen.tls()) {
+                tlsFailures(scrape).sample(s.clientTlsFailures(), with(labels, "side", "client"));
+            }
             if (upstream != null) {
                 String[] up = with(labels, "upstream", upstream.toString());
                 f.upstreamReceived.sample(s.upstreamReceivedBytes(), up);
                 f.upstreamSent.sample(s.upstreamSentBytes(), up);
                 f.connectFailures.sample(s.connectFailures(), up);
                 f.connectSeconds.histogramSample(s.connectBuckets(), s.connectSeconds(), up);
+                if (upstream.tls()) {
+                    tlsFailures(scrape).sample(s.upstreamTlsFailures(), with(up, "side", "upstream"));
+                }
             }
         }
+    }
+
+    /** Declared only in scrapes with a TLS endpoint or upstream. */
+    private static Exposition.Family tlsFailures(Exposition scrape) {
+        return scrape.counter("conduit_gateway_tls_handshake_failures_total",
+                "TLS handshakes that failed: with clients of a tls:// listener (side client), with a tls:// upstream"
+                        + " (side upstream).");
     }
 
     private static String[] with(String[] labels, String name, String value) {

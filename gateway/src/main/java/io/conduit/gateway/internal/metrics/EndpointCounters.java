@@ -53,8 +53,10 @@ public final class EndpointCounters {
     private static final int UPSTREAM_SENT_BYTES = 7;
     private static final int CONNECT_FAILURES = 8;
     private static final int CONNECT_NANOS = 9;
+    private static final int CLIENT_TLS_FAILURES = 10;
+    private static final int UPSTREAM_TLS_FAILURES = 11;
     /** The first connect duration bucket; one per bound, then the one above the largest bound. */
-    private static final int CONNECT_BUCKETS = 10;
+    private static final int CONNECT_BUCKETS = 12;
     private static final int VALUES = CONNECT_BUCKETS + CONNECT_SECONDS_BOUNDS.length + 1;
 
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -62,16 +64,18 @@ public final class EndpointCounters {
     /** Which side of a connection bytes move on: to and from the client, or to and from a relay's upstream. */
     public enum Side {
         /** The client's connection (or datagrams) at the gateway's listening endpoint. */
-        CLIENT(CLIENT_RECEIVED_BYTES, CLIENT_SENT_BYTES),
+        CLIENT(CLIENT_RECEIVED_BYTES, CLIENT_SENT_BYTES, CLIENT_TLS_FAILURES),
         /** A relay's connection (or session socket) to its upstream. */
-        UPSTREAM(UPSTREAM_RECEIVED_BYTES, UPSTREAM_SENT_BYTES);
+        UPSTREAM(UPSTREAM_RECEIVED_BYTES, UPSTREAM_SENT_BYTES, UPSTREAM_TLS_FAILURES);
 
         private final int received;
         private final int sent;
+        private final int tlsFailures;
 
-        Side(int received, int sent) {
+        Side(int received, int sent, int tlsFailures) {
             this.received = received;
             this.sent = sent;
+            this.tlsFailures = tlsFailures;
         }
     }
 
@@ -161,6 +165,11 @@ public final class EndpointCounters {
             add(CLIENT_SENT_BYTES, bytes);
         }
 
+        /** A TLS handshake on {@code side} failed: the gateway's as server (client side) or as client (upstream). */
+        public void tlsHandshakeFailed(Side side) {
+            add(side.tlsFailures, 1);
+        }
+
         /** An upstream connect failed: refused, timed out, or could not start. */
         public void connectFailed() {
             add(CONNECT_FAILURES, 1);
@@ -222,10 +231,13 @@ public final class EndpointCounters {
      * @param connectBuckets          successful upstream connects per duration bucket (not cumulative), one per bound
      *                                of {@link #CONNECT_SECONDS_BOUNDS} and one above them
      * @param connectSeconds          the summed duration of the successful upstream connects, in seconds
+     * @param clientTlsFailures       TLS handshakes with clients that failed ({@code tls://} listeners)
+     * @param upstreamTlsFailures     TLS handshakes with the upstream that failed ({@code tls://} upstreams)
      */
     public record Snapshot(long connectionsOpen, long connectionsTotal, long clientReceivedBytes, long clientSentBytes,
             long clientReceivedDatagrams, long clientSentDatagrams, long upstreamReceivedBytes, long upstreamSentBytes,
-            long connectFailures, long[] connectBuckets, double connectSeconds) {
+            long connectFailures, long[] connectBuckets, double connectSeconds, long clientTlsFailures,
+            long upstreamTlsFailures) {
 
         /** @return the successful upstream connects */
         public long connects() {
@@ -256,6 +268,7 @@ public final class EndpointCounters {
         return new Snapshot(open, sum[OPENED], sum[CLIENT_RECEIVED_BYTES],
                 sum[CLIENT_SENT_BYTES], sum[CLIENT_RECEIVED_DATAGRAMS], sum[CLIENT_SENT_DATAGRAMS],
                 sum[UPSTREAM_RECEIVED_BYTES], sum[UPSTREAM_SENT_BYTES], sum[CONNECT_FAILURES], buckets,
-                (double) sum[CONNECT_NANOS] / TimeUnit.SECONDS.toNanos(1));
+                (double) sum[CONNECT_NANOS] / TimeUnit.SECONDS.toNanos(1), sum[CLIENT_TLS_FAILURES],
+                sum[UPSTREAM_TLS_FAILURES]);
     }
 }

@@ -14,6 +14,7 @@ import io.conduit.gateway.internal.config.StreamGuards;
 import io.conduit.gateway.internal.metrics.ComponentMetrics;
 import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TlsFailureCounter;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
@@ -91,6 +92,7 @@ public final class RelayComponent {
         listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shown, network,
                 endpoint -> {
             EndpointCounters counters = m.endpoint(endpoint);
+            TlsFailureCounter tlsFailures = new TlsFailureCounter(counters, EndpointCounters.Side.CLIENT);
             if (endpoint.kind().isStream()) {
                 Map<ChannelOption<?>, Object> childOptions = RelayFrontendHandler.connectionOptions(config);
                 // the listener runs only where the upstream is reachable too (e.g. unix:@name: epoll)
@@ -99,6 +101,9 @@ public final class RelayComponent {
                     protected void initChannel(Channel ch) {
                         addClientHandlers(ch.pipeline(), config, limit, sniClosed);
                         ch.pipeline().addFirst("traffic", TrafficHandler.client(counters));
+                        if (config.listen().tls()) {
+                            ch.pipeline().addAfter("tls", "tls-failures", tlsFailures);
+                        }
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable,
                                 counters));
                     }

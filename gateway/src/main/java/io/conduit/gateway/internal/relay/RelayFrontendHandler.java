@@ -19,6 +19,7 @@ import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
 import io.conduit.gateway.internal.config.RelayConfig;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
+import io.conduit.gateway.internal.metrics.TlsFailureCounter;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
 import io.conduit.gateway.internal.network.GatewayUri;
 import io.conduit.gateway.internal.network.Network;
@@ -240,6 +241,10 @@ public final class RelayFrontendHandler implements ChannelHandler {
                 if (config.upstream().tls()) {
                     ch.pipeline().addLast("tls", config.tls().upstream().newClientHandler(
                             config.tls().upstreamServerName(), config.upstream().port()));
+                    if (counters != null) {
+                        ch.pipeline().addLast("tls-failures", new TlsFailureCounter(counters,
+                                EndpointCounters.Side.UPSTREAM));
+                    }
                 }
                 ch.pipeline().addLast("relay", new RelayHandler(client));
             }
