@@ -17,6 +17,9 @@ import io.conduit.handler.codec.ByteToMessageDecoder;
  *   <li><b>Bounded</b>: a request head (request line and header fields) longer than {@code maxHeadBytes} is rejected
  *       with 431 once that many bytes arrived without its end, so a connection holds at most that plus one read.
  *       More than {@value #MAX_FIELDS} header fields is 431 too.</li>
+ *   <li><b>Timely</b>: a request head must be complete {@code headTimeoutMillis} (default
+ *       {@value #HEAD_TIMEOUT_MILLIS} ms) after its first byte arrived, else it is 408: a client sending a byte now
+ *       and then cannot hold one of the endpoint's few connections (the idle timeout restarts on every byte).</li>
  *   <li><b>Strict</b>: a malformed request line, a field line without a name or with white space before its colon,
  *       an obsolete line folding, a bare CR, an HTTP/1.1 request without exactly one {@code Host}, and a body
  *       ({@code Content-Length} above 0, any {@code Transfer-Encoding}) are 400; a version other than 1.0 and 1.1
@@ -33,6 +36,8 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
     static final int MAX_HEAD_BYTES = 8192;
     /** The most header fields a request may have. */
     static final int MAX_FIELDS = 100;
+    /** How long a request head may take from its first byte to its end, by default, in milliseconds. */
+    static final long HEAD_TIMEOUT_MILLIS = 10_000;
 
     /**
      * A request to answer.
@@ -48,25 +53,37 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
     /**
      * A request that cannot be answered: reply with {@code status} and close the connection.
      *
-     * @param status the response status: 400, 431 or 505
+     * @param status the response status: 400, 408, 431 or 505
      * @param reason why, one line for the response body
      */
     record Rejection(int status, String reason) {
     }
 
     private final int maxHeadBytes;
+    private final long headTimeoutMillis;
+    /** Runs out when a started head is not complete in time; {@code null} between heads; loop-confined. */
+    private io.conduit.concurrent.ScheduledFuture<?> headTimer;
     /** A {@link Rejection} was decoded: everything after it is discarded; loop-confined. */
     private boolean rejected;
     /** How many bytes after the reader index were searched for the end of the head already; loop-confined. */
     private int searched;
 
     HttpRequestDecoder() {
-        this(MAX_HEAD_BYTES);
+        this(MAX_HEAD_BYTES, HEAD_TIMEOUT_MILLIS);
     }
 
     /** @param maxHeadBytes the longest request head accepted, in bytes */
     HttpRequestDecoder(int maxHeadBytes) {
+        this(maxHeadBytes, HEAD_TIMEOUT_MILLIS);
+    }
+
+    /**
+     * @param maxHeadBytes      the longest request head accepted, in bytes
+     * @param headTimeoutMillis how long a head may take from its first byte to its end, in milliseconds
+     */
+    HttpRequestDecoder(int maxHeadBytes, long headTimeoutMillis) {
         this.maxHeadBytes = maxHeadBytes;
+        this.headTimeoutMillis = headTimeoutMillis;
     }
 
     @Override
@@ -82,9 +99,13 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
         if (end < 0) {
             if (in.readableBytes() > maxHeadBytes) {
                 reject(in, out, new Rejection(431, "the request head is longer than " + maxHeadBytes + " bytes"));
+            } else if (in.isReadable() && headTimer == null) {
+                headTimer = ctx.executor().schedule(() -> headTimedOut(ctx), headTimeoutMillis,
+                        java.util.concurrent.TimeUnit.MILLISECONDS);
             }
             return;
         }
+        cancelHeadTimer();
         int length = end - in.readerIndex();
         if (length > maxHeadBytes) {
             reject(in, out, new Rejection(431, "the request head is longer than " + maxHeadBytes + " bytes"));
@@ -101,7 +122,33 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
         }
     }
 
+    /** The head did not complete in time: 408 to the next handler, which answers and closes. */
+    private void headTimedOut(ChannelHandlerContext ctx) {
+        headTimer = null;
+        if (rejected || !ctx.channel().isActive()) {
+            return;
+        }
+        rejected = true;
+        ctx.fireChannelRead(new Rejection(408, "the request head did not end within " + headTimeoutMillis
+                + " ms of its first byte"));
+        ctx.fireChannelReadComplete();
+    }
+
+    private void cancelHeadTimer() {
+        if (headTimer != null) {
+            headTimer.cancel(false);
+            headTimer = null;
+        }
+    }
+
+    @Override
+    protected void handlerRemoved0(ChannelHandlerContext ctx) throws Exception {
+        cancelHeadTimer();
+        super.handlerRemoved0(ctx);
+    }
+
     private void reject(Buffer in, List<Object> out, Rejection r) {
+        cancelHeadTimer();
         rejected = true;
         in.skipBytes(in.readableBytes());
         out.add(r);

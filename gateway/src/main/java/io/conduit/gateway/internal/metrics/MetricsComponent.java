@@ -42,8 +42,9 @@ import org.osgi.service.component.annotations.ReferencePolicy;
  * <p>Like the other components it publishes a {@link GatewayStatus} (kind {@code metrics}): the banner and
  * {@code conduit:gateway} show its URL, and a port in use is one WARNING line, a banner problem, and a bind tried again
  * every few seconds, while the rest of the gateway runs. A blank or missing {@code listen} turns the endpoint off: the
- * status then lists nothing. A connection idle for {@value #IDLE_TIMEOUT_MILLIS} ms is closed, and at most
- * {@value #MAX_CONNECTIONS} are open at once.
+ * status then lists nothing. {@code max.connections} and {@code idle.timeout.ms} bound its connections
+ * ({@link MetricsConfig}: 64 and 60 s unless set), and a request head must end 10 s after its first byte
+ * ({@link HttpRequestDecoder}).
  *
  * <p>Thread-safe: the collector and status lists are replaced whole by Declarative Services (volatile fields).
  */
@@ -52,10 +53,6 @@ import org.osgi.service.component.annotations.ReferencePolicy;
 public final class MetricsComponent {
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
-    /** Idle connections to the metrics endpoint are closed after this long, in milliseconds. */
-    static final int IDLE_TIMEOUT_MILLIS = 60_000;
-    /** Connections open at once to the metrics endpoint; further ones are accepted and closed. */
-    static final int MAX_CONNECTIONS = 64;
 
     private final BundleContext context;
     private final Listeners listeners;
@@ -99,7 +96,7 @@ public final class MetricsComponent {
             return;
         }
         Map<ChannelOption<?>, Object> childOptions = Map.of(ChannelOption.ALLOW_HALF_CLOSURE, Boolean.TRUE);
-        StreamGuards guards = new StreamGuards(IDLE_TIMEOUT_MILLIS, MAX_CONNECTIONS);
+        StreamGuards guards = config.guards();
         ConnectionLimit limit = guards.newLimit("metrics " + name);
         ChannelInitializer<Channel> http = new ChannelInitializer<Channel>() {
             @Override

@@ -23,7 +23,7 @@ import io.conduit.gateway.internal.network.Streams;
  *       reason ({@link Health});</li>
  *   <li>{@code HEAD} of either: the same status and header fields without the body; any other method on them: 405
  *       with {@code Allow: GET, HEAD};</li>
- *   <li>any other path: 404; a {@link HttpRequestDecoder.Rejection}: its status (400, 431, 505), then the connection
+ *   <li>any other path: 404; a {@link HttpRequestDecoder.Rejection}: its status (400, 408, 431, 505), then the connection
  *       closes.</li>
  * </ul>
  *
@@ -135,6 +135,7 @@ final class MetricsHttpHandler implements ChannelHandler {
             case 400 -> "Bad Request";
             case 404 -> "Not Found";
             case 405 -> "Method Not Allowed";
+            case 408 -> "Request Timeout";
             case 431 -> "Request Header Fields Too Large";
             case 503 -> "Service Unavailable";
             case 505 -> "HTTP Version Not Supported";

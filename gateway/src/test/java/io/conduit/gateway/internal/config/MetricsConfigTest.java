@@ -23,6 +23,20 @@ class MetricsConfigTest {
     }
 
     @Test
+    void itsConnectionLimitAndIdleTimeoutHaveDefaultsAndCanBeSet() {
+        MetricsConfig defaults = MetricsConfig.from(Map.of("listen", "tcp://127.0.0.1:9464"));
+        assertEquals(64, defaults.guards().maxConnections());
+        assertEquals(60_000, defaults.guards().idleTimeoutMillis());
+        MetricsConfig set = MetricsConfig.from(Map.of("listen", "tcp://127.0.0.1:9464", "max.connections", "500",
+                "idle.timeout.ms", "5000"));
+        assertEquals(500, set.guards().maxConnections());
+        assertEquals(5_000, set.guards().idleTimeoutMillis());
+        String bad = assertThrows(IllegalArgumentException.class, () -> MetricsConfig.from(Map.of("listen",
+                "tcp://127.0.0.1:9464", "max.connections", "0"))).getMessage();
+        assertTrue(bad.contains("'max.connections' = 0"), bad);
+    }
+
+    @Test
     void noListenTurnsItOff() {
         assertNull(MetricsConfig.from(Map.of("listen", "  ")).listen());
         assertNull(MetricsConfig.from(Map.of()).listen());

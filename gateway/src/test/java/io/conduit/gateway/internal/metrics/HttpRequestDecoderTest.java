@@ -24,6 +24,38 @@ class HttpRequestDecoderTest {
         return HttpRequestDecoder.parse(head);
     }
 
+    /**
+     * A head that trickles in is cut off 1 s (here) after its first byte with 408, however often bytes come; a head
+     * that ends in time is decoded and leaves no timer behind. The embedded loop's clock also counts real time, so
+     * the steps stay far from the limit.
+     */
+    @Test
+    void aHeadThatDoesNotEndInTimeIs408() {
+        EmbeddedChannel slow = new EmbeddedChannel(new HttpRequestDecoder(HttpRequestDecoder.MAX_HEAD_BYTES, 10_000));
+        slow.writeInbound(ascii("GET /metrics HTTP/1.1\r\n"));
+        slow.advanceTimeBy(6_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        slow.writeInbound(ascii("Host: x\r\n"));
+        slow.runPendingTasks();
+        assertNull(slow.readInbound(), "6 s after the first byte: still waiting");
+        slow.advanceTimeBy(4_100, java.util.concurrent.TimeUnit.MILLISECONDS);
+        slow.runPendingTasks();
+        Rejection r = assertInstanceOf(Rejection.class, slow.readInbound());
+        assertEquals(408, r.status());
+        assertEquals("the request head did not end within 10000 ms of its first byte", r.reason());
+        slow.writeInbound(ascii("\r\n"));
+        assertNull(slow.readInbound(), "after the 408 everything is discarded");
+        slow.finishAndReleaseAll();
+
+        EmbeddedChannel quick = new EmbeddedChannel(new HttpRequestDecoder(HttpRequestDecoder.MAX_HEAD_BYTES, 10_000));
+        quick.writeInbound(ascii("GET /metrics HTTP/1.1\r\n"));
+        quick.writeInbound(ascii("Host: x\r\n\r\n"));
+        assertInstanceOf(Request.class, quick.readInbound());
+        quick.advanceTimeBy(20_000, java.util.concurrent.TimeUnit.MILLISECONDS);
+        quick.runPendingTasks();
+        assertNull(quick.readInbound(), "no 408 for a head that ended in time");
+        quick.finishAndReleaseAll();
+    }
+
     @Test
     void requestsOfScrapersAndCurlAreDecoded() {
         assertEquals(new Request("GET", "/metrics", true, true),
