@@ -3,9 +3,11 @@ package io.conduit.gateway.internal.metrics;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.handler.codec.ByteToMessageDecoder;
 
 /**
@@ -62,7 +64,7 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
     private final int maxHeadBytes;
     private final long headTimeoutMillis;
     /** Runs out when a started head is not complete in time; {@code null} between heads; loop-confined. */
-    private io.conduit.concurrent.ScheduledFuture<?> headTimer;
+    private ScheduledFuture<?> headTimer;
     /** A {@link Rejection} was decoded: everything after it is discarded; loop-confined. */
     private boolean rejected;
     /** How many bytes after the reader index were searched for the end of the head already; loop-confined. */
@@ -100,8 +102,7 @@ final class HttpRequestDecoder extends ByteToMessageDecoder {
             if (in.readableBytes() > maxHeadBytes) {
                 reject(in, out, new Rejection(431, "the request head is longer than " + maxHeadBytes + " bytes"));
             } else if (in.isReadable() && headTimer == null) {
-                headTimer = ctx.executor().schedule(() -> headTimedOut(ctx), headTimeoutMillis,
-                        java.util.concurrent.TimeUnit.MILLISECONDS);
+                headTimer = ctx.executor().schedule(() -> headTimedOut(ctx), headTimeoutMillis, TimeUnit.MILLISECONDS);
             }
             return;
         }
