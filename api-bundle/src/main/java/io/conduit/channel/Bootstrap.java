@@ -177,9 +177,36 @@ public final class Bootstrap {
             throw new IllegalStateException("no handler set: call handler(ChannelHandler)");
         }
         Channel ch = transport.newChannel(channelType, group.next());
-        applyOptions(ch, options);
-        ch.pipeline().addLast(handler);
-        return ch;
+        return setUp(ch, c -> {
+            applyOptions(c, options);
+            c.pipeline().addLast(handler);
+        });
+    }
+
+    /**
+     * Runs the set-up of a channel that is not registered yet; when a step throws (an option the socket refuses, a
+     * handler already in another pipeline, a transport whose classes are gone), closes the channel's socket at once
+     * and rethrows, so a failed bind or connect leaves no descriptor open.
+     *
+     * @return {@code ch}
+     */
+    static <C extends Channel> C setUp(C ch, java.util.function.Consumer<C> steps) {
+        try {
+            steps.accept(ch);
+            return ch;
+        } catch (RuntimeException | Error e) {
+            closeUnregistered(ch);
+            throw e;
+        }
+    }
+
+    /** Closes {@code ch}, which was never registered, without its event loop (see {@link #setUp}). */
+    static void closeUnregistered(Channel ch) {
+        if (ch instanceof AbstractIoChannel io) {
+            io.closeUnregistered();
+        } else {
+            ch.close();
+        }
     }
 
     static void applyOptions(Channel ch, Map<ChannelOption<?>, Object> options) {

@@ -114,12 +114,13 @@ public final class ServerBootstrap {
         if (childHandler == null) {
             throw new IllegalStateException("no child handler set: call childHandler(ChannelHandler)");
         }
-        ServerChannel server = transport.newServerChannel(channelType, parentGroup.next());
-        Bootstrap.applyOptions(server, options);
-        if (handler != null) {
-            server.pipeline().addLast(handler);
-        }
-        server.pipeline().addLast("acceptor", new Acceptor(childGroup, new LinkedHashMap<>(childOptions), childHandler));
+        ServerChannel server = Bootstrap.setUp(transport.newServerChannel(channelType, parentGroup.next()), s -> {
+            Bootstrap.applyOptions(s, options);
+            if (handler != null) {
+                s.pipeline().addLast(handler);
+            }
+            s.pipeline().addLast("acceptor", new Acceptor(childGroup, new LinkedHashMap<>(childOptions), childHandler));
+        });
         Promise<Channel> result = server.eventLoop().newPromise();
         Bootstrap.register(server).addListener(reg -> {
             if (!reg.isSuccess()) {
@@ -173,7 +174,7 @@ public final class ServerBootstrap {
             } catch (Throwable t) {
                 System.getLogger(ServerBootstrap.class.getName()).log(System.Logger.Level.WARNING,
                         "setting up accepted channel " + child + " failed; closing it", t);
-                child.close();
+                Bootstrap.closeUnregistered(child); // register() starts nothing when it throws
             }
         }
     }

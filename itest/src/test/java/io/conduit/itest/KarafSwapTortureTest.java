@@ -52,7 +52,7 @@ import org.junit.jupiter.api.Timeout;
  * <p>Asserts: no connection refused, no byte corrupted, no exchange left hanging; no connection accepted on a loop the
  * server cannot name the transport of; with {@code tcp_migrate_req=1}, no exchange cut before the first update;
  * long-lived connections lost only when their transport went away; socket and event-poll descriptors of the Karaf
- * JVM back to their start value but for {@link #FD_LEAK_ALLOWANCE}; Conduit's threads back to their start value;
+ * JVM back to their start value; Conduit's threads back to their start value;
  * at most one epoll class loader reachable after GC; at most {@link #LOG_LINES_PER_CYCLE} Conduit log lines per
  * cycle, none with a stack trace, and no stack frame of Conduit's code in {@code karaf.log} (an event loop of a
  * withdrawn revision stops with one line naming the class that is gone). The figures are printed
@@ -66,8 +66,8 @@ class KarafSwapTortureTest {
     private static final int LONG_CLIENTS = 2;
     /** Most Conduit log lines a cycle may produce on average. */
     private static final int LOG_LINES_PER_CYCLE = 12;
-    /** Socket descriptors that may stay open in the Karaf JVM, as in {@link SwapTortureTest}. */
-    private static final int FD_LEAK_ALLOWANCE = 2;
+    /** Socket descriptors that may stay open in the Karaf JVM: none, as in {@link SwapTortureTest}. */
+    private static final int FD_LEAK_ALLOWANCE = 0;
     private static final int CHILD_SECONDS = 420;
     private static final Pattern EPOLL_SELECTED = Pattern.compile("(?m)^\\* epoll\\s+native\\s+\\d+\\s+yes");
     private static final Pattern EPOLL_BUNDLE_ID = Pattern.compile("(?m)^\\s*(\\d+)\\s*\\S\\s*Active\\b.*\\bio\\.conduit\\.epoll\\s*$");

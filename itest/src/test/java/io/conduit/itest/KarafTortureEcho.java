@@ -106,6 +106,7 @@ public final class KarafTortureEcho implements BundleActivator {
         if (server != null) {
             return "already started: port=" + ((InetSocketAddress) server.localAddress()).getPort();
         }
+        Descriptors.openJdkDescriptors();
         fdListBefore = Descriptors.list();
         fdsBefore = fdListBefore.size();
         threadsBefore = Thread.getAllStackTraces().size();

@@ -50,30 +50,6 @@ public abstract class AcceptBackoffTest extends AbstractTransportTest {
         }
     }
 
-    /** Waits (at most 5 s) until {@code /proc/self/fd} holds the same number of entries for 200 ms; no-op elsewhere. */
-    private static void awaitDescriptorsSettled() throws IOException, InterruptedException {
-        Path fds = Path.of("/proc/self/fd");
-        if (!java.nio.file.Files.isDirectory(fds)) {
-            return;
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        long count = countEntries(fds);
-        while (System.nanoTime() - deadline < 0) {
-            Thread.sleep(200);
-            long now = countEntries(fds);
-            if (now == count) {
-                return;
-            }
-            count = now;
-        }
-    }
-
-    private static long countEntries(Path dir) throws IOException {
-        try (java.util.stream.Stream<Path> s = java.nio.file.Files.list(dir)) {
-            return s.count();
-        }
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void acceptUnderEmfileKeepsTheServerOpenReportsOnceAndResumes(Combo combo) throws Exception {
@@ -103,7 +79,7 @@ public abstract class AcceptBackoffTest extends AbstractTransportTest {
             // The previous permutation's loops may still be closing their descriptors: one freed during the
             // pressure let an accept through and started a second burst (a loaded CI run). Wait until the count
             // of this process's descriptors holds still.
-            awaitDescriptorsSettled();
+            OpenDescriptors.settledCount();
             Path devNull = Path.of("/dev/null");
             try {
                 while (ballast.size() < MAX_DESCRIPTORS) {

@@ -150,6 +150,37 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
      * waiting on it — and {@code channelActive} comes after the listeners (as in Netty: a listener may still add
      * the handlers that should see it).
      */
+    /**
+     * A bind or connect whose set-up of the new channel fails before it is registered (here its handler is not
+     * {@code @Sharable} and is in another pipeline already) throws and closes that channel's socket: no descriptor
+     * stays open. In a swap torture test on JDK 25, the epoll bundle was refreshed while a new listener set its
+     * options; the error left one socket open, never bound, for the life of the JVM.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aChannelWhoseSetUpFailsBeforeRegistrationLeavesNoDescriptorOpen(Combo combo) throws Exception {
+        if (!runnable(combo)) {
+            return;
+        }
+        ChannelHandler notSharable = new ChannelHandler() { };
+        Channel server = bindServer(combo, ChannelType.TCP, loopback(), new Recorder(), b -> b.handler(notSharable));
+        try {
+            long before = OpenDescriptors.settledCount();
+            for (int i = 0; i < 10; i++) {
+                IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        IllegalArgumentException.class, () -> bindServer(combo, ChannelType.TCP, loopback(),
+                                new Recorder(), b -> b.handler(notSharable)));
+                assertTrue(e.getMessage().contains("not @Sharable"), e.getMessage());
+                org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> connectFuture(combo, ChannelType.TCP, server.localAddress(), notSharable, null));
+            }
+            assertEquals(before, OpenDescriptors.settledCount(),
+                    "open descriptors after 20 failed set-ups, before: " + before);
+        } finally {
+            closeAll(server);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void bindAndConnectCompleteOnAnActiveChannelBeforeChannelActive(Combo combo) throws Exception {

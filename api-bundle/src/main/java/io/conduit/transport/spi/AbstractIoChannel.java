@@ -544,6 +544,21 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
     }
 
+    /**
+     * Closes a channel that was never registered, on the calling thread, with no event loop and no event: for a
+     * bootstrap whose set-up of a new channel (its options, its handlers) failed before it was registered. Without
+     * it the socket stayed open for the life of the process, as nobody held the channel any more. An error while
+     * closing the socket is ignored, also when the transport's classes are gone.
+     *
+     * @throws IllegalStateException when the channel was registered (close it with {@link #close()})
+     */
+    public void closeUnregistered() {
+        if (registered) {
+            throw new IllegalStateException("channel " + id() + " is registered; close it with close()");
+        }
+        closeWithoutLoop();
+    }
+
     private void closeWithoutLoop() {
         open = false;
         try {
