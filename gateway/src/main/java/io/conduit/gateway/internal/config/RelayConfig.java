@@ -209,7 +209,8 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     }
 
     /**
-     * Parses {@code sni.routes}: {@code name=uri} pairs separated by commas and/or blanks.
+     * Parses {@code sni.routes}: {@code name=uri} pairs separated by commas and/or blanks; a name is exact or
+     * {@code *.} and a domain (one label, as {@code SniMapping} of {@code io.conduit.handler.ssl}).
      *
      * @return the routes by lower-case name, in configuration order; empty when the key is unset
      * @throws IllegalArgumentException naming the pair and what is wrong with it
@@ -227,9 +228,10 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         for (String pair : v.toString().strip().split("[,\\s]+")) {
             int eq = pair.indexOf('=');
             String name = eq > 0 ? pair.substring(0, eq).toLowerCase(java.util.Locale.ROOT) : "";
-            if (name.isEmpty() || eq == pair.length() - 1 || !name.matches("[a-z0-9._-]+")) {
+            if (name.isEmpty() || eq == pair.length() - 1 || !name.matches("(\\*\\.)?[a-z0-9_-][a-z0-9._-]*")) {
                 throw new IllegalArgumentException("'" + SNI_ROUTES_KEY + "' takes server-name=uri pairs separated by"
-                        + " commas, e.g. a.example=tcp://127.0.0.1:9001, b.example=unix:/run/b.sock; got '" + pair + "'");
+                        + " commas, a name exact or *.domain, e.g. a.example=tcp://127.0.0.1:9001,"
+                        + " *.b.example=unix:/run/b.sock; got '" + pair + "'");
             }
             GatewayUri to;
             try {

@@ -93,8 +93,24 @@ public final class SniRouteHandler implements ChannelHandler {
                 return;
             }
         }
-        GatewayUri to = name != null ? routes.getOrDefault(name, otherwise) : otherwise;
-        route(ctx, new Route(name, to));
+        route(ctx, new Route(name, upstreamFor(name)));
+    }
+
+    /**
+     * @param name the ClientHello's server name in lower case; null without one
+     * @return the route of the exact name, else of {@code *.} and the name's domain (one label: {@code *.example}
+     *         takes {@code a.example}, not {@code a.b.example}), else the relay's {@code upstream}
+     */
+    GatewayUri upstreamFor(String name) {
+        if (name == null) {
+            return otherwise;
+        }
+        GatewayUri to = routes.get(name);
+        int dot = name.indexOf('.');
+        if (to == null && dot > 0) {
+            to = routes.get("*" + name.substring(dot));
+        }
+        return to != null ? to : otherwise;
     }
 
     private void route(ChannelHandlerContext ctx, Route route) {

@@ -137,6 +137,18 @@ class SniRouteHandlerTest {
     }
 
     @Test
+    void aWildcardRouteTakesOneLabelAndAnExactNameWins() {
+        GatewayUri wild = GatewayUri.parse("tcp://127.0.0.1:9002");
+        SniRouteHandler h = new SniRouteHandler(Map.of("*.example", wild, "a.example", A), OTHERWISE,
+                new RateLimitedLog(System.getLogger("io.conduit.gateway"), System.Logger.Level.INFO));
+        assertEquals(A, h.upstreamFor("a.example"));
+        assertEquals(wild, h.upstreamFor("c.example"));
+        assertEquals(OTHERWISE, h.upstreamFor("c.d.example"), "a wildcard matches one label only");
+        assertEquals(OTHERWISE, h.upstreamFor("example"));
+        assertEquals(OTHERWISE, h.upstreamFor(null));
+    }
+
+    @Test
     void routesAreValidatedWhenTheConfigurationIsRead() {
         Map<String, Object> props = new java.util.HashMap<>(Map.of("listen", "tcp://127.0.0.1:8443", "upstream",
                 "tcp://127.0.0.1:9000", "sni.routes", "A.example=tcp://127.0.0.1:9001, b.example=unix:/run/b.sock",
@@ -146,8 +158,13 @@ class SniRouteHandlerTest {
         assertEquals(List.of(OTHERWISE, A, B), c.upstreams());
         props.put("sni.routes", "a.example=tls://127.0.0.1:9001");
         assertTrue(message(props).contains("a route leads to a tcp:// or unix: endpoint"), message(props));
-        props.put("sni.routes", "a.example");
-        assertTrue(message(props).contains("takes server-name=uri pairs"), message(props));
+        props.put("sni.routes", "*.Example=tcp://127.0.0.1:9001");
+        assertEquals(Map.of("*.example", A), RelayConfig.from(props).sniRoutes());
+        for (String bad : List.of("a.example", "a.*.example=tcp://127.0.0.1:9001", "*example=tcp://127.0.0.1:9001",
+                "*.=tcp://127.0.0.1:9001")) {
+            props.put("sni.routes", bad);
+            assertTrue(message(props).contains("takes server-name=uri pairs"), bad + ": " + message(props));
+        }
         props.put("sni.routes", "a.example=tcp://127.0.0.1:8443");
         assertTrue(message(props).contains("is this relay's own listen address"), message(props));
         props.put("sni.routes", "a.example=tcp://127.0.0.1:1 a.example=tcp://127.0.0.1:2");
