@@ -57,7 +57,7 @@ final class Banner {
         long deadline = start + TimeUnit.MILLISECONDS.toNanos(bannerTimeoutMillis);
         Startup s;
         while (true) {
-            s = new Startup(context, shell);
+            s = new Startup(context);
             if (s.pending(expected).isEmpty() || System.nanoTime() - deadline > 0) {
                 break;
             }
@@ -119,7 +119,7 @@ final class Banner {
             List<String> shown) {
         try {
             while ((context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
-                Startup s = new Startup(context, shell);
+                Startup s = new Startup(context);
                 if (s.pending(expected).isEmpty()) {
                     StringBuilder b = new StringBuilder();
                     if (!transportShown) {

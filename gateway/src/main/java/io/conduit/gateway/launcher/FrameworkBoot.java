@@ -33,8 +33,6 @@ final class FrameworkBoot {
 
     /** Start level of the gateway bundle; every other bundle stays on the framework's default, 1. */
     static final int APPLICATION_START_LEVEL = 2;
-    /** The interactive shell's bundle: not started with {@code --no-shell}. */
-    static final String JLINE_SHELL_BUNDLE = "org.apache.felix.gogo.jline";
     /**
      * The files of the configuration directory FileInstall reads ({@code felix.fileinstall.filter}, matched against
      * the whole file name): {@code *.cfg} and {@code *.config}, but not {@code io.conduit.gateway.echo.cfg} or
@@ -107,10 +105,12 @@ final class FrameworkBoot {
 
     /**
      * Installs every jar of {@code bundles} (in name order) and marks every bundle but fragments for start, the
-     * gateway bundle on {@link #APPLICATION_START_LEVEL}; without {@code shell} the jline shell bundle stays
-     * resolved. A bundle that cannot be installed or started is one line on standard error.
+     * gateway bundle on {@link #APPLICATION_START_LEVEL}. The jline shell bundle is not started here: the launcher
+     * starts it after the banner ({@link InteractiveShell#start}), so that the shell's first prompt follows the
+     * banner, and never with {@code --no-shell}. A bundle that cannot be installed or started is one line on standard
+     * error.
      */
-    static void installAndStart(BundleContext context, Path bundles, boolean shell) throws IOException {
+    static void installAndStart(BundleContext context, Path bundles) throws IOException {
         List<Bundle> installed = installBundles(context, bundles);
         // Bundles are marked for start before the framework starts, so they start while it is STARTING and
         // FrameworkEvent.STARTED follows them all (the API bundle defers "unknown transport" warnings until then).
@@ -129,8 +129,8 @@ final class FrameworkBoot {
             if (GatewayServices.GATEWAY_BUNDLE.equals(b.getSymbolicName())) {
                 b.adapt(BundleStartLevel.class).setStartLevel(APPLICATION_START_LEVEL);
             }
-            if (!shell && JLINE_SHELL_BUNDLE.equals(b.getSymbolicName())) {
-                continue; // the interactive shell needs a terminal; commands stay registered with the Gogo runtime
+            if (InteractiveShell.BUNDLE.equals(b.getSymbolicName())) {
+                continue; // started after the banner, or never; commands stay registered with the Gogo runtime
             }
             try {
                 b.start();
@@ -158,10 +158,14 @@ final class FrameworkBoot {
         return bundles;
     }
 
-    /** Stops the framework, if it runs, and waits for it at most 10 s; a failure is one line on standard error. */
+    /**
+     * Stops the framework, if it runs, and waits for it at most 10 s; first the interactive shell
+     * ({@link InteractiveShell#stop}). A failure is one line on standard error.
+     */
     static void stop(Framework framework) {
         try {
             if ((framework.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
+                InteractiveShell.stop(framework.getBundleContext());
                 framework.stop();
                 framework.waitForStop(10_000);
             }

@@ -30,8 +30,10 @@ import org.osgi.framework.launch.FrameworkFactory;
  *
  * <p>The parts: {@link Options} (command line and system properties), {@link HomeLock}, {@link FrameworkBoot}
  * (framework properties, bundles, start levels), {@link Banner} with {@link Startup} (what the framework's services
- * show), {@link LogFormat} (one line per log record), {@link TerminalSize}. The launcher reads the gateway bundle
- * through the service and property names of {@link io.conduit.gateway.services.GatewayServices} only.
+ * show), {@link InteractiveShell} (started after the banner, stopped before the framework) with
+ * {@link TerminationSignals}, {@link LogFormat} (one line per log record), {@link TerminalSize}. The launcher reads
+ * the gateway bundle through the service and property names of {@link io.conduit.gateway.services.GatewayServices}
+ * only.
  *
  * <p>Lives in the gateway jar, which is also a bundle: inside the framework this package is never loaded.
  */
@@ -152,15 +154,25 @@ public final class Main {
             restoreTerminal.run();
         }, "conduit-gateway-shutdown"));
         BundleContext context = framework.getBundleContext();
+        if (shell) {
+            // SIGTERM, SIGHUP: the shell first, while its terminal is as it reads it (InteractiveShell)
+            TerminationSignals.handle(signal -> InteractiveShell.stop(context));
+        }
         FrameworkBoot.registerExitService(context, status -> {
             exitStatus = status;
-            try {
-                framework.stop(); // returns at once; the framework stops on a thread of its own
-            } catch (BundleException e) {
-                System.err.println("conduit-gateway: stopping the framework failed: " + e.getMessage());
-            }
+            // called on a thread of the shell's exit command: the shell's session ends first (InteractiveShell),
+            // then the framework stops on a thread of its own; neither waits on the caller
+            Thread stop = new Thread(() -> {
+                InteractiveShell.stop(context);
+                try {
+                    framework.stop();
+                } catch (BundleException | IllegalStateException e) {
+                    System.err.println("conduit-gateway: stopping the framework failed: " + e.getMessage());
+                }
+            }, "conduit-gateway-exit");
+            stop.start();
         });
-        FrameworkBoot.installAndStart(context, home.resolve("bundles"), shell);
+        FrameworkBoot.installAndStart(context, home.resolve("bundles"));
         framework.start();
         boolean noTransport = new Banner(home, conf, shell, bannerTimeoutMillis, out).print(context);
         if (noTransport && !shell) {
@@ -170,6 +182,9 @@ public final class Main {
                     + "status " + EXIT_NO_TRANSPORT + " (fix what the banner names and start again)");
             FrameworkBoot.stop(framework);
             return EXIT_NO_TRANSPORT;
+        }
+        if (shell) {
+            InteractiveShell.start(context, System.err); // its first prompt follows the banner
         }
         try {
             framework.waitForStop(0);

@@ -20,8 +20,6 @@ import org.osgi.framework.startlevel.FrameworkStartLevel;
  */
 final class Startup {
 
-    /** Whether the shell runs: without it the jline shell bundle is not started, on purpose. */
-    private final boolean shell;
     final ServiceReference<?>[] statuses;
     final ServiceReference<?> network;
     final ServiceReference<?> noNetwork;
@@ -37,8 +35,7 @@ final class Startup {
     final List<Bundle> notActive = new ArrayList<>();
     final int startLevel;
 
-    Startup(BundleContext context, boolean shell) throws InvalidSyntaxException {
-        this.shell = shell;
+    Startup(BundleContext context) throws InvalidSyntaxException {
         // getAll…: the launcher's class path holds the gateway jar too, so its own copy of these interfaces
         // is not the bundle's, and the class-space filter of getServiceReferences would hide the services.
         statuses = orEmpty(context.getAllServiceReferences(GatewayServices.STATUS_SERVICE, null));
@@ -52,7 +49,8 @@ final class Startup {
                 gatewayUp = (b.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0;
             }
             boolean fragment = b.getHeaders().get(Constants.FRAGMENT_HOST) != null;
-            boolean notStartedOnPurpose = !shell && FrameworkBoot.JLINE_SHELL_BUNDLE.equals(b.getSymbolicName());
+            // started by the launcher after the banner, or never (--no-shell): see InteractiveShell
+            boolean notStartedOnPurpose = InteractiveShell.BUNDLE.equals(b.getSymbolicName());
             if (b.getState() != Bundle.ACTIVE && !fragment && !notStartedOnPurpose) {
                 notActive.add(b);
             }

@@ -37,6 +37,8 @@ final class PtyGateway implements AutoCloseable {
     private final Thread reader;
     /** Where the shell around the gateway writes {@code stty size} once the gateway ended. */
     private final Path sizeAfter;
+    /** Where the shell around the gateway writes {@code stty -g} before the gateway starts and after it ended. */
+    private final Path settings;
 
     /**
      * @param stty     {@code stty} arguments giving the pty its size, e.g. {@code rows 30 cols 100}
@@ -48,9 +50,11 @@ final class PtyGateway implements AutoCloseable {
         String gateway = GatewayProcess.distribution().resolve("bin/conduit-gateway").toString();
         sizeAfter = Files.createTempFile("conduit-pty-size", ".txt");
         Files.delete(sizeAfter); // written only once the gateway ended
+        settings = Files.createTempFile("conduit-pty-settings", ".txt");
         ProcessBuilder pb = new ProcessBuilder(scriptTool.toString(), "-qfec",
-                "trap : INT; stty " + stty + "; '" + gateway + "' --conf '" + conf + "'; rc=$?; stty size > '" + sizeAfter
-                        + ".part' && mv '" + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
+                "trap : INT; stty " + stty + "; stty -g > '" + settings + "'; '" + gateway + "' --conf '" + conf
+                        + "'; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter + ".part' && mv '"
+                        + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
                 .redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("TERM", "xterm");
@@ -106,20 +110,10 @@ final class PtyGateway implements AutoCloseable {
         awaitText("a prompt", t -> t.indexOf(PROMPT, from) >= 0);
     }
 
-    /**
-     * Waits for the banner's {@code Ready:} line and the first prompt. The shell may show its prompt before the
-     * launcher prints the banner (the banner waits for the configurations); then an empty line asks for a prompt
-     * after the banner, so that what follows starts at a prompt.
-     */
-    PtyGateway awaitFirstPrompt() throws IOException, InterruptedException {
+    /** Waits for the banner's {@code Ready:} line and the first prompt, which follows it. */
+    PtyGateway awaitFirstPrompt() throws InterruptedException {
         awaitText("the banner", t -> t.contains("Ready: "));
-        awaitText("the first prompt", t -> t.contains(PROMPT));
-        String t = text();
-        int ready = t.indexOf("Ready: ");
-        if (t.indexOf(PROMPT, ready) < 0) {
-            type("\r");
-            awaitPromptAfter(ready);
-        }
+        awaitText("the first prompt after the banner", t -> t.indexOf(PROMPT, t.indexOf("Ready: ")) >= 0);
         return this;
     }
 
@@ -145,12 +139,10 @@ final class PtyGateway implements AutoCloseable {
 
     /** @return the JVM's CPU time over {@code window} (the java process below script) */
     Duration cpuOver(Duration window) throws InterruptedException {
-        Optional<ProcessHandle> jvm = script.toHandle().descendants()
-                .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false)).findFirst();
-        assertTrue(jvm.isPresent(), "the gateway JVM runs below script(1)");
-        Duration before = jvm.get().info().totalCpuDuration().orElseThrow();
+        ProcessHandle jvm = jvm();
+        Duration before = jvm.info().totalCpuDuration().orElseThrow();
         Thread.sleep(window.toMillis());
-        return jvm.get().info().totalCpuDuration().orElseThrow().minus(before);
+        return jvm.info().totalCpuDuration().orElseThrow().minus(before);
     }
 
     /** @return the exit status of the gateway, once it and the shell around it ended (at most 30 s) */
@@ -168,6 +160,22 @@ final class PtyGateway implements AutoCloseable {
         return Files.exists(sizeAfter) ? Files.readString(sizeAfter).strip() : null;
     }
 
+    /**
+     * @return the pty's settings ({@code stty -g}) before the gateway started and, once it ended, after it; one
+     *         element while it runs
+     */
+    List<String> settings() throws IOException {
+        return Files.readAllLines(settings).stream().map(String::strip).filter(l -> !l.isEmpty()).toList();
+    }
+
+    /** @return the gateway's JVM (below script(1) and the shell around it) */
+    ProcessHandle jvm() {
+        Optional<ProcessHandle> jvm = script.toHandle().descendants()
+                .filter(p -> p.info().command().map(c -> c.endsWith("java")).orElse(false)).findFirst();
+        assertTrue(jvm.isPresent(), "the gateway JVM runs below script(1)");
+        return jvm.get();
+    }
+
     @Override
     public void close() throws InterruptedException, IOException {
         List<ProcessHandle> below = script.toHandle().descendants().toList();
@@ -182,5 +190,6 @@ final class PtyGateway implements AutoCloseable {
         }
         Files.deleteIfExists(sizeAfter);
         Files.deleteIfExists(Path.of(sizeAfter + ".part"));
+        Files.deleteIfExists(settings);
     }
 }

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * configuration directory so nothing listens: a 0x0 terminal gets a usable size, the shell does not spin, and
  * {@code exit 0} gives the terminal its old size back; a normal terminal is left alone; Ctrl-C at an empty prompt
  * prints how to stop the gateway, Ctrl-C after typing something does not; {@code exit N} stops the gateway with
- * status N and prints nothing else, and so does Gogo's {@code system:exit N}.
+ * status N and prints nothing else, and so does Gogo's {@code system:exit N}; the first prompt follows the banner;
+ * SIGTERM after typed commands ends the shell at once and gives the terminal its settings back.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ShellTerminalIT {
@@ -83,6 +84,61 @@ class ShellTerminalIT {
             String after = g.text().substring(typed);
             assertFalse(after.contains("Exception"), "no InterruptedException:\n" + after);
             assertEquals("30 100", g.sizeAfter(), g.text());
+        }
+    }
+
+    /**
+     * The shell starts after the banner, which waits for an echo configuration to report: with nothing typed, the
+     * last thing on the terminal is the prompt, and no prompt comes before the banner's {@code Ready:} line.
+     */
+    @Test
+    void theFirstPromptFollowsTheBanner() throws Exception {
+        Files.createDirectories(conf);
+        int port = Tools.freeTcpPort();
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-t.cfg"), "listen = tcp://127.0.0.1:" + port + "\n");
+        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf, null).awaitFirstPrompt()) {
+            assertTrue(g.text().contains("Ready: 1 endpoint(s) listening"), g.text());
+            Thread.sleep(500); // anything printed after the prompt would show now
+            String t = g.text();
+            int ready = t.indexOf("Ready: ");
+            assertFalse(t.substring(0, ready).contains(PtyGateway.PROMPT), "no prompt before the banner:\n" + t);
+            String afterPrompt = t.substring(t.lastIndexOf(PtyGateway.PROMPT) + PtyGateway.PROMPT.length());
+            // Gogo's right prompt, the time, is drawn on the prompt's line
+            assertTrue(afterPrompt.strip().matches("(\\d\\d:\\d\\d:\\d\\d)?"), "the prompt comes last:\n" + t);
+            g.type("exit 0\r");
+            assertEquals(0, g.awaitExit(), g.text());
+        }
+    }
+
+    /**
+     * SIGTERM after commands typed in the shell: the gateway ends at once with status 143, the shell's session ends
+     * without {@code FAILED TO STOP EXECUTOR}, and the terminal has its settings back.
+     */
+    @Test
+    void sigtermAfterTypedCommandsEndsTheShellAtOnceAndGivesTheTerminalItsSettingsBack() throws Exception {
+        Files.createDirectories(conf);
+        // endpoints to close make the framework's stop take a while: jline's own shutdown hook ran long before it
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-t.cfg"), "listen = tcp://127.0.0.1:"
+                + Tools.freeTcpPort() + ", udp://127.0.0.1:" + Tools.freeUdpPort() + "\n");
+        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf, null).awaitFirstPrompt()) {
+            assertTrue(g.run("conduit:transports").contains("nio"), g.text());
+            assertTrue(g.run("echo typed").contains("typed"), g.text());
+            g.run("lb");
+            Thread.sleep(1_000); // a user's pause: the shell sits in its line reader
+            int signalled = g.text().length();
+            long start = System.nanoTime();
+            assertTrue(g.jvm().destroy(), "SIGTERM sent");
+            int status = g.awaitExit();
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.println("gateway shell: SIGTERM after typed commands ended the gateway in " + millis + " ms");
+            assertEquals(143, status, g.text());
+            String after = g.text().substring(signalled);
+            assertFalse(after.contains("FAILED TO STOP"), g.text());
+            assertFalse(after.contains("Exception"), "no exception on the way out:\n" + after);
+            assertTrue(millis < 4_000, "ended in " + millis + " ms:\n" + g.text());
+            java.util.List<String> settings = g.settings();
+            assertEquals(2, settings.size(), settings.toString());
+            assertEquals(settings.get(0), settings.get(1), "the terminal's settings (stty -g) are back");
         }
     }
 

@@ -11,6 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -27,7 +29,9 @@ import io.conduit.handler.logging.RateLimitedLog;
  *       in use and logs one WARNING naming the file and what is wrong; it is tried again when the files change
  *       again.</li>
  *   <li><b>Expiry warning.</b> When this side's certificate expires within the warning period, one WARNING says
- *       when, per loaded context.</li>
+ *       when: once per certificate (subject and end of validity) while this class is loaded, however many sources
+ *       load it (an application that makes a source per configuration, and again on each change of it, warns
+ *       once). A renewed certificate that expires soon too is warned about again.</li>
  * </ul>
  *
  * <p>The check runs on the thread that calls {@link #current()} (an event loop making a handler): a few
@@ -42,6 +46,11 @@ public final class TlsContextSource {
     public static final Duration DEFAULT_EXPIRY_WARNING = Duration.ofDays(30);
 
     private static final System.Logger LOG = System.getLogger(TlsContextSource.class.getName());
+    /**
+     * The certificates warned about as expiring, as {@link #expiryKey}: each once while this class is loaded. A
+     * concurrent set; only grows, by one entry per certificate that was about to expire.
+     */
+    private static final Set<String> EXPIRY_WARNED = ConcurrentHashMap.newKeySet();
 
     private final TlsContext.Builder builder;
     private final List<Path> files;
@@ -53,7 +62,10 @@ public final class TlsContextSource {
     private volatile TlsContext context;
     /** The stamps of the files the context was built from, or that failed last; guarded by this (check). */
     private List<String> stamps;
-    /** Whether the context in use was warned about its expiry; guarded by this (check; set before publication). */
+    /**
+     * Whether the context in use had its expiry looked at and warned about (here or by another source, see
+     * {@link #EXPIRY_WARNED}); guarded by this (check; set before publication).
+     */
     private boolean expiryWarned;
     /** {@link #nanoClock} time of the next check; a caller that moves it forward does the check. */
     private final AtomicLong nextCheckNanos = new AtomicLong();
@@ -152,11 +164,19 @@ public final class TlsContextSource {
         Instant notAfter = cert.getNotAfter().toInstant();
         if (Instant.now().plus(expiryWarning).isAfter(notAfter)) {
             expiryWarned = true;
+            if (!EXPIRY_WARNED.add(expiryKey(cert))) {
+                return; // another source, or an earlier one of the same files, has warned about it
+            }
             long days = Duration.between(Instant.now(), notAfter).toDays();
             log.log(System.Logger.Level.WARNING, () -> "the certificate '" + cert.getSubjectX500Principal().getName()
                     + "' in " + files.get(0) + " expires on " + notAfter + " (in " + days + " days); renew it: the"
                     + " new files are used as soon as they are in place");
         }
+    }
+
+    /** @return what tells a certificate for {@link #EXPIRY_WARNED}: its subject and the end of its validity */
+    static String expiryKey(X509Certificate cert) {
+        return cert.getSubjectX500Principal().getName() + " until " + cert.getNotAfter().toInstant();
     }
 
     private static String describe(TlsContext c) {

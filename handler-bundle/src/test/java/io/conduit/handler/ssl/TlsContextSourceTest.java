@@ -141,4 +141,44 @@ class TlsContextSourceTest {
             assertEquals(List.of(), log.lines(), "10 days left, warned 5 days before: nothing yet");
         }
     }
+
+    @Test
+    void aCertificateIsWarnedAboutOnceHoweverManySourcesLoadIt() throws Exception {
+        Instant notBefore = Instant.now().minus(Duration.ofDays(80));
+        TestPki.Issued soon = pki.leaf(TestPki.ec(), true, notBefore,
+                Instant.now().plus(Duration.ofDays(12)).plus(Duration.ofHours(1)), "once.example");
+        Path chain = pki.chain("once.pem", soon);
+        Path key = pki.pkcs8("once.key", soon.keys().getPrivate(), null);
+        Path copies = Files.createDirectories(dir.resolve("once-copies"));
+        Path chainCopy = Files.copy(chain, copies.resolve("chain.pem"));
+        Path keyCopy = Files.copy(key, copies.resolve("key.pem"));
+        AtomicLong clock = new AtomicLong();
+        try (LogCapture log = new LogCapture(LOGGER)) {
+            List<TlsContextSource> sources = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) { // one configuration applied three times
+                sources.add(TlsContextSource.of(TlsContext.forServer(chain, key, null), INTERVAL, Duration.ofDays(30),
+                        clock::get, System.getLogger(LOGGER)));
+            }
+            // another configuration with copies of the same certificate
+            sources.add(TlsContextSource.of(TlsContext.forServer(chainCopy, keyCopy, null), INTERVAL,
+                    Duration.ofDays(30), clock::get, System.getLogger(LOGGER)));
+            clock.addAndGet(INTERVAL.toNanos());
+            sources.forEach(TlsContextSource::current);
+            List<String> lines = log.lines();
+            assertEquals(1, lines.size(), lines.toString());
+            assertTrue(lines.get(0).startsWith("the certificate 'CN=once.example' in " + chain + " expires on "),
+                    lines.get(0));
+        }
+        TestPki.Issued renewed = pki.leaf(TestPki.ec(), true, notBefore,
+                Instant.now().plus(Duration.ofDays(20)).plus(Duration.ofHours(1)), "once.example");
+        Path renewedChain = pki.chain("once-renewed.pem", renewed);
+        Path renewedKey = pki.pkcs8("once-renewed.key", renewed.keys().getPrivate(), null);
+        try (LogCapture log = new LogCapture(LOGGER)) {
+            TlsContextSource.of(TlsContext.forServer(renewedChain, renewedKey, null), INTERVAL, Duration.ofDays(30),
+                    clock::get, System.getLogger(LOGGER));
+            List<String> lines = log.lines();
+            assertEquals(1, lines.size(), "a certificate with the same subject but a new end is another one: " + lines);
+            assertTrue(lines.get(0).contains("(in 20 days)"), lines.get(0));
+        }
+    }
 }

@@ -16,6 +16,7 @@ import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
 import io.conduit.gateway.internal.metrics.TlsFailureCounter;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
+import io.conduit.gateway.internal.network.EarlierFailures;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
@@ -54,7 +55,7 @@ public final class EchoComponent {
     public EchoComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
         this.network = network;
         String name = GatewayConfig.name(props);
-        this.listeners = new Listeners("echo " + name);
+        this.listeners = new Listeners("echo " + name, EarlierFailures.GATEWAY);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "echo", listeners);
         if (ConfigurationFiles.reportsSingleton(context, EchoConfig.FACTORY_PID, props)) {
             return; // a file without '-<name>': ConfigurationFiles has said so

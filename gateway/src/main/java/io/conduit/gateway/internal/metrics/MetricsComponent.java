@@ -11,6 +11,7 @@ import io.conduit.gateway.internal.config.Configurations;
 import io.conduit.gateway.internal.config.GatewayConfig;
 import io.conduit.gateway.internal.config.MetricsConfig;
 import io.conduit.gateway.internal.config.StreamGuards;
+import io.conduit.gateway.internal.network.EarlierFailures;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
@@ -77,7 +78,7 @@ public final class MetricsComponent {
     public MetricsComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
         this.context = context;
         String name = GatewayConfig.name(props);
-        this.listeners = new Listeners("metrics " + name);
+        this.listeners = new Listeners("metrics " + name, EarlierFailures.GATEWAY);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "metrics", listeners);
         if (ConfigurationFiles.reportsFactory(context, props)) {
             return; // io.conduit.gateway.metrics-x.cfg: ConfigurationFiles has said so

@@ -23,8 +23,8 @@ import io.conduit.gateway.internal.network.Streams;
  *       reason ({@link Health});</li>
  *   <li>{@code HEAD} of either: the same status and header fields without the body; any other method on them: 405
  *       with {@code Allow: GET, HEAD};</li>
- *   <li>any other path: 404; a {@link HttpRequestDecoder.Rejection}: its status (400, 408, 431, 505), then the connection
- *       closes.</li>
+ *   <li>any other path: 404, naming the path as received ({@link #shownPath}); a
+ *       {@link HttpRequestDecoder.Rejection}: its status (400, 408, 431, 505), then the connection closes.</li>
  * </ul>
  *
  * <p>Every response has {@code Content-Length}, {@code Date} and {@code Cache-Control: no-store}. The connection stays
@@ -80,8 +80,8 @@ final class MetricsHttpHandler implements ChannelHandler {
         boolean head = r.method().equals("HEAD");
         boolean known = r.path().equals("/metrics") || r.path().equals("/health");
         if (!known) {
-            respond(ctx, 404, TEXT, "not found: " + r.path() + " (this endpoint serves /metrics and /health)\n", null,
-                    close, head);
+            respond(ctx, 404, TEXT, "not found: " + shownPath(r.path())
+                    + " (this endpoint serves /metrics and /health)\n", null, close, head);
         } else if (!head && !r.method().equals("GET")) {
             respond(ctx, 405, TEXT, "method " + r.method() + " is not allowed: use GET or HEAD\n", "Allow: GET, HEAD",
                     close, false);
@@ -91,6 +91,26 @@ final class MetricsHttpHandler implements ChannelHandler {
             Health h = health.get();
             respond(ctx, h.healthy() ? 200 : 503, TEXT, h.text(), null, close, head);
         }
+    }
+
+    /**
+     * @param path a request's path as the decoder read it: one {@code char} per byte received (ISO-8859-1)
+     * @return the path as the client sent it, with every byte outside printable ASCII percent-encoded: a raw UTF-8
+     *         {@code /m\u00e9trics} and {@code /m%C3%A9trics} both show as {@code /m%C3%A9trics}; a {@code %} received
+     *         stays one (never {@code %25}), so what the client escaped is escaped once
+     */
+    static String shownPath(String path) {
+        StringBuilder b = new StringBuilder(path.length());
+        for (int i = 0; i < path.length(); i++) {
+            char c = path.charAt(i);
+            if (c > ' ' && c < 0x7f) {
+                b.append(c);
+            } else {
+                b.append('%').append(Character.toUpperCase(Character.forDigit((c >> 4) & 0xf, 16)))
+                        .append(Character.toUpperCase(Character.forDigit(c & 0xf, 16)));
+            }
+        }
+        return b.toString();
     }
 
     /**

@@ -28,7 +28,9 @@ import io.conduit.gateway.internal.status.GatewayStatus;
  * {@value #IN_USE_RETRY_MILLIS} ms, and on every transport change, until it binds or this is closed: a gateway
  * restarted while its old process still holds the port listens once that process is gone. The problem is logged once,
  * not on every attempt; the bind that succeeds is one INFO line. An endpoint whose bind finds no transport selected
- * (the transport bundles or the API bundle stopped meanwhile) waits for the next transport change likewise.
+ * (the transport bundles or the API bundle stopped meanwhile) waits for the next transport change likewise. With an
+ * {@link EarlierFailures} record, an endpoint that listens at once where the component's previous instance (the one
+ * before its configuration changed) had a problem is one INFO line too.
  *
  * <p>Thread-safe: {@code bind}/{@code close} may be called from any thread; the lists are guarded by {@code this}.
  */
@@ -45,6 +47,8 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     static final long IN_USE_RETRY_MILLIS = 5_000;
 
     private final long inUseRetryMillis;
+    /** Where the previous instance of the component left its problems, and this one leaves its own; may be null. */
+    private final EarlierFailures earlier;
 
     private final String component;
     /** Bound listeners and channels, index for index with {@link #listening}; guarded by this. */
@@ -79,7 +83,17 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
 
     /** @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines */
     public Listeners(String component) {
-        this(component, IN_USE_RETRY_MILLIS);
+        this(component, IN_USE_RETRY_MILLIS, null);
+    }
+
+    /**
+     * @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines and the key of
+     *                  {@code earlier}
+     * @param earlier   what the previous instance of this component left failing, and where this one records its own
+     *                  problems when it closes
+     */
+    public Listeners(String component, EarlierFailures earlier) {
+        this(component, IN_USE_RETRY_MILLIS, earlier);
     }
 
     /**
@@ -87,8 +101,13 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
      * @param inUseRetryMillis how long an endpoint whose address is in use waits before it is bound again, in ms
      */
     public Listeners(String component, long inUseRetryMillis) {
+        this(component, inUseRetryMillis, null);
+    }
+
+    Listeners(String component, long inUseRetryMillis, EarlierFailures earlier) {
         this.component = component;
         this.inUseRetryMillis = inUseRetryMillis;
+        this.earlier = earlier;
     }
 
     /** @param onChange run (on any thread) when an endpoint that waited for a capable transport was bound or failed anew */
@@ -107,7 +126,8 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
      * @param describe  how a bound endpoint is shown (e.g. with {@code " -> upstream"})
      * @param network   tells about transport changes
      * @param binder    binds one endpoint
-     * @return completes (never exceptionally) after the last endpoint's outcome is recorded
+     * @return completes (never exceptionally) after the last endpoint's outcome is recorded (and, with an
+     *         {@link EarlierFailures} record, what listens now that did not before is logged)
      */
     public CompletableFuture<Void> bindAll(List<GatewayUri> endpoints, Function<String, String> describe, Network network,
             Binder binder) {
@@ -120,7 +140,26 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
         for (GatewayUri endpoint : endpoints) {
             all = all.thenCompose(v -> bindOne(endpoint, true));
         }
-        return all;
+        return all.thenRun(this::reportFixed);
+    }
+
+    /**
+     * When the previous instance of this component closed with a problem: one INFO line per endpoint that listens now
+     * and did not then. An endpoint still waiting (its address in use) says so itself once it binds.
+     */
+    private void reportFixed() {
+        java.util.Set<GatewayUri> before = earlier == null ? null : earlier.take(component);
+        if (before == null) {
+            return;
+        }
+        for (BoundEndpoint b : boundEndpoints()) {
+            String transport = b.bound().transportName();
+            if (transport != null && !before.contains(b.endpoint())) {
+                LOG.log(System.Logger.Level.INFO, component + ": listening on "
+                        + b.endpoint().describeBound(b.bound().localAddress()) + " now, on transport '" + transport
+                        + "' (it did not listen before the configuration changed)");
+            }
+        }
     }
 
     private CompletableFuture<Void> bindOne(GatewayUri endpoint, boolean first) {
@@ -453,8 +492,16 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
         return out;
     }
 
+    /**
+     * Closes every listener and channel; with an {@link EarlierFailures} record, first records whether this instance
+     * had a problem and what was listening.
+     */
     @Override
     public void close() {
+        if (earlier != null) {
+            java.util.Set<GatewayUri> listeningNow = new java.util.HashSet<>(transportsNow().keySet());
+            earlier.closed(component, !now().failures().isEmpty(), listeningNow);
+        }
         List<Network.Bound> toClose;
         synchronized (this) {
             closed = true;

@@ -16,6 +16,7 @@ import io.conduit.gateway.internal.metrics.DatagramTrafficHandler;
 import io.conduit.gateway.internal.metrics.EndpointCounters;
 import io.conduit.gateway.internal.metrics.TlsFailureCounter;
 import io.conduit.gateway.internal.metrics.TrafficHandler;
+import io.conduit.gateway.internal.network.EarlierFailures;
 import io.conduit.gateway.internal.network.Listeners;
 import io.conduit.gateway.internal.network.Network;
 import io.conduit.gateway.internal.status.ComponentStatus;
@@ -61,7 +62,7 @@ public final class RelayComponent {
     @Activate
     public RelayComponent(@Reference Network network, BundleContext context, Map<String, Object> props) {
         String name = GatewayConfig.name(props);
-        this.listeners = new Listeners("relay " + name);
+        this.listeners = new Listeners("relay " + name, EarlierFailures.GATEWAY);
         this.status = new ComponentStatus(name, GatewayConfig.pid(props), "relay", listeners);
         if (ConfigurationFiles.reportsSingleton(context, RelayConfig.FACTORY_PID, props)) {
             return; // a file without '-<name>': ConfigurationFiles has said so

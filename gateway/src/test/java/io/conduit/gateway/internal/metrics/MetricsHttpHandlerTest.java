@@ -108,6 +108,28 @@ class MetricsHttpHandlerTest {
     }
 
     @Test
+    void a404ShowsANonAsciiPathEscapedOnce() {
+        EmbeddedChannel ch = channel();
+        ch.writeInbound(ascii("GET /m%C3%A9trics?x=%C3 HTTP/1.1\r\nHost: a\r\n\r\n"));
+        String escaped = written(ch);
+        assertTrue(escaped.startsWith("HTTP/1.1 404 Not Found\r\n"), escaped);
+        assertEquals("not found: /m%C3%A9trics (this endpoint serves /metrics and /health)\n", body(escaped));
+        byte[] raw = "GET /m\u00e9trics HTTP/1.1\r\nHost: a\r\n\r\n".getBytes(StandardCharsets.UTF_8);
+        ch.writeInbound(BufferAllocator.unpooled().buffer(raw.length).writeBytes(raw));
+        String utf8 = written(ch);
+        assertEquals("not found: /m%C3%A9trics (this endpoint serves /metrics and /health)\n", body(utf8),
+                "raw UTF-8 bytes show as the escapes a client would have sent");
+        assertTrue(utf8.contains("\r\nContent-Length: " + body(utf8).length() + "\r\n"), utf8);
+        ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void shownPathEscapesEveryByteOutsidePrintableAscii() {
+        assertEquals("/a%20b/%FF%80~%", MetricsHttpHandler.shownPath("/a b/\u00ff\u0080~%"));
+        assertEquals("/metrics%25", MetricsHttpHandler.shownPath("/metrics%25"), "a received escape stays as it was");
+    }
+
+    @Test
     void connectionCloseAndHttp10AreAnsweredThenClosed() {
         EmbeddedChannel ch = channel();
         ch.writeInbound(ascii("GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"

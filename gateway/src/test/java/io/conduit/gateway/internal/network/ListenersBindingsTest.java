@@ -231,6 +231,57 @@ class ListenersBindingsTest {
         }
     }
 
+    /**
+     * A component whose configuration failed (a bind error, a bad configuration) and whose next instance, made for the
+     * changed configuration, listens: one INFO line per endpoint that listens now and did not before. A configuration
+     * change of a component that had no problem, or of one whose problem stays, logs nothing of the kind.
+     */
+    @Test
+    void aComponentThatFailedAndListensAfterItsConfigurationChangedSaysSoOnce() throws Exception {
+        EarlierFailures record = new EarlierFailures();
+        GatewayUri tcp = GatewayUri.parse("tcp://127.0.0.1:7007");
+        GatewayUri udp = GatewayUri.parse("udp://127.0.0.1:7007");
+        String fixed = "INFO echo fix: listening on tcp://127.0.0.1:7007 now, on transport 'nio' (it did not listen "
+                + "before the configuration changed)";
+        try (LogCapture log = new LogCapture()) {
+            try (Listeners failing = new Listeners("echo fix", 20, record)) {
+                failing.bindAll(List.of(tcp, udp), d -> d, new FakeNetwork(), endpoint -> endpoint.equals(tcp)
+                        ? CompletableFuture.failedFuture(new java.net.BindException("Permission denied"))
+                        : CompletableFuture.completedFuture(bound(new String[] {"nio"}))).get();
+            }
+            try (Listeners working = new Listeners("echo fix", 20, record)) {
+                working.bindAll(List.of(tcp, udp), d -> d, new FakeNetwork(),
+                        endpoint -> CompletableFuture.completedFuture(bound(new String[] {"nio"}))).get();
+                assertEquals(List.of("WARNING echo fix: cannot listen on tcp://127.0.0.1:7007: BindException: "
+                        + "Permission denied", fixed), log.messages(), "udp listened before: no line for it");
+            }
+            try (Listeners again = new Listeners("echo fix", 20, record)) {
+                again.bindAll(List.of(tcp), d -> d, new FakeNetwork(),
+                        endpoint -> CompletableFuture.completedFuture(bound(new String[] {"nio"}))).get();
+            }
+            assertEquals(2, log.messages().size(), "no problem before this change: " + log.messages());
+
+            Listeners bad = new Listeners("echo fix", 20, record);
+            bad.fail("bad configuration: 'listen' is missing");
+            bad.close();
+            try (Listeners stillBad = new Listeners("echo other", 20, record)) {
+                stillBad.fail("bad configuration: 'listen' is missing");
+            }
+            try (Listeners working = new Listeners("echo fix", 20, record)) {
+                working.bindAll(List.of(tcp), d -> d, new FakeNetwork(),
+                        endpoint -> CompletableFuture.completedFuture(bound(new String[] {"nio"}))).get();
+            }
+            List<String> lines = log.messages();
+            assertEquals(5, lines.size(), lines.toString());
+            assertEquals(fixed, lines.get(4), "after a bad configuration, fixed: " + lines);
+        }
+        try (LogCapture log = new LogCapture(); Listeners plain = new Listeners("echo other", 20)) {
+            plain.bindAll(List.of(tcp), d -> d, new FakeNetwork(),
+                    endpoint -> CompletableFuture.completedFuture(bound(new String[] {"nio"}))).get();
+            assertEquals(List.of(), log.messages(), "without a record, nothing is remembered");
+        }
+    }
+
     @Test
     void onlyABindExceptionSayingInUseCountsAsAnAddressInUse() {
         org.junit.jupiter.api.Assertions.assertTrue(Listeners.inUse(new java.util.concurrent.CompletionException(
