@@ -22,7 +22,7 @@ import com.tngtech.archunit.core.domain.JavaClasses;
  */
 final class PackageGraph {
 
-    /** A layer: an API package with its implementation package, or one leaf package. */
+    /** A layer: an API package with its implementation package, or a single package. */
     record Layer(String name, List<String> packages) {
     }
 
@@ -35,7 +35,8 @@ final class PackageGraph {
             new Layer("config", List.of("io.conduit.internal.config")),
             new Layer("metrics", List.of("io.conduit.metrics")),
             new Layer("concurrent", List.of("io.conduit.concurrent", "io.conduit.internal.concurrent")),
-            new Layer("buffer", List.of("io.conduit.buffer", "io.conduit.internal.buffer")));
+            new Layer("buffer", List.of("io.conduit.buffer", "io.conduit.internal.buffer")),
+            new Layer("platform metrics", List.of("io.conduit.internal.metrics")));
 
     /** How many class dependencies a message shows per package edge. */
     private static final int EVIDENCE_SHOWN = 5;

@@ -50,18 +50,14 @@ class PackageGraphTest {
             "channel -> transport.spi",
             "internal.channel -> channel",
             "internal.channel -> transport.spi",
-            "internal.metrics -> channel",
-            "internal.metrics -> transport.spi",
             "internal.transport -> channel",
             "internal.transport -> transport",
             "internal.transport -> transport.spi",
             "transport -> channel",
-            "transport -> internal.metrics",
             "transport -> internal.transport",
             "transport -> transport.spi",
             "transport.spi -> channel",
             "transport.spi -> internal.channel",
-            "transport.spi -> internal.metrics",
             "transport.spi -> transport");
 
     private static PackageGraph graph;
