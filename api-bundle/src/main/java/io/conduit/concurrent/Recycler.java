@@ -8,7 +8,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.conduit.internal.concurrent.LoopThread;
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 
 /**
  * A light-weight pool of hot objects (per-message tasks, write entries), one pool per event-loop thread.

@@ -2,7 +2,7 @@ package io.conduit.internal.buffer;
 
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 
 /**
  * Counts the direct memory a pooled allocator holds (whole chunks and huge buffers) against a cap.

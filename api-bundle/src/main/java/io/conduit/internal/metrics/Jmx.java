@@ -11,7 +11,7 @@ import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
 import javax.management.StandardMBean;
 
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 
 /**
  * Registers the metrics views on the platform MBean server, and only there. Every registration made is

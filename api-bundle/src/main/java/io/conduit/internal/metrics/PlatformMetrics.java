@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 
 import javax.management.ObjectName;
@@ -131,6 +133,16 @@ public final class PlatformMetrics {
         ENDPOINTS.remove(e);
         Jmx.unregister(e.objectName());
         e.objectName(null);
+    }
+
+    /**
+     * Sets where open channels are counted from. The channel core's list of open channels calls it once, when its
+     * class loads; before that no channel is open.
+     *
+     * @param openChannels visits each open channel with its transport name and event loop ({@code null} if none)
+     */
+    public static void openChannelSource(Consumer<BiConsumer<String, EventLoop>> openChannels) {
+        OpenChannelCounts.source(openChannels);
     }
 
     /** @return one transport's values now (JMX view) */

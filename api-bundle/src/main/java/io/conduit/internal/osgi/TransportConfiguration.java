@@ -8,7 +8,7 @@ import java.util.Hashtable;
 import java.util.List;
 import java.util.StringJoiner;
 
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.TransportSelection;
 import org.osgi.framework.BundleContext;

@@ -11,7 +11,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.jar.Manifest;
 
-import io.conduit.internal.PlatformInfo;
+import io.conduit.internal.config.ConduitProperties;
+import io.conduit.internal.config.PlatformInfo;
 import io.conduit.transport.Availability;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.spi.TransportProvider;

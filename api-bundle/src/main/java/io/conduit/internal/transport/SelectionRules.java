@@ -7,7 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.conduit.internal.PlatformInfo;
+import io.conduit.internal.config.ConduitProperties;
+import io.conduit.internal.config.PlatformInfo;
 import io.conduit.transport.Availability;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.TransportSelection.Candidate;

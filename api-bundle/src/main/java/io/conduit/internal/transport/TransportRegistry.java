@@ -16,6 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportChangeListener;
 import io.conduit.transport.TransportSelection;

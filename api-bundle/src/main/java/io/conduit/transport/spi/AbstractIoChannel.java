@@ -28,7 +28,6 @@ import io.conduit.internal.channel.OffLoopCloser;
 import io.conduit.internal.channel.OutboundBuffer;
 import io.conduit.internal.channel.RecvSizer;
 import io.conduit.internal.concurrent.DefaultPromise;
-import io.conduit.internal.concurrent.SingleThreadIoEventLoop;
 import io.conduit.internal.metrics.LoopCounters;
 import io.conduit.transport.ChannelType;
 

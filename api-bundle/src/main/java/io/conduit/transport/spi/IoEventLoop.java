@@ -1,7 +1,6 @@
 package io.conduit.transport.spi;
 
 import io.conduit.concurrent.EventLoop;
-import io.conduit.internal.concurrent.SingleThreadIoEventLoop;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**

@@ -17,7 +17,6 @@ import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.internal.concurrent.MultithreadEventLoopGroup;
 import io.conduit.internal.metrics.PlatformMetrics;
-import io.conduit.internal.concurrent.SingleThreadIoEventLoop;
 
 /**
  * The shared I/O event loop group for transports: {@code nThreads} {@link IoEventLoop}s, each driving one

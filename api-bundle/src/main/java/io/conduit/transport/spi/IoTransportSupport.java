@@ -3,7 +3,7 @@ package io.conduit.transport.spi;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.transport.ChannelType;
 
 import java.io.IOException;

@@ -15,7 +15,7 @@ import java.util.Objects;
 import java.util.jar.Manifest;
 import java.util.function.Consumer;
 
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 
 /**
  * Loads the JNI library of a native transport for a <em>host class</em> (the transport bundle's class that

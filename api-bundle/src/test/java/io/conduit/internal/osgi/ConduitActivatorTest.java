@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.internal.transport.RecordingLogger;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;

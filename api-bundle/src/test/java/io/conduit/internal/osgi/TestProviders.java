@@ -10,7 +10,7 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerChannel;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
-import io.conduit.internal.transport.ConduitProperties;
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
 import io.conduit.transport.ChannelType;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.transport.TransportSelection;
 import org.junit.jupiter.api.Test;
 

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.conduit.internal.config.ConduitProperties;
+import io.conduit.internal.config.ConduitPropertiesTest;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.TransportSelection.Outcome;
 import io.conduit.transport.TransportSelection.PreferenceSource;

@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.conduit.internal.config.ConduitProperties;
 import io.conduit.transport.Transport;
 import io.conduit.transport.TransportChangeListener;
 import io.conduit.transport.UnavailableTransportException;

@@ -1,4 +1,4 @@
-package io.conduit.internal;
+package io.conduit.internal.config;
 
 import java.lang.reflect.Method;
 import java.util.Locale;
@@ -6,7 +6,6 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
-import io.conduit.internal.transport.ConduitProperties;
 
 /**
  * Facts about the running JVM and OS that Conduit reports and decides on: the OSGi processor alias, the

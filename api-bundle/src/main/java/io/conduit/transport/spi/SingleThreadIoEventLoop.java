@@ -1,22 +1,21 @@
-package io.conduit.internal.concurrent;
+package io.conduit.transport.spi;
 
 import java.util.Objects;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import io.conduit.internal.concurrent.LoopThread;
+import io.conduit.internal.concurrent.ScheduledFutureTask;
+import io.conduit.internal.concurrent.SingleThreadEventExecutor;
 import io.conduit.internal.metrics.LoopCounters;
 import io.conduit.internal.metrics.PlatformMetrics;
-import io.conduit.transport.spi.IoEventLoop;
-import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoHandler;
-import io.conduit.transport.spi.IoHandlerContext;
-import io.conduit.transport.spi.IoHandlerFactory;
 
 /**
  * The loop behind {@link IoEventLoopGroup}; its javadoc states the round structure and threading contract.
+ * It lives beside the I/O SPI it drives, above the concurrency layer it extends.
  */
-public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements IoEventLoop {
+final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements IoEventLoop {
 
     private static final System.Logger LOG = System.getLogger(SingleThreadIoEventLoop.class.getName());
     /** Key of the {@link LoopThread} attachment that names the loop running on that thread. */
@@ -34,13 +33,13 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
     /** Written by this loop's thread only; see {@link LoopCounters} for how others read it. */
     private final LoopCounters counters;
 
-    public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
+    SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
             boolean busyWait, int maxTasksPerRun, String name) {
         this(parent, threadFactory, handlerFactory, busyWait, maxTasksPerRun, name, PlatformMetrics.UNNAMED);
     }
 
     /** @param transportName the transport whose metrics this loop adds to */
-    public SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
+    SingleThreadIoEventLoop(IoEventLoopGroup parent, ThreadFactory threadFactory, IoHandlerFactory handlerFactory,
             boolean busyWait, int maxTasksPerRun, String name, String transportName) {
         super(parent, threadFactory, name);
         this.parent = Objects.requireNonNull(parent, "parent");
@@ -53,12 +52,12 @@ public final class SingleThreadIoEventLoop extends SingleThreadEventExecutor imp
     }
 
     /** @return this loop's counters; the channel core adds to them on this loop's thread */
-    public LoopCounters counters() {
+    LoopCounters counters() {
         return counters;
     }
 
     /** @see IoEventLoop#current() */
-    public static IoEventLoop current() {
+    static IoEventLoop current() {
         LoopThread t = LoopThread.current();
         return t == null ? null : t.attachment(CURRENT_KEY, () -> null);
     }

@@ -1,4 +1,4 @@
-package io.conduit.internal.transport;
+package io.conduit.internal.config;
 
 import java.util.ArrayList;
 import java.util.Collections;

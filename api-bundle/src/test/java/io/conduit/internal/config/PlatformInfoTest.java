@@ -1,4 +1,4 @@
-package io.conduit.internal;
+package io.conduit.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.conduit.internal.PlatformInfo.UnsafeInfo;
-import io.conduit.internal.PlatformInfo.UnsafeStatus;
+import io.conduit.internal.config.PlatformInfo.UnsafeInfo;
+import io.conduit.internal.config.PlatformInfo.UnsafeStatus;
 import org.junit.jupiter.api.Test;
 
 class PlatformInfoTest {

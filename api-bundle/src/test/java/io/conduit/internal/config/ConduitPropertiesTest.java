@@ -1,4 +1,4 @@
-package io.conduit.internal.transport;
+package io.conduit.internal.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -18,10 +18,10 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /** The one rule every Conduit system property follows, and the documentation's tables of them. */
-class ConduitPropertiesTest {
+public class ConduitPropertiesTest {
 
     /** A malformed value of every property that has one, other than the preference (the selection parses that). */
-    static final Map<String, String> MALFORMED = Map.ofEntries(
+    public static final Map<String, String> MALFORMED = Map.ofEntries(
             Map.entry("conduit.transport.strict", "yes"),
             Map.entry("conduit.noNative", "maybe"),
             Map.entry("conduit.noUnsafe", "maybe"),
