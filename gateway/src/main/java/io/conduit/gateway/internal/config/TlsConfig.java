@@ -123,6 +123,15 @@ public record TlsConfig(TlsContextSource server, TlsContextSource upstream, Stri
         return "certificate " + c.getSubjectX500Principal().getName() + ", expires " + c.getNotAfter().toInstant();
     }
 
+    /**
+     * @return {@link #certificateSummary()} in parentheses after a blank, for a status line; {@code ""} without a TLS
+     *         listener. Read at each call: after the files were reloaded, the new certificate
+     */
+    public String certificateShown() {
+        String summary = certificateSummary();
+        return summary == null ? "" : " (" + summary + ")";
+    }
+
     private static TlsContextSource server(Map<String, ?> props, GatewayUri endpoint) {
         Path cert = path(props, "tls.cert");
         Path key = path(props, "tls.key");

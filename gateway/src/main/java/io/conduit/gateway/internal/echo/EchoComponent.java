@@ -75,9 +75,10 @@ public final class EchoComponent {
         metrics = m;
         m.register(context);
         listeners.onChange(status::update);
-        String certificate = config.tls().certificateSummary();
-        listeners.bindAll(config.listen(), bound -> certificate != null && bound.startsWith("tls:")
-                ? bound + " (" + certificate + ")" : bound, network, endpoint -> endpoint.kind().isStream()
+        // the certificate as the listener serves it now: after a reload, the new one
+        listeners.bindAll(config.listen(), bound -> bound.startsWith("tls:")
+                ? bound + config.tls().certificateShown() : bound, network,
+                endpoint -> endpoint.kind().isStream()
                 ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name,
                         endpoint.tls() ? config.tls().server() : null, echo, m.endpoint(endpoint)))
                 : this.network.bindDatagram(endpoint, udp -> datagramHandler(echo, m.endpoint(endpoint))))

@@ -53,7 +53,10 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     private final String component;
     /** Bound listeners and channels, index for index with {@link #listening}; guarded by this. */
     private final List<Network.Bound> channels = new ArrayList<>();
-    /** Bound endpoints as shown to users; guarded by this. */
+    /**
+     * Bound endpoints' addresses ({@link GatewayUri#describeBound}), shown to users through {@link #describe} when
+     * read, so what it adds (e.g. a certificate that was reloaded) is current; guarded by this.
+     */
     private final List<String> listening = new ArrayList<>();
     /** The endpoint of each of {@link #channels}, index for index; guarded by this. */
     private final List<GatewayUri> endpointsBound = new ArrayList<>();
@@ -173,10 +176,8 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
             }
         }
         Binder b;
-        Function<String, String> d;
         synchronized (this) {
             b = binder;
-            d = describe;
         }
         CompletionStage<Network.Bound> f;
         try {
@@ -185,7 +186,7 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
             }
             f = b.bind(endpoint);
         } catch (Exception | LinkageError e) {
-            outcome(endpoint, null, null, e, first);
+            outcome(endpoint, null, e, first);
             done.complete(null);
             return done;
         }
@@ -193,7 +194,7 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
             try {
                 Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
                         ? failure.getCause() : failure;
-                outcome(endpoint, ch, d, cause, first);
+                outcome(endpoint, ch, cause, first);
             } finally {
                 done.complete(null);
             }
@@ -236,8 +237,7 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     }
 
     /** Records the outcome of one bind (or retry) of {@code endpoint}: bound ({@code ch}) or {@code failure}. */
-    private void outcome(GatewayUri endpoint, Network.Bound ch, Function<String, String> shown, Throwable failure,
-            boolean first) {
+    private void outcome(GatewayUri endpoint, Network.Bound ch, Throwable failure, boolean first) {
         boolean keep = false;
         boolean again = false;
         boolean schedule = false;
@@ -261,7 +261,7 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
                     }
                     channels.add(at, ch);
                     endpointsBound.add(at, endpoint);
-                    listening.add(at, shown.apply(endpoint.describeBound(ch.localAddress())));
+                    listening.add(at, endpoint.describeBound(ch.localAddress()));
                 }
             } else {
                 boolean inUse = inUse(failure);
@@ -412,9 +412,19 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
         }
     }
 
+    /** @return each endpoint listening now, as {@code describe} of {@link #bindAll} shows it at this moment */
     @Override
-    public synchronized List<String> listening() {
-        return Collections.unmodifiableList(new ArrayList<>(listening));
+    public List<String> listening() {
+        List<String> addresses;
+        Function<String, String> d;
+        synchronized (this) {
+            addresses = new ArrayList<>(listening);
+            d = describe;
+        }
+        if (d != null) {
+            addresses.replaceAll(d::apply); // outside the lock: what it shows may read files (a reloaded certificate)
+        }
+        return Collections.unmodifiableList(addresses);
     }
 
     /**
@@ -484,10 +494,18 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     private record BoundEndpoint(GatewayUri endpoint, String shown, Network.Bound bound) {
     }
 
-    private synchronized List<BoundEndpoint> boundEndpoints() {
-        List<BoundEndpoint> out = new ArrayList<>(channels.size());
-        for (int i = 0; i < channels.size(); i++) {
-            out.add(new BoundEndpoint(endpointsBound.get(i), listening.get(i), channels.get(i)));
+    private List<BoundEndpoint> boundEndpoints() {
+        List<BoundEndpoint> out;
+        Function<String, String> d;
+        synchronized (this) {
+            out = new ArrayList<>(channels.size());
+            for (int i = 0; i < channels.size(); i++) {
+                out.add(new BoundEndpoint(endpointsBound.get(i), listening.get(i), channels.get(i)));
+            }
+            d = describe;
+        }
+        if (d != null) {
+            out.replaceAll(b -> new BoundEndpoint(b.endpoint(), d.apply(b.shown()), b.bound()));
         }
         return out;
     }

@@ -86,11 +86,12 @@ public final class RelayComponent {
         m.register(context);
         listeners.onChange(status::update);
         ConnectionLimit limit = config.guards().newLimit("relay " + name);
-        String certificate = config.tls().certificateSummary();
-        String shown = (certificate == null ? "" : " (" + certificate + ")") + (config.routesBySni() ? " (by SNI: "
-                + config.sniRoutes().entrySet().stream().map(e -> e.getKey() + " -> " + e.getValue())
-                        .collect(java.util.stream.Collectors.joining(", ")) + ")" : "");
-        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream() + shown, network,
+        String routes = config.routesBySni() ? " (by SNI: " + config.sniRoutes().entrySet().stream()
+                .map(e -> e.getKey() + " -> " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")) + ")"
+                : "";
+        // the certificate as the listener serves it now: after a reload, the new one
+        listeners.bindAll(List.of(config.listen()), bound -> bound + " -> " + config.upstream()
+                + config.tls().certificateShown() + routes, network,
                 endpoint -> {
             EndpointCounters counters = m.endpoint(endpoint);
             TlsFailureCounter tlsFailures = new TlsFailureCounter(counters, EndpointCounters.Side.CLIENT);

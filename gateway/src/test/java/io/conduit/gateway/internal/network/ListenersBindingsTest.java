@@ -38,6 +38,24 @@ class ListenersBindingsTest {
     }
 
     /**
+     * What the component adds to an endpoint (here: its certificate) is asked for whenever the endpoint is shown, so a
+     * certificate reloaded after the bind is the one shown ({@code conduit:gateway} showed the one of bind time).
+     */
+    @Test
+    void whatAnEndpointIsShownWithIsReadWhenItIsShown() throws Exception {
+        String[] certificate = {"certificate CN=old"};
+        try (Listeners listeners = new Listeners("echo test")) {
+            listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:7007")), d -> d + " (" + certificate[0] + ")",
+                    new FakeNetwork(), endpoint -> CompletableFuture.completedFuture(bound(new String[] {"epoll"})))
+                    .get();
+            assertEquals(List.of("tcp://127.0.0.1:7007 (certificate CN=old)"), listeners.listening());
+            certificate[0] = "certificate CN=renewed";
+            assertEquals(List.of("tcp://127.0.0.1:7007 (certificate CN=renewed)"), listeners.listening());
+            assertEquals(List.of("tcp://127.0.0.1:7007 (certificate CN=renewed) [epoll]"), listeners.bindings());
+        }
+    }
+
+    /**
      * An endpoint whose transport went away (e.g. every transport bundle stopped) is a problem with the reason its
      * {@link Network.Bound#problem()} gives, and no longer a binding; the others stay listening. Once it has a
      * transport again it is listening again.
