@@ -222,13 +222,27 @@ public abstract class TlsTest extends AbstractTransportTest {
         if (!runnable(combo)) {
             return;
         }
+        boolean oneByteReads = combo.allocator() == AllocatorKind.ONE_BYTE_READS;
+        // 64 MiB; 128 KiB when every read is one byte
+        transferByteExact(combo, oneByteReads ? 64 * 1024 : 1 << 20, oneByteReads ? 2 : 64);
+    }
+
+    /** 1 GiB through TLS, SHA-256 equal on both sides; once per transport (client and server alike, pooled). */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void oneGibibyteArrivesByteExact(Combo combo) throws Exception {
+        if (!runnable(combo) || combo.server() != combo.client() || combo.allocator() != AllocatorKind.POOLED) {
+            return;
+        }
+        transferByteExact(combo, 1 << 20, 1024);
+    }
+
+    /** Writes {@code chunks} random chunks of {@code chunk} bytes to a TLS server, which digests what it decrypts. */
+    private void transferByteExact(Combo combo, int chunk, int chunks) throws Exception {
         BlockingQueue<Seen> accepted = new LinkedBlockingQueue<>();
         Channel listener = tlsServer(combo, accepted, false);
         Channel ch = tlsClient(combo, listener, client().build(), new Seen(false, false), true);
         try {
-            boolean oneByteReads = combo.allocator() == AllocatorKind.ONE_BYTE_READS;
-            int chunk = oneByteReads ? 64 * 1024 : 1 << 20;
-            int chunks = oneByteReads ? 2 : 64;   // 64 MiB; 128 KiB when every read is one byte
             MessageDigest sent = MessageDigest.getInstance("SHA-256");
             Random random = new Random(11);
             byte[] bytes = new byte[chunk];
