@@ -11,12 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
 cd "$root"
 
+# shellcheck source=lib.sh
+. "$here/lib.sh"
+
 # 10,000 idle connections need as many descriptors in the load generator and in the server.
-want=65536
-if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt "$want" ]; then
-  ulimit -Hn "$want" 2>/dev/null || true
-  ulimit -n "$want" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-fi
+raise_open_files 65536
 if [ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -lt 10100 ]; then
   echo "run.sh: the open-file limit is $(ulimit -n); the idle-connection step needs more than 10,100 (raise it, or pass -Dbench.idleConnections=1000)" >&2
 fi
@@ -27,20 +26,6 @@ if [ "${BENCH_SKIP_BUILD:-false}" != true ]; then
     || mvn -B -q -pl benchmarks -am package -DskipTests -DskipSecondJdk=true
 fi
 
-# The newest JDK under /usr/lib/jvm (by the JAVA_VERSION of its release file) runs the servers.
-newest_jdk() {
-  local best="" best_feature=0 dir version feature
-  for dir in /usr/lib/jvm/*/; do
-    dir=${dir%/}
-    [ -L "$dir" ] && continue
-    [ -x "$dir/bin/java" ] && [ -f "$dir/release" ] || continue
-    version=$(sed -n 's/^JAVA_VERSION="\(.*\)"/\1/p' "$dir/release")
-    feature=${version%%[.+-]*}
-    [ "$feature" = 1 ] && feature=$(echo "$version" | cut -d. -f2)
-    if [ -n "$feature" ] && [ "$feature" -gt "$best_feature" ]; then best=$dir; best_feature=$feature; fi
-  done
-  echo "${best:-${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}}"
-}
 jdk=${BENCH_JDK:-$(newest_jdk)}
 
 driver=""

@@ -542,7 +542,7 @@ public final class LoadBenchmark {
         double v = value.get();
         boolean ok = atLeast ? v >= limit : v <= limit;
         // Ratios with three decimals, so that a 0.9995 that misses a 1.0 target does not print as "1.00".
-        String shown = unit.equals("×") ? String.format(Locale.ROOT, "%.3f", v) : format(v);
+        String shown = unit.equals("×") ? String.format(Locale.ROOT, "%.3f", v) : Figures.format(v);
         return what + ": " + shown + unit + (ok ? " MET" : " MISSED");
     }
 
@@ -555,10 +555,10 @@ public final class LoadBenchmark {
             return "–";
         }
         if (name.equals(BASELINE) || !withRatio) {
-            return format(m.get());
+            return Figures.format(m.get());
         }
-        return ratio(name, metric).map(r -> format(m.get()) + String.format(Locale.ROOT, " (%.2f×)", r))
-                .orElse(format(m.get()));
+        return ratio(name, metric).map(r -> Figures.format(m.get()) + String.format(Locale.ROOT, " (%.2f×)", r))
+                .orElse(Figures.format(m.get()));
     }
 
     private Optional<Double> median(String name, String metric) {
@@ -602,22 +602,9 @@ public final class LoadBenchmark {
         return Optional.of(sorted.size() % 2 == 1 ? sorted.get(mid) : (sorted.get(mid - 1) + sorted.get(mid)) / 2);
     }
 
-    private static String format(double v) {
-        double a = Math.abs(v);
-        if (a >= 1000) {
-            return String.format(Locale.ROOT, "%,.0f", v);
-        }
-        if (a >= 100) {
-            return String.format(Locale.ROOT, "%.0f", v);
-        }
-        if (a >= 10) {
-            return String.format(Locale.ROOT, "%.1f", v);
-        }
-        return String.format(Locale.ROOT, "%.2f", v);
-    }
 
     private static String summary(Map<String, Double> metrics) {
-        return metrics.entrySet().stream().map(e -> e.getKey() + "=" + format(e.getValue()))
+        return metrics.entrySet().stream().map(e -> e.getKey() + "=" + Figures.format(e.getValue()))
                 .collect(Collectors.joining(" "));
     }
 
