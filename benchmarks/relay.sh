@@ -404,9 +404,8 @@ if [ "$strace_requests" -gt 0 ]; then
     pid=${proxy_pid[$c]:-}
     [ -n "$pid" ] && [ -z "${broken[$c]:-}" ] || continue
     echo "strace: $c"
-    attach=()
-    for task in /proc/"$pid"/task/*; do attach+=(-p "${task##*/}"); done
-    strace -c -f -o "$out/strace-$c.txt" "${attach[@]}" 2>>"$out/strace.log" &
+    # -p with a process id attaches every thread of that process ("attached with N threads"), -f the later ones.
+    strace -c -f -o "$out/strace-$c.txt" -p "$pid" 2>>"$out/strace.log" &
     tracer=$!
     started+=("$tracer")
     sleep 1
