@@ -25,7 +25,9 @@ import java.util.function.Predicate;
  * SIGINT to the whole foreground process group, that shell included, and a non-interactive dash that is waiting
  * for a command dies of it (exit 130) even though the gateway caught the signal; bash does not. The shell therefore
  * catches SIGINT with a no-op trap ({@code trap : INT}): a caught signal is reset to its default in the gateway by
- * exec(2), so the JVM and the shell's own Ctrl-C handling are unchanged.
+ * exec(2), so the JVM and the shell's own Ctrl-C handling are unchanged. A signal that is ignored when a shell starts
+ * cannot be trapped, and the gateway would inherit it ignored (a build started with {@code &} from a script ignores
+ * SIGINT): script(1) therefore runs under {@code env --default-signal=INT}.
  */
 final class PtyGateway implements AutoCloseable {
 
@@ -51,7 +53,7 @@ final class PtyGateway implements AutoCloseable {
         sizeAfter = Files.createTempFile("conduit-pty-size", ".txt");
         Files.delete(sizeAfter); // written only once the gateway ended
         settings = Files.createTempFile("conduit-pty-settings", ".txt");
-        ProcessBuilder pb = new ProcessBuilder(scriptTool.toString(), "-qfec",
+        ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=INT", scriptTool.toString(), "-qfec",
                 "trap : INT; stty " + stty + "; stty -g > '" + settings + "'; '" + gateway + "' --conf '" + conf
                         + "'; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter + ".part' && mv '"
                         + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
