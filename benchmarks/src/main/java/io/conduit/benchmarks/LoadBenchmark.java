@@ -367,6 +367,7 @@ public final class LoadBenchmark {
      * which measures them).
      */
     private Step measure(long pid, String mode, int port, int n, int bytes, String clientCpus) throws Exception {
+        settle(pid);
         Map<String, String> r;
         long[] before;
         long[] ioBefore;
@@ -443,6 +444,27 @@ public final class LoadBenchmark {
             Thread.sleep(200);
         }
     }
+
+    /**
+     * Waits (at most {@value #SETTLE_MAX_MILLIS} ms) until the server used at most 2 clock ticks of CPU in
+     * {@value #SETTLE_WINDOW_MILLIS} ms, so that work left over from the previous step (for example reading what
+     * reset streaming connections had sent) is not counted in the next one.
+     */
+    private static void settle(long pid) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MAX_MILLIS);
+        long[] last = cpuTicks(pid);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(SETTLE_WINDOW_MILLIS);
+            long[] now = cpuTicks(pid);
+            if ((now[0] + now[1]) - (last[0] + last[1]) <= 2) {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    private static final int SETTLE_WINDOW_MILLIS = 200;
+    private static final int SETTLE_MAX_MILLIS = 5000;
 
     /** An unmeasured step: with the TLS client when the server speaks TLS, else with the load generator. */
     private void warmUp(String mode, int port, int n, int millis, int bytes) throws Exception {
