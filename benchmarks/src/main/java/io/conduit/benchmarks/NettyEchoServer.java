@@ -188,7 +188,8 @@ public final class NettyEchoServer implements EchoServer.Implementation {
     public String detail() {
         return "netty " + (epoll ? "epoll" : "nio") + " directBufferPreferred=" + PlatformDependent.directBufferPreferred()
                 + " noCleaner=" + PlatformDependent.useDirectBufferNoCleaner()
-                + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT));
+                + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT))
+                + (pipeline == EchoServer.Pipeline.TLS_OPENSSL ? " " + OpenSsl.versionString() : "");
     }
 
     @Override
