@@ -640,10 +640,11 @@ public final class LoadBenchmark {
         w.println("Placements: " + placements.stream().map(LoadBenchmark::describe).collect(Collectors.joining("; "))
                 + ".");
         w.println();
+        String pairs = contenders.stream()
+                .filter(c -> !c.baseline().equals(c.name()) && results.containsKey(c.baseline()))
+                .map(c -> c.name() + " against " + c.baseline()).collect(Collectors.joining(", "));
         w.println("Cells: median over rounds (median of same-round ratios against the contender's baseline: "
-                + contenders.stream().filter(c -> !c.baseline().equals(c.name()) && results.containsKey(c.baseline()))
-                        .map(c -> c.name() + " against " + c.baseline()).collect(Collectors.joining(", "))
-                + "). \"of which I/O thread(s)\": the user CPU of the server's threads named " + EchoServer.IO_THREAD_PREFIX
+                + (pairs.isEmpty() ? "none in this run" : pairs) + "). \"of which I/O thread(s)\": the user CPU of the server's threads named " + EchoServer.IO_THREAD_PREFIX
                 + "-… alone (the rest is the JVM's JIT compiler, GC and other threads).");
         w.println();
         StringBuilder header = new StringBuilder("| metric |");
