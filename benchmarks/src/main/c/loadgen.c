@@ -7,6 +7,12 @@
  *   loadgen stream HOST PORT CONNECTIONS MILLIS CHUNK_BYTES
  *       Every connection writes CHUNK_BYTES blocks as fast as the socket accepts them and reads what the echo
  *       server sends back; the result counts the bytes read back.
+ *   loadgen pingpong|stream HOST PORT CONNECTIONS MILLIS BYTES framed
+ *       The same over length-field frames (4-byte big-endian length, then that many bytes): a ping-pong message is
+ *       one frame of BYTES bytes, header included, written in two write(2) calls (the first FRAMED_SPLIT bytes, then
+ *       the rest) so that it reaches the server split across reads; a stream block of BYTES bytes holds whole
+ *       frames of FRAME_BYTES bytes and a short write resumes where it stopped, so the stream stays framed.
+ *       The echo of a frame is the same bytes, so the counting is unchanged.
  *   loadgen idle HOST PORT CONNECTIONS
  *       Opens CONNECTIONS connections, prints "CONNECTED n", then holds them, silent, until standard input
  *       reaches end of file; closes them with an RST (SO_LINGER 0) so no TIME_WAIT state is left behind.
@@ -156,8 +162,22 @@ static void close_with_reset(int fd) {
     close(fd);
 }
 
+/* Framed mode: the first write(2) of a ping-pong frame, and the frame size in stream blocks. */
+#define FRAMED_SPLIT 7
+#define FRAME_BYTES 64
+
+/* Fills buf with length-field frames of frame_bytes each (4-byte big-endian length frame_bytes - 4, then fill). */
+static void fill_frames(char *buf, int total_bytes, int frame_bytes, char fill) {
+    memset(buf, fill, (size_t) total_bytes);
+    for (int at = 0; at + frame_bytes <= total_bytes; at += frame_bytes) {
+        uint32_t length = htonl((uint32_t) (frame_bytes - 4));
+        memcpy(buf + at, &length, 4);
+    }
+}
+
 typedef struct {
     int fd;
+    uint32_t write_offset; /* framed stream: where in the block the next write starts */
     uint32_t received;   /* bytes of the current reply read so far (ping-pong) */
     uint64_t sent_at_ns; /* when the current message was written (ping-pong) */
 } connection;
@@ -168,11 +188,27 @@ static int epoll_add(int epfd, int fd, uint32_t events, uint32_t index) {
 }
 
 /* ---- modes ---- */
-static int run_pingpong(const struct sockaddr_in *address, int count, long millis, int message_bytes) {
+/* Writes one ping-pong message: in one write(2), or framed in two; 0 when all of it was written. */
+static int send_message(int fd, const char *message, int message_bytes, int framed) {
+    if (!framed) {
+        return write(fd, message, (size_t) message_bytes) == message_bytes ? 0 : -1;
+    }
+    if (write(fd, message, FRAMED_SPLIT) != FRAMED_SPLIT) {
+        return -1;
+    }
+    return write(fd, message + FRAMED_SPLIT, (size_t) (message_bytes - FRAMED_SPLIT))
+            == message_bytes - FRAMED_SPLIT ? 0 : -1;
+}
+
+static int run_pingpong(const struct sockaddr_in *address, int count, long millis, int message_bytes, int framed) {
     connection *conns = calloc((size_t) count, sizeof *conns);
     char *message = malloc((size_t) message_bytes);
     char *scratch = malloc(65536);
-    memset(message, 'x', (size_t) message_bytes);
+    if (framed) {
+        fill_frames(message, message_bytes, message_bytes, 'x');
+    } else {
+        memset(message, 'x', (size_t) message_bytes);
+    }
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) {
         die("epoll_create1");
@@ -189,7 +225,7 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
     uint64_t errors = 0;
     for (int i = 0; i < count; i++) {
         conns[i].sent_at_ns = now_ns();
-        if (write(conns[i].fd, message, (size_t) message_bytes) != message_bytes) {
+        if (send_message(conns[i].fd, message, message_bytes, framed) != 0) {
             die("write of the first message");
         }
     }
@@ -220,7 +256,7 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
                 record(now - c->sent_at_ns);
                 if (now < deadline && c->received == 0) {
                     c->sent_at_ns = now_ns();
-                    if (write(c->fd, message, (size_t) message_bytes) != message_bytes) {
+                    if (send_message(c->fd, message, message_bytes, framed) != 0) {
                         errors++; /* a 64-byte write into an empty socket buffer does not come up short */
                     }
                 }
@@ -229,9 +265,9 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
     }
     uint64_t elapsed = now - start;
     uint64_t cpu = cpu_ns() - cpu_start;
-    printf("RESULT mode=pingpong connections=%d elapsed_ns=%llu cpu_ns=%llu ops=%llu p50_ns=%llu p90_ns=%llu "
+    printf("RESULT mode=pingpong framed=%d connections=%d elapsed_ns=%llu cpu_ns=%llu ops=%llu p50_ns=%llu p90_ns=%llu "
            "p99_ns=%llu p999_ns=%llu max_ns=%llu errors=%llu\n",
-           count, (unsigned long long) elapsed, (unsigned long long) cpu, (unsigned long long) histogram_total,
+           framed, count, (unsigned long long) elapsed, (unsigned long long) cpu, (unsigned long long) histogram_total,
            (unsigned long long) percentile(50), (unsigned long long) percentile(90),
            (unsigned long long) percentile(99), (unsigned long long) percentile(99.9),
            (unsigned long long) histogram_max, (unsigned long long) errors);
@@ -241,11 +277,15 @@ static int run_pingpong(const struct sockaddr_in *address, int count, long milli
     return errors == 0 ? 0 : 4;
 }
 
-static int run_stream(const struct sockaddr_in *address, int count, long millis, int chunk_bytes) {
+static int run_stream(const struct sockaddr_in *address, int count, long millis, int chunk_bytes, int framed) {
     connection *conns = calloc((size_t) count, sizeof *conns);
     char *chunk = malloc((size_t) chunk_bytes);
     char *scratch = malloc(262144);
-    memset(chunk, 'y', (size_t) chunk_bytes);
+    if (framed) {
+        fill_frames(chunk, chunk_bytes, FRAME_BYTES, 'y');
+    } else {
+        memset(chunk, 'y', (size_t) chunk_bytes);
+    }
     int epfd = epoll_create1(EPOLL_CLOEXEC);
     if (epfd < 0) {
         die("epoll_create1");
@@ -290,9 +330,12 @@ static int run_stream(const struct sockaddr_in *address, int count, long millis,
                 }
             }
             if (events[e].events & EPOLLOUT) {
-                ssize_t n = write(c->fd, chunk, (size_t) chunk_bytes);
+                /* Unframed, every write starts a new block; framed, a short write resumes where it stopped. */
+                uint32_t from = framed ? c->write_offset : 0;
+                ssize_t n = write(c->fd, chunk + from, (size_t) chunk_bytes - from);
                 if (n > 0) {
                     written += (uint64_t) n;
+                    c->write_offset = (uint32_t) ((from + (uint64_t) n) % (uint64_t) chunk_bytes);
                 } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
                     die("write");
                 }
@@ -302,7 +345,8 @@ static int run_stream(const struct sockaddr_in *address, int count, long millis,
     }
     uint64_t elapsed = now - start;
     uint64_t cpu = cpu_ns() - cpu_start;
-    printf("RESULT mode=stream connections=%d elapsed_ns=%llu cpu_ns=%llu bytes=%llu written=%llu errors=0\n", count,
+    printf("RESULT mode=stream framed=%d connections=%d elapsed_ns=%llu cpu_ns=%llu bytes=%llu written=%llu errors=0\n",
+           framed, count,
            (unsigned long long) elapsed, (unsigned long long) cpu, (unsigned long long) read_back,
            (unsigned long long) written);
     for (int i = 0; i < count; i++) {
@@ -331,7 +375,7 @@ static int run_idle(const struct sockaddr_in *address, int count) {
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: loadgen pingpong|stream HOST PORT CONNECTIONS MILLIS BYTES | loadgen idle HOST PORT CONNECTIONS\n");
+        fprintf(stderr, "usage: loadgen pingpong|stream HOST PORT CONNECTIONS MILLIS BYTES [framed] | loadgen idle HOST PORT CONNECTIONS\n");
         return 1;
     }
     struct sockaddr_in address = {.sin_family = AF_INET};
@@ -344,17 +388,26 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "idle") == 0) {
         return run_idle(&address, count);
     }
-    if (argc != 7) {
-        fprintf(stderr, "loadgen: %s needs HOST PORT CONNECTIONS MILLIS BYTES\n", argv[1]);
+    if (argc != 7 && !(argc == 8 && strcmp(argv[7], "framed") == 0)) {
+        fprintf(stderr, "loadgen: %s needs HOST PORT CONNECTIONS MILLIS BYTES [framed]\n", argv[1]);
         return 1;
     }
     long millis = parse_long(argv[5], "MILLIS", 1, 3600000);
     int bytes = (int) parse_long(argv[6], "BYTES", 1, 1 << 24);
+    int framed = argc == 8;
     if (strcmp(argv[1], "pingpong") == 0) {
-        return run_pingpong(&address, count, millis, bytes);
+        if (framed && bytes <= FRAMED_SPLIT) {
+            fprintf(stderr, "loadgen: a framed ping-pong message needs more than %d bytes, got %d\n", FRAMED_SPLIT, bytes);
+            return 1;
+        }
+        return run_pingpong(&address, count, millis, bytes, framed);
     }
     if (strcmp(argv[1], "stream") == 0) {
-        return run_stream(&address, count, millis, bytes);
+        if (framed && bytes % FRAME_BYTES != 0) {
+            fprintf(stderr, "loadgen: a framed stream block must be a multiple of %d bytes, got %d\n", FRAME_BYTES, bytes);
+            return 1;
+        }
+        return run_stream(&address, count, millis, bytes, framed);
     }
     fprintf(stderr, "loadgen: unknown mode '%s' (pingpong, stream, idle)\n", argv[1]);
     return 1;

@@ -4,10 +4,14 @@ import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelConfig;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventExecutors;
 import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.handler.codec.LengthFieldBasedFrameDecoder;
+import io.conduit.handler.codec.LengthFieldPrepender;
+import io.conduit.handler.ssl.TlsContext;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 
@@ -18,7 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The Conduit side: an echo server on the named transport ({@code epoll} or {@code nio}, looked up with
  * {@link Transports#get}), {@code TCP_NODELAY} on accepted channels, a backlog of 4096, the default (pooled)
- * allocator. Conduit never uses {@code sun.misc.Unsafe}.
+ * allocator. Conduit never uses {@code sun.misc.Unsafe}. With {@link EchoServer.Pipeline#FRAMED} the handler bundle's
+ * length-field decoder and prepender sit before the echo; with {@link EchoServer.Pipeline#TLS} its
+ * {@code TlsHandler} (TLS 1.3, JDK {@code SSLEngine}).
  */
 public final class ConduitEchoServer implements EchoServer.Implementation {
 
@@ -29,6 +35,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
     static final boolean BACK_PRESSURE = Boolean.parseBoolean(System.getProperty("bench.conduit.backPressure", "true"));
 
     private final String transportName;
+    private final EchoServer.Pipeline pipeline;
     private final AtomicInteger active = new AtomicInteger();
     private EventLoopGroup group;  // written once by start, before any other call
     private Channel listener;      // written once by start, before any other call
@@ -36,7 +43,19 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
 
     /** @param transportName {@code epoll} or {@code nio} */
     public ConduitEchoServer(String transportName) {
+        this(transportName, EchoServer.Pipeline.PLAIN);
+    }
+
+    /**
+     * @param transportName {@code epoll} or {@code nio}
+     * @param pipeline      what sits before the echo handler ({@code TLS_OPENSSL} is Netty's only)
+     */
+    public ConduitEchoServer(String transportName, EchoServer.Pipeline pipeline) {
+        if (pipeline == EchoServer.Pipeline.TLS_OPENSSL) {
+            throw new IllegalArgumentException("Conduit's TLS is the JDK's SSLEngine: no OpenSSL pipeline");
+        }
         this.transportName = transportName;
+        this.pipeline = pipeline;
     }
 
     /**
@@ -104,11 +123,39 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
     @Override
     public int start(int threads) throws Exception {
         transport = Transports.get(transportName);
+        Echo echo = new Echo(active, BACK_PRESSURE);
+        ChannelHandler child;
+        switch (pipeline) {
+            case FRAMED: {
+                LengthFieldPrepender prepender = new LengthFieldPrepender(4); // sharable
+                child = new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(EchoServer.MAX_FRAME_BYTES, 0, 4, 0, 4),
+                                prepender, echo);
+                    }
+                };
+                break;
+            }
+            case TLS: {
+                TlsContext tls = TlsContext.forServer(EchoServer.tlsKeyStore(), EchoServer.tlsPassword())
+                        .protocols("TLSv1.3").build();
+                child = new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(tls.newServerHandler(), echo);
+                    }
+                };
+                break;
+            }
+            default:
+                child = echo;
+        }
         group = transport.newEventLoopGroup(threads, EventExecutors.newThreadFactory(EchoServer.IO_THREAD_PREFIX));
         listener = new ServerBootstrap().transport(transport).group(group)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new Echo(active, BACK_PRESSURE))
+                .childHandler(child)
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -130,7 +177,8 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
 
     @Override
     public String detail() {
-        return "conduit " + transport.name() + " native=" + transport.isNative() + " backPressure=" + BACK_PRESSURE;
+        return "conduit " + transport.name() + " native=" + transport.isNative() + " backPressure=" + BACK_PRESSURE
+                + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT));
     }
 
     @Override

@@ -9,7 +9,8 @@ import java.util.Locale;
 
 /**
  * Entry point of one benchmark echo server JVM: {@code EchoServer KIND} with KIND one of {@code conduit-epoll},
- * {@code conduit-nio}, {@code netty-epoll}, {@code netty-nio}.
+ * {@code conduit-nio}, {@code netty-epoll}, {@code netty-nio}, each optionally followed by {@code -framed} or
+ * {@code -tls} (see {@link Pipeline}), or {@code netty-epoll-tls-openssl}.
  *
  * <p>Protocol with the driver ({@link LoadBenchmark}), one line each, on standard output:
  * <ul>
@@ -58,7 +59,7 @@ public final class EchoServer {
 
     public static void main(String[] args) throws Exception {
         if (args.length != 1) {
-            System.err.println("usage: EchoServer conduit-epoll|conduit-nio|netty-epoll|netty-nio");
+            System.err.println("usage: EchoServer (conduit|netty)-(epoll|nio)[-framed|-tls|-tls-openssl]");
             System.exit(1);
         }
         int threads = Integer.getInteger("bench.serverThreads", 1);
@@ -104,28 +105,21 @@ public final class EchoServer {
     }
 
     static Implementation create(String kind) throws Exception {
+        String k = kind.toLowerCase(Locale.ROOT);
         String className;
-        String transport;
-        switch (kind.toLowerCase(Locale.ROOT)) {
-            case "conduit-epoll":
-                className = "io.conduit.benchmarks.ConduitEchoServer";
-                transport = "epoll";
-                break;
-            case "conduit-nio":
-                className = "io.conduit.benchmarks.ConduitEchoServer";
-                transport = "nio";
-                break;
-            case "netty-epoll":
-                className = "io.conduit.benchmarks.NettyEchoServer";
-                transport = "epoll";
-                break;
-            case "netty-nio":
-                className = "io.conduit.benchmarks.NettyEchoServer";
-                transport = "nio";
-                break;
-            default:
-                throw new IllegalArgumentException("unknown server kind '" + kind
-                        + "': use conduit-epoll, conduit-nio, netty-epoll or netty-nio");
+        if (k.startsWith("conduit-")) {
+            className = "io.conduit.benchmarks.ConduitEchoServer";
+        } else if (k.startsWith("netty-")) {
+            className = "io.conduit.benchmarks.NettyEchoServer";
+        } else {
+            throw unknown(kind);
+        }
+        String[] parts = k.substring(k.indexOf('-') + 1).split("-", 2);
+        String transport = parts[0];
+        Pipeline pipeline = Pipeline.of(parts.length > 1 ? parts[1] : "plain");
+        if (pipeline == null || !(transport.equals("epoll") || transport.equals("nio"))
+                || (pipeline == Pipeline.TLS_OPENSSL && !className.endsWith("NettyEchoServer"))) {
+            throw unknown(kind);
         }
         Class<?> type;
         try {
@@ -133,6 +127,51 @@ public final class EchoServer {
         } catch (ClassNotFoundException e) {
             throw new IllegalStateException(className + " is not built in this version of the benchmarks", e);
         }
-        return (Implementation) type.getConstructor(String.class).newInstance(transport);
+        return (Implementation) type.getConstructor(String.class, Pipeline.class).newInstance(transport, pipeline);
     }
+
+    private static IllegalArgumentException unknown(String kind) {
+        return new IllegalArgumentException("unknown server kind '" + kind + "': use (conduit|netty)-(epoll|nio), "
+                + "optionally followed by -framed or -tls, or netty-(epoll|nio)-tls-openssl");
+    }
+
+    /**
+     * What the server's pipeline does around the echo. {@code FRAMED}: a length-field frame decoder (4-byte
+     * big-endian length, {@value #MAX_FRAME_BYTES}-byte maximum, header stripped) and the matching prepender, the
+     * echo handler sees one message per frame. {@code TLS}: TLS 1.3 on the JDK's {@code SSLEngine} with the
+     * PKCS#12 key store named by {@code -Dbench.tls.keyStore} (password {@code -Dbench.tls.password});
+     * {@code TLS_OPENSSL}: the same with Netty's OpenSSL provider (netty-tcnative).
+     */
+    public enum Pipeline {
+        PLAIN, FRAMED, TLS, TLS_OPENSSL;
+
+        static Pipeline of(String suffix) {
+            switch (suffix) {
+                case "plain": return PLAIN;
+                case "framed": return FRAMED;
+                case "tls": return TLS;
+                case "tls-openssl": return TLS_OPENSSL;
+                default: return null;
+            }
+        }
+    }
+
+    /** Longest frame the framed pipelines accept, header included. */
+    static final int MAX_FRAME_BYTES = 1 << 20;
+
+    /** The TLS pipelines' PKCS#12 key store ({@code -Dbench.tls.keyStore}); fails when it is not set. */
+    static java.nio.file.Path tlsKeyStore() {
+        String path = System.getProperty("bench.tls.keyStore");
+        if (path == null || path.isEmpty()) {
+            throw new IllegalStateException("a TLS server needs -Dbench.tls.keyStore=<PKCS#12 file>");
+        }
+        return java.nio.file.Paths.get(path);
+    }
+
+    /** The key store's password ({@code -Dbench.tls.password}, default {@value #DEFAULT_TLS_PASSWORD}). */
+    static char[] tlsPassword() {
+        return System.getProperty("bench.tls.password", DEFAULT_TLS_PASSWORD).toCharArray();
+    }
+
+    static final String DEFAULT_TLS_PASSWORD = "conduit-bench";
 }

@@ -32,13 +32,23 @@ import java.util.stream.Stream;
  * The load benchmark driver: starts one echo server JVM ({@link EchoServer}) per contender and round, drives it
  * with the native load generator ({@code src/main/c/loadgen.c}), samples the server's CPU time from
  * {@code /proc/<pid>/stat} around every measured step, and prints a table of medians over the rounds with
- * same-round ratios against Netty epoll (stock).
+ * same-round ratios against each contender's baseline: Netty epoll (stock) for the plain echo servers,
+ * {@code netty-epoll-framed} for the length-field framed ones, {@code netty-epoll-tls} (SslHandler, JDK provider) for
+ * the TLS ones.
+ *
+ * <p>Optional contenders, run only when named in {@code bench.contenders}: {@code conduit-epoll-nometrics};
+ * {@code conduit-epoll-framed} and {@code netty-epoll-framed} (the load generator then sends length-field frames,
+ * each ping-pong message written in two parts, see {@code loadgen.c}); {@code conduit-epoll-tls},
+ * {@code netty-epoll-tls} and {@code netty-epoll-tls-openssl} (TLS 1.3 with an ECDSA P-256 certificate made for the
+ * run with the servers' {@code keytool}; the load comes from {@link TlsLoadClient} in its own JVM, and a further step
+ * measures full handshakes per second with {@code bench.handshakeConnections} (default "16") concurrent
+ * connect-handshake-close loops; the idle-connection step is skipped for them).
  *
  * <p>Settings are system properties (all optional): {@code bench.rounds} (3), {@code bench.durationMillis} per
  * measured step (4000), {@code bench.warmupMillis} (2000), {@code bench.connections} ("1,16,256"),
  * {@code bench.streamConnections} ("1,16"), {@code bench.messageBytes} (64), {@code bench.chunkBytes} (65536),
  * {@code bench.idleConnections} (10000; 0 skips the step), {@code bench.contenders} (comma list, default all but
- * {@code conduit-epoll-nometrics}, which runs only when named),
+ * the optional ones above),
  * {@code bench.serverThreads} (1), {@code bench.serverJvmArgs} (extra JVM options of every server, separated by
  * spaces, e.g. {@code -Dbench.conduit.backPressure=false}), {@code bench.jdk} (Java home for the servers, default the newest JDK under
  * {@code /usr/lib/jvm}), {@code bench.classpath} (the servers' class path, default this JVM's),
@@ -54,9 +64,30 @@ public final class LoadBenchmark {
     static final String BASELINE = "netty-epoll";
     private static final double NO_VALUE = Double.NaN;
 
-    /** One server configuration: a kind understood by {@link EchoServer} plus extra JVM flags. */
-    record Contender(String name, String kind, List<String> jvmFlags, String note) {
+    /**
+     * One server configuration: a kind understood by {@link EchoServer} plus extra JVM flags.
+     *
+     * @param baseline the contender its ratios are taken against (itself for a baseline)
+     */
+    record Contender(String name, String kind, List<String> jvmFlags, String note, String baseline) {
+
+        Contender(String name, String kind, List<String> jvmFlags, String note) {
+            this(name, kind, jvmFlags, note, BASELINE);
+        }
+
+        /** Whether the load generator sends length-field frames to this server. */
+        boolean framed() {
+            return kind.endsWith("-framed");
+        }
+
+        /** Whether this server speaks TLS (then {@link TlsLoadClient} is the load). */
+        boolean tls() {
+            return kind.contains("-tls");
+        }
     }
+
+    static final String FRAMED_BASELINE = "netty-epoll-framed";
+    static final String TLS_BASELINE = "netty-epoll-tls";
 
     /**
      * Where the server and the load generator may run during the measured steps ({@code bench.placements}).
@@ -96,6 +127,7 @@ public final class LoadBenchmark {
     private final int messageBytes = Integer.getInteger("bench.messageBytes", 64);
     private final int chunkBytes = Integer.getInteger("bench.chunkBytes", 65536);
     private final int idleConnections = Integer.getInteger("bench.idleConnections", 10000);
+    private final int[] handshakeConnections = ints(System.getProperty("bench.handshakeConnections", "16"));
     private final int serverThreads = Integer.getInteger("bench.serverThreads", 1);
     private final List<Placement> placements = placements(System.getProperty("bench.placements", "free,shared"));
     private final Path javaHome;
@@ -112,6 +144,12 @@ public final class LoadBenchmark {
     /** Why a contender could not run, or what it reported about itself; main thread only. */
     private final Map<String, String> notes = new LinkedHashMap<>();
     private final Map<String, Boolean> unavailable = new HashMap<>();
+    /** Name -> the contender its ratios are taken against; main thread only. */
+    private final Map<String, String> baselines = new HashMap<>();
+    /** Whether any contender of the run speaks TLS (the handshake rows); main thread only. */
+    private boolean anyTls;
+    /** The PKCS#12 key store of the TLS servers, made once per run; main thread only. */
+    private Path tlsKeyStore;
     /** /proc/loadavg when the run started: other work on the machine skews every number; main thread only. */
     private String loadBefore = "";
 
@@ -144,8 +182,15 @@ public final class LoadBenchmark {
                 new Contender("netty-nio-unsafe", "netty-nio", concat(common, unsafe), String.join(" ", unsafe)));
         // Only when named in bench.contenders: conduit-epoll with the loops' counting off (docs/metrics.md), to
         // measure what the metrics cost against conduit-epoll in the same run.
+        // The framed (issue 16) and TLS (issue 17) echo servers, each against its own Netty baseline.
         List<Contender> optional = List.of(new Contender("conduit-epoll-nometrics", "conduit-epoll",
-                concat(common, List.of("-Dconduit.metrics=false")), "-Dconduit.metrics=false"));
+                        concat(common, List.of("-Dconduit.metrics=false")), "-Dconduit.metrics=false"),
+                new Contender("conduit-epoll-framed", "conduit-epoll-framed", common, "", FRAMED_BASELINE),
+                new Contender(FRAMED_BASELINE, "netty-epoll-framed", common, "stock", FRAMED_BASELINE),
+                new Contender("conduit-epoll-tls", "conduit-epoll-tls", common, "", TLS_BASELINE),
+                new Contender(TLS_BASELINE, "netty-epoll-tls", common, "SslHandler, JDK provider", TLS_BASELINE),
+                new Contender("netty-epoll-tls-openssl", "netty-epoll-tls-openssl", common,
+                        "SslHandler, OpenSSL provider (netty-tcnative-boringssl-static)", TLS_BASELINE));
         String wanted = System.getProperty("bench.contenders", "");
         if (wanted.isBlank()) {
             return all;
@@ -171,6 +216,11 @@ public final class LoadBenchmark {
         List<Contender> contenders = contenders();
         for (Contender c : contenders) {
             results.put(c.name(), new ArrayList<>());
+            baselines.put(c.name(), c.baseline());
+            anyTls |= c.tls();
+        }
+        if (anyTls) {
+            tlsKeyStore = makeKeyStore();
         }
         long started = System.nanoTime();
         loadBefore = loadAverage();
@@ -209,6 +259,9 @@ public final class LoadBenchmark {
         command.add(javaHome.resolve("bin/java").toString());
         command.addAll(c.jvmFlags());
         command.add("-Dbench.serverThreads=" + serverThreads);
+        if (c.tls()) {
+            command.add("-Dbench.tls.keyStore=" + tlsKeyStore.toAbsolutePath());
+        }
         for (String flag : System.getProperty("bench.serverJvmArgs", "").trim().split("\\s+")) {
             if (!flag.isEmpty()) {
                 command.add(flag);
@@ -221,7 +274,11 @@ public final class LoadBenchmark {
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve(c.name() + ".log").toFile()));
         Process server = start(builder);
+        framed = c.framed();
         try {
+            if (c.tls()) {
+                tlsClient = startTlsClient();
+            }
             LineReader lines = new LineReader(server);
             String ready = lines.next(60_000);
             if (ready == null || !ready.startsWith("READY ")) {
@@ -239,8 +296,11 @@ public final class LoadBenchmark {
             long pid = server.pid();
 
             // Warm-up: JIT, pools and caches, not measured.
-            runLoad("pingpong", port, 16, warmupMillis, messageBytes);
-            runLoad("stream", port, 16, Math.max(warmupMillis / 2, 1), chunkBytes);
+            warmUp("pingpong", port, 16, warmupMillis, messageBytes);
+            warmUp("stream", port, 16, Math.max(warmupMillis / 2, 1), chunkBytes);
+            if (tlsClient != null) {
+                warmUp("handshake", port, 16, Math.max(warmupMillis / 2, 1), 0);
+            }
 
             for (Placement placement : placements) {
                 pin(pid, placement.serverCpus());
@@ -262,13 +322,24 @@ public final class LoadBenchmark {
                     metrics.put(k + "mbps", megabytes / step.seconds());
                     step.putCpu(metrics, k, "MB", megabytes);
                 }
+                for (int n : tlsClient != null ? handshakeConnections : new int[0]) {
+                    Step step = measure(pid, "handshake", port, n, 0, placement.clientCpus());
+                    double handshakes = Double.parseDouble(step.result().get("ops"));
+                    String k = p + "hs" + n + ".";
+                    metrics.put(k + "hsps", handshakes / step.seconds());
+                    step.putCpu(metrics, k, "Hs", handshakes);
+                }
             }
             pin(pid, null);
-            if (idleConnections > 0) {
+            if (idleConnections > 0 && !c.tls()) { // plain connections to a TLS server end at its handshake timeout
                 measureIdle(server, lines, port, metrics);
             }
             System.out.println("  " + summary(metrics));
         } finally {
+            if (tlsClient != null) {
+                tlsClient.close();
+                tlsClient = null;
+            }
             stop(server);
         }
     }
@@ -290,11 +361,26 @@ public final class LoadBenchmark {
         }
     }
 
-    /** Runs one load step of {@code durationMillis} and reads the server's CPU time around it. */
+    /**
+     * Runs one load step of {@code durationMillis} and reads the server's CPU time around it. With the TLS client
+     * the connections are opened and their handshakes done before the first reading (except in the handshake step,
+     * which measures them).
+     */
     private Step measure(long pid, String mode, int port, int n, int bytes, String clientCpus) throws Exception {
-        long[] before = cpuTicks(pid);
-        long[] ioBefore = ioThreadTicks(pid);
-        Map<String, String> r = runLoad(mode, port, n, durationMillis, bytes, clientCpus);
+        settle(pid);
+        Map<String, String> r;
+        long[] before;
+        long[] ioBefore;
+        if (tlsClient != null) {
+            tlsClient.prepare(mode, port, n, bytes, clientCpus);
+            before = cpuTicks(pid);
+            ioBefore = ioThreadTicks(pid);
+            r = tlsClient.go(durationMillis);
+        } else {
+            before = cpuTicks(pid);
+            ioBefore = ioThreadTicks(pid);
+            r = runLoad(mode, port, n, durationMillis, bytes, clientCpus);
+        }
         long[] after = cpuTicks(pid);
         long[] ioAfter = ioThreadTicks(pid);
         double seconds = Double.parseDouble(r.get("elapsed_ns")) / 1e9;
@@ -359,9 +445,35 @@ public final class LoadBenchmark {
         }
     }
 
-    /** Runs the load generator to completion (bounded) and returns its RESULT key/values. */
-    private Map<String, String> runLoad(String mode, int port, int n, int millis, int bytes) throws Exception {
-        return runLoad(mode, port, n, millis, bytes, null);
+    /**
+     * Waits (at most {@value #SETTLE_MAX_MILLIS} ms) until the server used at most 2 clock ticks of CPU in
+     * {@value #SETTLE_WINDOW_MILLIS} ms, so that work left over from the previous step (for example reading what
+     * reset streaming connections had sent) is not counted in the next one.
+     */
+    private static void settle(long pid) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MAX_MILLIS);
+        long[] last = cpuTicks(pid);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(SETTLE_WINDOW_MILLIS);
+            long[] now = cpuTicks(pid);
+            if ((now[0] + now[1]) - (last[0] + last[1]) <= 2) {
+                return;
+            }
+            last = now;
+        }
+    }
+
+    private static final int SETTLE_WINDOW_MILLIS = 200;
+    private static final int SETTLE_MAX_MILLIS = 5000;
+
+    /** An unmeasured step: with the TLS client when the server speaks TLS, else with the load generator. */
+    private void warmUp(String mode, int port, int n, int millis, int bytes) throws Exception {
+        if (tlsClient != null) {
+            tlsClient.prepare(mode, port, n, bytes, null);
+            tlsClient.go(millis);
+        } else {
+            runLoad(mode, port, n, millis, bytes, null);
+        }
     }
 
     /** Like {@link #runLoad(String, int, int, int, int)}, the load generator pinned to {@code cpus} unless null. */
@@ -373,6 +485,9 @@ public final class LoadBenchmark {
         }
         command.addAll(List.of(loadgen.toString(), mode, "127.0.0.1", Integer.toString(port), Integer.toString(n),
                 Integer.toString(millis), Integer.toString(bytes)));
+        if (framed) {
+            command.add("framed");
+        }
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("loadgen.log").toFile()));
         Process client = start(builder);
@@ -389,6 +504,77 @@ public final class LoadBenchmark {
         } finally {
             client.destroyForcibly();
             children.remove(client);
+        }
+    }
+
+    /** The TLS servers' key store: an ECDSA P-256 key with a self-signed certificate, made by the JDK's keytool. */
+    private Path makeKeyStore() throws Exception {
+        Path store = out.resolve("tls-bench.p12");
+        Files.deleteIfExists(store);
+        Process p = start(new ProcessBuilder(javaHome.resolve("bin/keytool").toString(), "-genkeypair", "-alias",
+                "bench", "-keyalg", "EC", "-groupname", "secp256r1", "-sigalg", "SHA256withECDSA", "-dname",
+                "CN=localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass",
+                EchoServer.DEFAULT_TLS_PASSWORD).redirectErrorStream(true));
+        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+            throw new IOException("keytool -genkeypair failed: " + output);
+        }
+        children.remove(p);
+        return store;
+    }
+
+    private TlsClient startTlsClient() throws IOException {
+        List<String> command = List.of(javaHome.resolve("bin/java").toString(), "-Xms512m", "-Xmx512m",
+                "--enable-native-access=ALL-UNNAMED", "-cp", classpath, TlsLoadClient.class.getName());
+        Process p = start(new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("tls-client.log").toFile())));
+        return new TlsClient(p, new LineReader(p));
+    }
+
+    /** The current contender's TLS load client JVM, or null; main thread only. */
+    private TlsClient tlsClient;
+    /** Whether the current contender gets length-field frames; main thread only. */
+    private boolean framed;
+
+    /** Talks to one {@link TlsLoadClient} JVM over its standard input and output. */
+    private final class TlsClient {
+        private final Process process;
+        private final LineReader lines;
+        private final OutputStream control;
+
+        TlsClient(Process process, LineReader lines) {
+            this.process = process;
+            this.lines = lines;
+            this.control = process.getOutputStream();
+        }
+
+        /** Opens the step's connections (handshakes done); pins the client JVM to {@code cpus} (null: any CPU). */
+        void prepare(String mode, int port, int n, int bytes, String cpus) throws Exception {
+            pin(process.pid(), cpus);
+            send("prepare " + mode + " 127.0.0.1 " + port + " " + n + " " + bytes);
+            String line = lines.next(120_000);
+            if (!"PREPARED".equals(line)) {
+                throw new IOException("TLS client answered " + line + " to prepare " + mode + " x" + n + " (see "
+                        + out.resolve("tls-client.log") + ")");
+            }
+        }
+
+        Map<String, String> go(int millis) throws Exception {
+            send("go " + millis);
+            String line = lines.next(millis + 60_000L);
+            if (line == null || !line.startsWith("RESULT ")) {
+                throw new IOException("TLS client answered " + line + " (see " + out.resolve("tls-client.log") + ")");
+            }
+            return keyValues(line);
+        }
+
+        private void send(String command) throws IOException {
+            control.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
+            control.flush();
+        }
+
+        void close() throws InterruptedException {
+            stop(process);
         }
     }
 
@@ -421,6 +607,15 @@ public final class LoadBenchmark {
                 rows.add(new String[] {k + "sysUsPerMB", label + "server kernel CPU µs/MB"});
                 rows.add(new String[] {k + "clientCpuPct", label + "load generator CPU % of a core", ""});
             }
+            for (int n : anyTls ? handshakeConnections : new int[0]) {
+                String k = p + "hs" + n + ".";
+                String label = l + "TLS handshakes, " + n + " conn loops: ";
+                rows.add(new String[] {k + "hsps", label + "full handshakes/s"});
+                rows.add(new String[] {k + "userUsPerHs", label + "server user CPU µs/handshake"});
+                rows.add(new String[] {k + "ioUserUsPerHs", label + "of which I/O thread(s)", ""});
+                rows.add(new String[] {k + "sysUsPerHs", label + "server kernel CPU µs/handshake"});
+                rows.add(new String[] {k + "clientCpuPct", label + "load client CPU % of a core", ""});
+            }
         }
         if (idleConnections > 0) {
             rows.add(new String[] {"idle.bytesPerConn", idleConnections + " idle conns: heap+direct bytes/conn"});
@@ -445,8 +640,11 @@ public final class LoadBenchmark {
         w.println("Placements: " + placements.stream().map(LoadBenchmark::describe).collect(Collectors.joining("; "))
                 + ".");
         w.println();
-        w.println("Cells: median over rounds (median of same-round ratios against " + BASELINE + "). \"of which I/O "
-                + "thread(s)\": the user CPU of the server's threads named " + EchoServer.IO_THREAD_PREFIX
+        String pairs = contenders.stream()
+                .filter(c -> !c.baseline().equals(c.name()) && results.containsKey(c.baseline()))
+                .map(c -> c.name() + " against " + c.baseline()).collect(Collectors.joining(", "));
+        w.println("Cells: median over rounds (median of same-round ratios against the contender's baseline: "
+                + (pairs.isEmpty() ? "none in this run" : pairs) + "). \"of which I/O thread(s)\": the user CPU of the server's threads named " + EchoServer.IO_THREAD_PREFIX
                 + "-… alone (the rest is the JVM's JIT compiler, GC and other threads).");
         w.println();
         StringBuilder header = new StringBuilder("| metric |");
@@ -472,7 +670,13 @@ public final class LoadBenchmark {
         w.println("Targets (Conduit contenders):");
         for (Contender c : contenders) {
             if (c.kind().startsWith("conduit")) {
-                targets(w, c.name());
+                if (c.framed()) {
+                    framedTargets(w, c);
+                } else if (c.tls()) {
+                    tlsTargets(w, c);
+                } else {
+                    targets(w, c.name());
+                }
             }
         }
         w.flush();
@@ -511,6 +715,64 @@ public final class LoadBenchmark {
         }
     }
 
+    /** Issue 16: round trips/s ≥ 1.0× and server user CPU per round trip ≤ 0.8× Netty's framed echo. */
+    private void framedTargets(PrintWriter w, Contender c) {
+        String name = c.name();
+        if (!measured(w, name)) {
+            return;
+        }
+        for (Placement placement : placements) {
+            String p = placement.prefix();
+            List<String> checks = new ArrayList<>();
+            for (int n : connections) {
+                checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + c.baseline(), name,
+                        p + "pp" + n + ".rtps", 1.0, true));
+                checks.add(ratioCheck("user CPU/round trip " + n + " conn ≤ 0.8× " + c.baseline(), name,
+                        p + "pp" + n + ".userUsPerRt", 0.8, false));
+            }
+            w.println("- " + name + " (placement " + placement.name() + "): " + String.join("; ", checks));
+        }
+    }
+
+    /**
+     * Issue 17: ping-pong and streaming ≥ 1.0× Netty's SslHandler (JDK provider), server user CPU per MB ≤ 1.0×,
+     * full handshakes per second ≥ 1.0×.
+     */
+    private void tlsTargets(PrintWriter w, Contender c) {
+        String name = c.name();
+        if (!measured(w, name)) {
+            return;
+        }
+        for (Placement placement : placements) {
+            String p = placement.prefix();
+            List<String> checks = new ArrayList<>();
+            for (int n : connections) {
+                checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + c.baseline(), name,
+                        p + "pp" + n + ".rtps", 1.0, true));
+            }
+            for (int n : streamConnections) {
+                checks.add(ratioCheck("streaming " + n + " conn ≥ 1.0× " + c.baseline(), name, p + "st" + n + ".mbps",
+                        1.0, true));
+                checks.add(ratioCheck("user CPU/MB " + n + " conn ≤ 1.0× " + c.baseline(), name,
+                        p + "st" + n + ".userUsPerMB", 1.0, false));
+            }
+            for (int n : handshakeConnections) {
+                checks.add(ratioCheck("handshakes/s " + n + " loops ≥ 1.0× " + c.baseline(), name,
+                        p + "hs" + n + ".hsps", 1.0, true));
+            }
+            w.println("- " + name + " (placement " + placement.name() + "): " + String.join("; ", checks));
+        }
+    }
+
+    private boolean measured(PrintWriter w, String name) {
+        if (unavailable.getOrDefault(name, false) || results.getOrDefault(name, List.of()).stream()
+                .allMatch(Map::isEmpty)) {
+            w.println("- " + name + ": not measured (" + notes.getOrDefault(name, "no result") + ")");
+            return false;
+        }
+        return true;
+    }
+
     private static String describe(Placement placement) {
         switch (placement.name()) {
             case "shared":
@@ -526,7 +788,12 @@ public final class LoadBenchmark {
 
     /** A ratio target, with the range of the same-round ratios so that a tie within the noise shows as one. */
     private String ratioCheck(String what, String name, String metric, double limit) {
-        String verdict = check(what, ratio(name, metric), limit, true, "×");
+        return ratioCheck(what, name, metric, limit, true);
+    }
+
+    /** Like {@link #ratioCheck(String, String, String, double)}; {@code atLeast} false for an upper limit. */
+    private String ratioCheck(String what, String name, String metric, double limit, boolean atLeast) {
+        String verdict = check(what, ratio(name, metric), limit, atLeast, "×");
         List<Double> all = ratios(name, metric);
         if (all.size() < 2) {
             return verdict;
@@ -554,7 +821,7 @@ public final class LoadBenchmark {
         if (m.isEmpty()) {
             return "–";
         }
-        if (name.equals(BASELINE) || !withRatio) {
+        if (name.equals(baselineOf(name)) || !withRatio) {
             return Figures.format(m.get());
         }
         return ratio(name, metric).map(r -> Figures.format(m.get()) + String.format(Locale.ROOT, " (%.2f×)", r))
@@ -580,7 +847,7 @@ public final class LoadBenchmark {
     /** value(name, round) / value(baseline, same round) for every round where both were measured. */
     private List<Double> ratios(String name, String metric) {
         List<Map<String, Double>> mine = results.getOrDefault(name, List.of());
-        List<Map<String, Double>> base = results.getOrDefault(BASELINE, List.of());
+        List<Map<String, Double>> base = results.getOrDefault(baselineOf(name), List.of());
         List<Double> ratios = new ArrayList<>();
         for (int round = 0; round < Math.min(mine.size(), base.size()); round++) {
             double a = mine.get(round).getOrDefault(metric, NO_VALUE);
@@ -590,6 +857,10 @@ public final class LoadBenchmark {
             }
         }
         return ratios;
+    }
+
+    private String baselineOf(String name) {
+        return baselines.getOrDefault(name, BASELINE);
     }
 
     private static Optional<Double> median(List<Double> values) {

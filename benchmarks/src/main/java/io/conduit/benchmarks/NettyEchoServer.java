@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.IoHandlerFactory;
@@ -14,30 +15,71 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.internal.PlatformDependent;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.security.KeyStore;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The Netty 4.2 peer: the idiomatic echo handler ({@code ctx.write} per read, {@code ctx.flush} on read complete),
  * stock options apart from {@code TCP_NODELAY} on accepted channels and a backlog of 4096, Netty's default
- * allocator. Whether Netty uses {@code sun.misc.Unsafe} is decided by the JVM flags of the run.
+ * allocator. Whether Netty uses {@code sun.misc.Unsafe} is decided by the JVM flags of the run. With
+ * {@link EchoServer.Pipeline#FRAMED} Netty's {@code LengthFieldBasedFrameDecoder} and {@code LengthFieldPrepender} sit
+ * before the echo; with {@code TLS} its {@code SslHandler} on the JDK provider (TLS 1.3), with {@code TLS_OPENSSL}
+ * on the OpenSSL provider (netty-tcnative-boringssl-static).
  */
 public final class NettyEchoServer implements EchoServer.Implementation {
 
     private final boolean epoll;
+    private final EchoServer.Pipeline pipeline;
     private final AtomicInteger active = new AtomicInteger();
     private EventLoopGroup group;  // written once by start, before any other call
     private Channel listener;      // written once by start, before any other call
 
     /** @param transport {@code epoll} or {@code nio} */
     public NettyEchoServer(String transport) {
+        this(transport, EchoServer.Pipeline.PLAIN);
+    }
+
+    /**
+     * @param transport {@code epoll} or {@code nio}
+     * @param pipeline  what sits before the echo handler
+     */
+    public NettyEchoServer(String transport, EchoServer.Pipeline pipeline) {
         this.epoll = transport.equals("epoll");
+        this.pipeline = pipeline;
+    }
+
+    /** A TLS 1.3 server context from the run's key store, on the JDK or the OpenSSL provider. */
+    private static SslContext sslContext(SslProvider provider) throws Exception {
+        if (provider == SslProvider.OPENSSL) {
+            OpenSsl.ensureAvailability();
+        }
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        char[] password = EchoServer.tlsPassword();
+        try (InputStream in = Files.newInputStream(EchoServer.tlsKeyStore())) {
+            store.load(in, password);
+        }
+        String alias = store.aliases().nextElement();
+        PrivateKey key = (PrivateKey) store.getKey(alias, password);
+        X509Certificate certificate = (X509Certificate) store.getCertificate(alias);
+        return SslContextBuilder.forServer(key, certificate).sslProvider(provider).protocols("TLSv1.3").build();
     }
 
     /** Counts active channels and echoes. Stateless apart from the shared counter, so sharable. */
@@ -89,11 +131,39 @@ public final class NettyEchoServer implements EchoServer.Implementation {
             factory = NioIoHandler.newFactory();
             channelType = NioServerSocketChannel.class;
         }
+        Echo echo = new Echo(active);
+        ChannelHandler child;
+        switch (pipeline) {
+            case FRAMED: {
+                LengthFieldPrepender prepender = new LengthFieldPrepender(4); // sharable
+                child = new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new LengthFieldBasedFrameDecoder(EchoServer.MAX_FRAME_BYTES, 0, 4, 0, 4),
+                                prepender, echo);
+                    }
+                };
+                break;
+            }
+            case TLS:
+            case TLS_OPENSSL: {
+                SslContext ssl = sslContext(pipeline == EchoServer.Pipeline.TLS ? SslProvider.JDK : SslProvider.OPENSSL);
+                child = new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(ssl.newHandler(ch.alloc()), echo);
+                    }
+                };
+                break;
+            }
+            default:
+                child = echo;
+        }
         group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory(EchoServer.IO_THREAD_PREFIX), factory);
         listener = new ServerBootstrap().group(group).channel(channelType)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new Echo(active))
+                .childHandler(child)
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
@@ -117,7 +187,9 @@ public final class NettyEchoServer implements EchoServer.Implementation {
     @Override
     public String detail() {
         return "netty " + (epoll ? "epoll" : "nio") + " directBufferPreferred=" + PlatformDependent.directBufferPreferred()
-                + " noCleaner=" + PlatformDependent.useDirectBufferNoCleaner();
+                + " noCleaner=" + PlatformDependent.useDirectBufferNoCleaner()
+                + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT))
+                + (pipeline == EchoServer.Pipeline.TLS_OPENSSL ? " " + OpenSsl.versionString() : "");
     }
 
     @Override

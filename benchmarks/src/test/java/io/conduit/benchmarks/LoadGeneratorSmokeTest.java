@@ -45,8 +45,18 @@ class LoadGeneratorSmokeTest {
     }
 
     private static Map<String, String> run(String... args) throws Exception {
+        return run(loadgen, port, args);
+    }
+
+    /**
+     * Runs the load generator {@code binary} against 127.0.0.1:{@code port} ({@code args[0]} the mode, the rest after
+     * the port); asserts it ends within 20 s with status 0 and a RESULT line.
+     *
+     * @return the RESULT line's key=value pairs
+     */
+    static Map<String, String> run(Path binary, int port, String... args) throws Exception {
         String[] command = new String[args.length + 3];
-        command[0] = loadgen.toString();
+        command[0] = binary.toString();
         command[1] = args[0];
         command[2] = "127.0.0.1";
         command[3] = Integer.toString(port);
