@@ -94,8 +94,11 @@ class EmulatedArmGatewayIT {
             Files.createDirectories(javaHome.resolve("bin"));
             Path launcher = javaHome.resolve("bin/java");
             // C1 only and the serial collector: the emulated JIT and GC threads cost more than they save here.
+            // A heap the size of a board's: ergonomics gave the 32-bit JVM 908 MB (a quarter of this host's memory,
+            // capped), which left its 3 GB address space under qemu short; a CI run's armv7 JVM died when its JIT
+            // could not malloc 100 KB ("insufficient memory", Arena::Amalloc).
             Files.writeString(launcher, "#!/bin/sh\nexec " + qemu + " -L '" + rootOf(java) + "' '" + java
-                    + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \"$@\"\n");
+                    + "' -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m \"$@\"\n");
             Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwxr-xr-x"));
 
             long started = System.nanoTime();
