@@ -717,21 +717,14 @@ public final class LoadBenchmark {
 
     /** Issue 16: round trips/s ≥ 1.0× and server user CPU per round trip ≤ 0.8× Netty's framed echo. */
     private void framedTargets(PrintWriter w, Contender c) {
-        String name = c.name();
-        if (!measured(w, name)) {
-            return;
-        }
-        for (Placement placement : placements) {
-            String p = placement.prefix();
-            List<String> checks = new ArrayList<>();
+        ratioTargets(w, c, (p, checks) -> {
             for (int n : connections) {
-                checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + c.baseline(), name,
+                checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + c.baseline(), c.name(),
                         p + "pp" + n + ".rtps", 1.0, true));
-                checks.add(ratioCheck("user CPU/round trip " + n + " conn ≤ 0.8× " + c.baseline(), name,
+                checks.add(ratioCheck("user CPU/round trip " + n + " conn ≤ 0.8× " + c.baseline(), c.name(),
                         p + "pp" + n + ".userUsPerRt", 0.8, false));
             }
-            w.println("- " + name + " (placement " + placement.name() + "): " + String.join("; ", checks));
-        }
+        });
     }
 
     /**
@@ -740,12 +733,7 @@ public final class LoadBenchmark {
      */
     private void tlsTargets(PrintWriter w, Contender c) {
         String name = c.name();
-        if (!measured(w, name)) {
-            return;
-        }
-        for (Placement placement : placements) {
-            String p = placement.prefix();
-            List<String> checks = new ArrayList<>();
+        ratioTargets(w, c, (p, checks) -> {
             for (int n : connections) {
                 checks.add(ratioCheck("round trips/s " + n + " conn ≥ 1.0× " + c.baseline(), name,
                         p + "pp" + n + ".rtps", 1.0, true));
@@ -760,7 +748,22 @@ public final class LoadBenchmark {
                 checks.add(ratioCheck("handshakes/s " + n + " loops ≥ 1.0× " + c.baseline(), name,
                         p + "hs" + n + ".hsps", 1.0, true));
             }
-            w.println("- " + name + " (placement " + placement.name() + "): " + String.join("; ", checks));
+        });
+    }
+
+    /**
+     * Prints one line per placement with the checks {@code addChecks} makes for {@code c} against its baseline, given
+     * the placement's metric prefix; one "not measured" line instead when {@code c} has no result.
+     */
+    private void ratioTargets(PrintWriter w, Contender c,
+            java.util.function.BiConsumer<String, List<String>> addChecks) {
+        if (!measured(w, c.name())) {
+            return;
+        }
+        for (Placement placement : placements) {
+            List<String> checks = new ArrayList<>();
+            addChecks.accept(placement.prefix(), checks);
+            w.println("- " + c.name() + " (placement " + placement.name() + "): " + String.join("; ", checks));
         }
     }
 
