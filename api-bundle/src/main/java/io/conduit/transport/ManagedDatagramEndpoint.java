@@ -14,11 +14,11 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.internal.channel.access.DatagramHandOver;
 import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
-import io.conduit.transport.spi.AbstractIoChannel;
-import io.conduit.transport.spi.DatagramHandOver;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -859,7 +859,7 @@ public final class ManagedDatagramEndpoint {
                     TransportSwapException e = new TransportSwapException(cause + ": channel " + c.id() + " adopted "
                             + "by the endpoint was closed after a grace period of "
                             + TimeUnit.NANOSECONDS.toMillis(graceNanos) + " ms; writes still pending fail");
-                    if (c instanceof AbstractIoChannel io) {
+                    if (c instanceof CoreChannel io) {
                         io.close(e);
                     } else {
                         c.close();

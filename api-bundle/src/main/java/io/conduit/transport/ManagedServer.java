@@ -8,10 +8,10 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
+import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
-import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -997,7 +997,7 @@ public final class ManagedServer {
                         TransportSwapException cause = new TransportSwapException(g.drainCause + ": connection "
                                 + c.id() + " (" + c.remoteAddress() + ") still had unflushed writes after the grace "
                                 + "period of " + graceMillis + " ms; they are failed");
-                        if (c instanceof AbstractIoChannel io) {
+                        if (c instanceof CoreChannel io) {
                             io.close(cause);
                         } else {
                             c.close();

@@ -1,7 +1,8 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.concurrent.Promise;
+import io.conduit.transport.spi.IoSplicePipe;
 
 import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;

@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferAllocator;
@@ -23,13 +23,21 @@ import io.conduit.concurrent.Promise;
 import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.internal.channel.ChannelIoOperations;
 import io.conduit.internal.channel.DefaultChannelPipeline;
-import io.conduit.internal.channel.IoChannelConfig;
 import io.conduit.internal.channel.OffLoopCloser;
 import io.conduit.internal.channel.OutboundBuffer;
 import io.conduit.internal.channel.RecvSizer;
+import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.internal.metrics.CountedLoop;
 import io.conduit.internal.metrics.LoopCounters;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoServerSocket;
+import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.IoSpliceSocket;
+import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -95,7 +103,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Threading: public methods may be called from any thread. All I/O and every field documented as
  * "loop-confined" are touched only on the channel's event loop.
  */
-public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
+public abstract class AbstractIoChannel implements Channel, CoreChannel, ZeroCopyForwarding {
 
     private static final System.Logger LOG = System.getLogger(AbstractIoChannel.class.getName());
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
@@ -241,6 +249,11 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     /** @return the channel kind */
     public ChannelType channelType() {
         return type;
+    }
+
+    @Override
+    public boolean unixDomain() {
+        return type == ChannelType.UNIX_STREAM || type == ChannelType.UNIX_DATAGRAM;
     }
 
     /** @return the event loop, or {@code null} for an accepted channel not yet given one */
@@ -434,6 +447,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * @param cause why the channel is closed; not {@code null}
      * @return succeeds when the channel is closed (also when it was closed already)
      */
+    @Override
     public Future<Void> close(Throwable cause) {
         Objects.requireNonNull(cause, "cause");
         Promise<Void> promise = newPromise();
@@ -469,6 +483,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      *
      * @throws IllegalStateException when the channel is already registered with another loop
      */
+    @Override
     public void eventLoop(EventLoop eventLoop) {
         if (registered && eventLoop != loop) {
             throw new IllegalStateException("channel " + id() + " is already registered with " + loop);
@@ -477,6 +492,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
     }
 
     /** Registers with the event loop given at construction or with {@link #eventLoop(EventLoop)}. */
+    @Override
     public Future<Void> register() {
         return register(loopOrThrow());
     }
@@ -489,6 +505,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      * @return a future that succeeds once registered, or fails (e.g. with {@link IllegalStateException} when
      *         the loop belongs to another transport, or {@link RejectedExecutionException} when it shut down)
      */
+    @Override
     public Future<Void> register(EventLoop eventLoop) {
         eventLoop(eventLoop);
         DefaultPromise<Void> promise = new DefaultPromise<>(eventLoop);
@@ -532,7 +549,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
         }
         registered = true;
         registeredAtNanos = System.nanoTime();
-        loopCounters = eventLoop() instanceof SingleThreadIoEventLoop io ? io.counters() : LoopCounters.UNLISTED;
+        loopCounters = eventLoop() instanceof CountedLoop io ? io.counters() : LoopCounters.UNLISTED;
         listOpen();
         // decided before the promise's listeners run: one of them may start a connect that completes at once
         boolean connected = kind == Kind.STREAM && ((IoStreamSocket) socket).isConnected();
@@ -551,6 +568,7 @@ public abstract class AbstractIoChannel implements Channel, ZeroCopyForwarding {
      *
      * @throws IllegalStateException when the channel was registered (close it with {@link #close()})
      */
+    @Override
     public void closeUnregistered() {
         if (registered) {
             throw new IllegalStateException("channel " + id() + " is registered; close it with close()");

@@ -1,5 +1,8 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoEvents;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -15,8 +18,8 @@ import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
-import io.conduit.transport.spi.AbstractIoChannelTest.IdleIoHandler;
-import io.conduit.transport.spi.AbstractIoChannelTest.ScriptedSocket;
+import io.conduit.internal.channel.core.ChannelCoreTest.ScriptedSocket;
+import io.conduit.transport.spi.IdleIoHandler;
 
 import java.io.IOException;
 import java.net.InetAddress;

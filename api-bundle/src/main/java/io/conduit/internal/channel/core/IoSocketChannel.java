@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ServerChannel;
@@ -6,6 +6,8 @@ import io.conduit.channel.SocketChannel;
 import io.conduit.channel.TcpInfo;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTcpInfo;
 
 import java.net.InetSocketAddress;
 

@@ -1,5 +1,7 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The shared channel core lists its channels in {@link OpenChannels} with their traffic (Gogo conduit:channels). */
 class OpenChannelsTest {
 
-    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, AbstractIoChannelTest.IdleIoHandler::new);
+    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, IdleIoHandler::new);
 
     @AfterEach
     void tearDown() throws Exception {
@@ -28,7 +30,7 @@ class OpenChannelsTest {
 
     @Test
     void aChannelIsListedFromRegistrationUntilCloseWithTheBytesItWrote() throws Exception {
-        AbstractIoChannelTest.ScriptedSocket socket = new AbstractIoChannelTest.ScriptedSocket();
+        ChannelCoreTest.ScriptedSocket socket = new ChannelCoreTest.ScriptedSocket();
         IoSocketChannel channel = new IoSocketChannel("scripted", socket, null, group.next());
         channel.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
         channel.config().setOption(ChannelOption.AUTO_READ, false);

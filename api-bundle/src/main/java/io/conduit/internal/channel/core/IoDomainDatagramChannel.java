@@ -1,8 +1,9 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.IoDatagramSocket;
 
 /**
  * A Unix-domain datagram channel on the shared channel core ({@link ChannelType#UNIX_DATAGRAM}). Reads deliver

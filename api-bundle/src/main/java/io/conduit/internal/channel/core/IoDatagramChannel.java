@@ -1,8 +1,10 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.DatagramChannel;
 import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.IoDatagramSocket;
 
 import java.net.InetSocketAddress;
 
@@ -24,5 +26,10 @@ public final class IoDatagramChannel extends AbstractIoChannel implements Datagr
     @Override
     public InetSocketAddress remoteAddress() {
         return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    public Future<Boolean> connectAway(InetSocketAddress sink) {
+        return DatagramConnectAway.start(this, sink);
     }
 }
