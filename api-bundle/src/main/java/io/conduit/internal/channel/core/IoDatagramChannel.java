@@ -6,13 +6,15 @@ import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.spi.IoDatagramSocket;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 
 /**
  * A UDP channel on the shared channel core. Reads deliver {@link io.conduit.channel.DatagramPacket}s (empty
  * ones included); writes take packets, or plain buffers once connected.
  */
-public final class IoDatagramChannel extends AbstractIoChannel implements DatagramChannel {
+public final class IoDatagramChannel extends ChannelCore implements DatagramChannel {
 
     public IoDatagramChannel(String transportName, IoDatagramSocket socket, EventLoop loop) {
         super(transportName, ChannelType.UDP, socket, null, loop);
@@ -26,6 +28,23 @@ public final class IoDatagramChannel extends AbstractIoChannel implements Datagr
     @Override
     public InetSocketAddress remoteAddress() {
         return (InetSocketAddress) super.remoteAddress();
+    }
+
+    @Override
+    public boolean isConnected() {
+        return ((DatagramIo) io).isConnected();
+    }
+
+    /** {@inheritDoc} Any thread. */
+    @Override
+    public Future<Void> joinGroup(InetAddress group, NetworkInterface networkInterface) {
+        return ((DatagramIo) io).membership(group, networkInterface, true);
+    }
+
+    /** {@inheritDoc} Any thread. */
+    @Override
+    public Future<Void> leaveGroup(InetAddress group, NetworkInterface networkInterface) {
+        return ((DatagramIo) io).membership(group, networkInterface, false);
     }
 
     @Override

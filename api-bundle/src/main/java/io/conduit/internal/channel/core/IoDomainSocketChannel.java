@@ -12,7 +12,7 @@ import io.conduit.transport.spi.IoStreamSocket;
  * A Unix-domain stream connection on the shared channel core. Its addresses are those the transport's socket
  * reports: {@link java.net.UnixDomainSocketAddress}, or {@link io.conduit.channel.UnixAbstractAddress} (epoll).
  */
-public final class IoDomainSocketChannel extends AbstractIoChannel implements DomainSocketChannel {
+public final class IoDomainSocketChannel extends StreamChannel implements DomainSocketChannel {
 
     public IoDomainSocketChannel(String transportName, IoStreamSocket socket, Channel parent, EventLoop loop) {
         super(transportName, ChannelType.UNIX_STREAM, socket, parent, loop);

@@ -9,7 +9,7 @@ import io.conduit.transport.spi.IoServerSocket;
  * A listener (TCP or Unix-domain) on the shared channel core. Accepted connections are passed to the pipeline
  * as unregistered {@link IoSocketChannel}s / {@link IoDomainSocketChannel}s through {@code channelRead}.
  */
-public final class IoServerSocketChannel extends AbstractIoChannel implements ServerChannel {
+public final class IoServerSocketChannel extends ChannelCore implements ServerChannel {
 
     static {
         // Load what accepting makes now: under EMFILE a class loader may fail to open its jar, and the JDK's class

@@ -12,7 +12,7 @@ import io.conduit.transport.spi.IoTcpInfo;
 import java.net.InetSocketAddress;
 
 /** A TCP connection on the shared channel core; the transport supplies the {@link IoStreamSocket}. */
-public final class IoSocketChannel extends AbstractIoChannel implements SocketChannel {
+public final class IoSocketChannel extends StreamChannel implements SocketChannel {
 
     /**
      * @param parent the accepting server channel, or {@code null}
