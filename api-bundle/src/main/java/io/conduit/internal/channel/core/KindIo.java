@@ -154,9 +154,11 @@ abstract class KindIo implements ChannelIoOperations, IoEvents, IoChannelConfig.
         }
         String problem = checkMessage(msg);
         if (problem != null) {
+            // decided before the release below, which leaves every refused message at refCnt 0
+            boolean released = msg instanceof ReferenceCounted rc && rc.refCnt() == 0;
             ReferenceCounted.safeRelease(msg);
-            promise.tryFailure(msg instanceof ReferenceCounted rc && rc.refCnt() == 0
-                    ? new IllegalReferenceCountException(problem) : new IllegalArgumentException(problem));
+            promise.tryFailure(released ? new IllegalReferenceCountException(problem)
+                    : new IllegalArgumentException(problem));
             return;
         }
         if (outbound().addMessage(msg, promise)) {

@@ -1,8 +1,5 @@
 package io.conduit.internal.channel.core;
 
-import io.conduit.transport.spi.IoDatagramSocket;
-import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoEvents;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -20,6 +17,9 @@ import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
 import io.conduit.internal.channel.core.ChannelCoreTest.ScriptedSocket;
 import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoEvents;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,10 +1,5 @@
 package io.conduit.internal.channel.core;
 
-import io.conduit.transport.spi.IdleIoHandler;
-import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoEvents;
-import io.conduit.transport.spi.IoSocket;
-import io.conduit.transport.spi.IoStreamSocket;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -18,6 +13,11 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

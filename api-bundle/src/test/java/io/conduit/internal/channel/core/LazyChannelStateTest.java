@@ -1,8 +1,5 @@
 package io.conduit.internal.channel.core;
 
-import io.conduit.transport.spi.IdleIoHandler;
-import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoStreamSocket;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -13,6 +10,9 @@ import io.conduit.buffer.BufferAllocator;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.concurrent.Future;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoStreamSocket;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,16 +1,17 @@
 package io.conduit.internal.channel.core;
 
-import io.conduit.transport.spi.IdleIoHandler;
-import io.conduit.transport.spi.IoEventLoopGroup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conduit.buffer.BufferAllocator;
+import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import io.conduit.buffer.BufferAllocator;
-import io.conduit.channel.ChannelOption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
