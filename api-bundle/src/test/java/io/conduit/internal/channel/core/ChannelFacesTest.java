@@ -16,7 +16,6 @@ import io.conduit.channel.DuplexChannel;
 import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
 import io.conduit.channel.ZeroCopyForwarding;
-import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.channel.core.CancelledOutboundOperationTest.ConnectingDatagramSocket;
@@ -24,13 +23,11 @@ import io.conduit.internal.channel.core.ChannelCoreTest.ScriptedSocket;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.spi.IdleIoHandler;
 import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoServerSocket;
-import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.core.IoChannels;
 
+import java.lang.reflect.Proxy;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -50,70 +47,33 @@ class ChannelFacesTest {
         group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
     }
 
-    /** A listener with no connection queued; only what the core calls here works. */
-    private static final class IdleListener implements IoServerSocket {
-        volatile boolean open = true;
-
-        @Override
-        public void register(EventLoop loop, IoEvents events) {
-        }
-
-        @Override
-        public void deregister(Runnable whenReleased) {
-            if (whenReleased != null) {
-                whenReleased.run();
-            }
-        }
-
-        @Override
-        public void interestOps(int ops) {
-        }
-
-        @Override
-        public boolean isOpen() {
-            return open;
-        }
-
-        @Override
-        public void close() {
-            open = false;
-        }
-
-        @Override
-        public void bind(SocketAddress localAddress, int backlog) {
-        }
-
-        @Override
-        public SocketAddress localAddress() {
-            return new InetSocketAddress(1);
-        }
-
-        @Override
-        public SocketAddress remoteAddress() {
-            return null;
-        }
-
-        @Override
-        public <T> boolean setOption(ChannelOption<T> option, T value) {
-            return false;
-        }
-
-        @Override
-        public <T> T getOption(ChannelOption<T> option) {
-            return null;
-        }
-
-        @Override
-        public IoStreamSocket accept() {
-            return null;
-        }
+    /**
+     * A listener with no connection queued, open until closed; every other call does nothing, answers {@code null},
+     * or {@code false} (options).
+     */
+    private static IoServerSocket idleListener() {
+        boolean[] open = {true};
+        return (IoServerSocket) Proxy.newProxyInstance(IoServerSocket.class.getClassLoader(),
+                new Class<?>[] {IoServerSocket.class}, (proxy, method, args) -> switch (method.getName()) {
+                    case "isOpen" -> open[0];
+                    case "close" -> {
+                        open[0] = false;
+                        yield null;
+                    }
+                    case "localAddress" -> new InetSocketAddress(1);
+                    case "setOption", "supportsOption" -> false;
+                    case "hashCode" -> System.identityHashCode(proxy);
+                    case "equals" -> proxy == args[0];
+                    case "toString" -> "idle listener";
+                    default -> null;
+                });
     }
 
     @Test
     void eachFaceOffersOnlyItsKindsOperations() {
         Channel tcp = IoChannels.socketChannel("faces", new ScriptedSocket(), null);
         Channel unix = IoChannels.domainSocketChannel("faces", new ScriptedSocket(), null);
-        Channel listener = IoChannels.serverChannel("faces", ChannelType.TCP, new IdleListener(), null);
+        Channel listener = IoChannels.serverChannel("faces", ChannelType.TCP, idleListener(), null);
         Channel udp = IoChannels.datagramChannel("faces", new ConnectingDatagramSocket(), null);
         Channel unixDatagram = IoChannels.domainDatagramChannel("faces", new ConnectingDatagramSocket(), null);
         try {
@@ -146,7 +106,7 @@ class ChannelFacesTest {
 
     @Test
     void aWriteToAListenerFailsAtOnceAndReleasesTheMessage() throws Exception {
-        Channel listener = IoChannels.serverChannel("faces", ChannelType.TCP, new IdleListener(), group.next());
+        Channel listener = IoChannels.serverChannel("faces", ChannelType.TCP, idleListener(), group.next());
         listener.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
         ((CoreChannel) listener).register().sync();
         listener.bind(new InetSocketAddress(1)).sync();
