@@ -98,7 +98,7 @@ class ManagedDatagramEndpointSwapTest {
         await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
         assertEquals(address, endpoint.localAddress(), "same port");
         echoOnce(address);
-        // close-then-bind retries a bind that finds the old socket not closed yet (SwapSteps.bindAfterClose); each
+        // close-then-bind retries a bind that finds the old socket not closed yet (SwapEngine.bindAfterClose); each
         // failed attempt's group is shut down: exactly one group of nio-b runs, the socket's
         List<EventLoopGroup> running = b.transport.groups.stream().filter(g -> !g.isShuttingDown()).toList();
         assertEquals(1, running.size(), "one running group on nio-b of " + b.transport.groups.size() + " made");
