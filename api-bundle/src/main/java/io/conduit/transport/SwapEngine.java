@@ -114,7 +114,7 @@ abstract class SwapEngine<G extends SwapGeneration> {
 
     /**
      * @return {@code null} when {@code t} can serve this endpoint, otherwise why not, one line starting with
-     *         "transport '<name>' cannot"; may throw a {@link LinkageError} for a transport whose bundle is gone
+     *         {@code "transport '<name>' cannot"}; may throw a {@link LinkageError} for a transport whose bundle is gone
      */
     abstract String cannotServe(Transport t);
 
