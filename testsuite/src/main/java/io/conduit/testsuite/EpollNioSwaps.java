@@ -24,18 +24,28 @@ public final class EpollNioSwaps {
      */
     public static void run(TransportProvider secondEpoll, long pauseMillis, Consumer<String> mark)
             throws InterruptedException {
-        String b = secondEpoll.name();
+        run("epoll", secondEpoll, pauseMillis, mark);
+    }
+
+    /**
+     * The same sequence with the transport named {@code first} in the place of epoll (e.g. {@code kqueue}).
+     *
+     * @param second a registered provider of a second instance of {@code first}; unregistered by the sequence
+     */
+    public static void run(String first, TransportProvider second, long pauseMillis, Consumer<String> mark)
+            throws InterruptedException {
+        String b = second.name();
         String[][] plan = {
-            {"nio", "selection epoll -> nio"}, {"epoll", "selection nio -> epoll"},
-            {"nio", "selection epoll -> nio"}, {"epoll", "selection nio -> epoll"},
-            {b + ",nio", "selection epoll -> " + b}, {null, b + " goes away -> nio"},
-            {"epoll", "selection nio -> epoll"},
+            {"nio", "selection " + first + " -> nio"}, {first, "selection nio -> " + first},
+            {"nio", "selection " + first + " -> nio"}, {first, "selection nio -> " + first},
+            {b + ",nio", "selection " + first + " -> " + b}, {null, b + " goes away -> nio"},
+            {first, "selection nio -> " + first},
         };
         for (String[] step : plan) {
             Thread.sleep(pauseMillis);
             mark.accept(step[1]);
             if (step[0] == null) {
-                Transports.unregister(secondEpoll);
+                Transports.unregister(second);
             } else {
                 Transports.setPreference(step[0]);
             }

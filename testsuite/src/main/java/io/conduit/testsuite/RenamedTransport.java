@@ -14,27 +14,65 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A real transport under another name, with a provider of ranking 1 to {@code Transports.register} and
  * {@code unregister}: lets a swap test make a transport go away (its provider unregistered) while its sockets are
  * the real ones. It records the groups and listeners it makes, in order, so a test can wait for an old listener to
- * close or a group to terminate. Thread-safe (delegates; the records are copy-on-write lists).
+ * close or a group to terminate. It can hide {@code SO_REUSEPORT} support (the close-then-bind fallback of a swap)
+ * and run a hook before it answers {@code supports} or makes a group, e.g. to behave as a transport whose bundle is
+ * refreshed away. Thread-safe (delegates; the records are copy-on-write lists, the hooks volatile).
  */
 public final class RenamedTransport implements Transport {
 
     private final Transport delegate;
     private final String name;
+    private final boolean reusePort;
     private final List<EventLoopGroup> groups = new CopyOnWriteArrayList<>();
     private final List<ServerChannel> listeners = new CopyOnWriteArrayList<>();
+    /** Calls of {@code newEventLoopGroup}, also those {@link #beforeNewGroup} ended. */
+    private final AtomicInteger groupRequests = new AtomicInteger();
+    private volatile Runnable beforeNewGroup;
+    private volatile Runnable beforeSupports;
 
     /**
      * @param delegate the transport doing the work
      * @param name     the name to register it under
      */
     public RenamedTransport(Transport delegate, String name) {
+        this(delegate, name, true);
+    }
+
+    /**
+     * @param delegate  the transport doing the work
+     * @param name      the name to register it under
+     * @param reusePort {@code false} to deny {@code SO_REUSEPORT} support whatever the delegate says
+     */
+    public RenamedTransport(Transport delegate, String name, boolean reusePort) {
         this.delegate = delegate;
         this.name = name;
+        this.reusePort = reusePort;
+    }
+
+    /** @return whether {@code SO_REUSEPORT} support is passed on from the delegate */
+    public boolean reusePort() {
+        return reusePort;
+    }
+
+    /** @return calls of {@code newEventLoopGroup} so far, also those {@link #beforeNewGroup} ended */
+    public int groupRequests() {
+        return groupRequests.get();
+    }
+
+    /** @param hook run first by {@code newEventLoopGroup} from now on (may throw); {@code null} for none */
+    public void beforeNewGroup(Runnable hook) {
+        beforeNewGroup = hook;
+    }
+
+    /** @param hook run first by {@code supports} from now on (may throw); {@code null} for none */
+    public void beforeSupports(Runnable hook) {
+        beforeSupports = hook;
     }
 
     /** @return the event loop groups made through this transport, oldest first (a live, read-only view) */
@@ -47,35 +85,44 @@ public final class RenamedTransport implements Transport {
         return java.util.Collections.unmodifiableList(listeners);
     }
 
-    /** @return an always-available provider of this transport */
-    public TransportProvider provider() {
-        Transport t = this;
-        return new TransportProvider() {
-            @Override
-            public String name() {
-                return name;
-            }
+    /** @return a new always-available provider of this transport */
+    public Provider provider() {
+        return new Provider(this);
+    }
 
-            @Override
-            public boolean isNative() {
-                return delegate.isNative();
-            }
+    /** An always-available provider of ranking 1 of one {@link RenamedTransport}. */
+    public static final class Provider implements TransportProvider {
+        /** The transport this provider gives. */
+        public final RenamedTransport transport;
 
-            @Override
-            public int ranking() {
-                return 1;
-            }
+        Provider(RenamedTransport transport) {
+            this.transport = transport;
+        }
 
-            @Override
-            public Availability availability() {
-                return Availability.available();
-            }
+        @Override
+        public String name() {
+            return transport.name;
+        }
 
-            @Override
-            public Transport transport() {
-                return t;
-            }
-        };
+        @Override
+        public boolean isNative() {
+            return transport.isNative();
+        }
+
+        @Override
+        public int ranking() {
+            return 1;
+        }
+
+        @Override
+        public Availability availability() {
+            return Availability.available();
+        }
+
+        @Override
+        public Transport transport() {
+            return transport;
+        }
     }
 
     @Override
@@ -95,7 +142,11 @@ public final class RenamedTransport implements Transport {
 
     @Override
     public boolean supports(ChannelOption<?> option) {
-        return delegate.supports(option);
+        Runnable hook = beforeSupports;
+        if (hook != null) {
+            hook.run();
+        }
+        return (reusePort || option != ChannelOption.SO_REUSEPORT) && delegate.supports(option);
     }
 
     @Override
@@ -110,6 +161,11 @@ public final class RenamedTransport implements Transport {
 
     @Override
     public EventLoopGroup newEventLoopGroup(int nThreads, ThreadFactory threadFactory) {
+        groupRequests.incrementAndGet();
+        Runnable hook = beforeNewGroup;
+        if (hook != null) {
+            hook.run();
+        }
         EventLoopGroup g = threadFactory == null ? delegate.newEventLoopGroup(nThreads)
                 : delegate.newEventLoopGroup(nThreads, threadFactory);
         groups.add(g);

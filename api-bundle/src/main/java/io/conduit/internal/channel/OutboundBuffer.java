@@ -42,6 +42,7 @@ public final class OutboundBuffer {
     private Entry unflushedHead;    // first unflushed entry, or null; loop-confined
     private Entry tail;             // last entry, or null; loop-confined
     private int flushedCount;       // entries from flushedHead up to unflushedHead; loop-confined
+    private int unflushedCount;     // entries from unflushedHead to tail; loop-confined
 
     private volatile long pendingBytes;   // written by the loop only
     private volatile boolean unwritable;  // written by the loop only
@@ -125,6 +126,7 @@ public final class OutboundBuffer {
         if (unflushedHead == null) {
             unflushedHead = e;
         }
+        unflushedCount++;
         return incrementPending(e.size);
     }
 
@@ -137,10 +139,9 @@ public final class OutboundBuffer {
         if (flushedHead == null) {
             flushedHead = e;
         }
-        while (e != null) {
-            flushedCount++;
-            e = e.next;
-        }
+        // counted as they were added: a flush of a read's worth of frames (thousands of entries) walks nothing
+        flushedCount += unflushedCount;
+        unflushedCount = 0;
         unflushedHead = null;
     }
 
@@ -358,6 +359,7 @@ public final class OutboundBuffer {
             tail = last;
         }
         unflushedHead = null;
+        unflushedCount = 0;
         while (e != null) {
             Entry next = e.next;
             ReferenceCounted.safeRelease(e.msg);

@@ -22,7 +22,8 @@ import io.conduit.concurrent.Promise;
  * <p>State lives in {@link #result}: {@code null} = pending, {@link #UNCANCELLABLE} = pending and no longer
  * cancellable, {@link #SUCCESS_NULL} = succeeded with {@code null}, a {@link Failure} = failed or cancelled,
  * anything else = succeeded with that value. All state changes and the listener list are guarded by
- * {@code this}; listeners are notified outside the lock, once, in the order they were added, on
+ * {@code this}; the state is volatile, so the queries ({@code isDone}, {@code cause}, ...) read it without the lock;
+ * listeners are notified outside the lock, once, in the order they were added, on
  * {@link #executor()} (inline when already on it, or when it is {@code null}).
  *
  * @param <V> the result type
@@ -38,8 +39,9 @@ public class DefaultPromise<V> implements Promise<V> {
     }
 
     private final EventExecutor executor;
-    private Object result;                                  // guarded by this; see class javadoc
-    private List<FutureListener<? super V>> listeners;      // guarded by this; null once notified
+    private volatile Object result;                         // written under this; read without it by snapshot()
+    /** {@code null}, one {@link FutureListener}, or a {@link ListenerList}; guarded by this; null once notified. */
+    private Object listeners;
     private boolean notifying;                              // guarded by this
     private int waiters;                                    // guarded by this
     private Stage<V> stage;                                 // guarded by this
@@ -166,7 +168,8 @@ public class DefaultPromise<V> implements Promise<V> {
         return (V) r;
     }
 
-    private synchronized Object snapshot() {
+    /** The state as one volatile read: every change happens under {@code this}, so a reader needs no lock. */
+    private Object snapshot() {
         return result;
     }
 
@@ -174,19 +177,9 @@ public class DefaultPromise<V> implements Promise<V> {
     public Promise<V> addListener(FutureListener<? super V> listener) {
         Objects.requireNonNull(listener, "listener");
         synchronized (this) {
-            if (!isDoneLocked()) {
-                if (listeners == null) {
-                    listeners = new ArrayList<>(2);
-                }
-                listeners.add(listener);
-                return this;
-            }
-            if (listeners != null || notifying) {
-                // completion notification in progress: keep order by queueing behind it
-                if (listeners == null) {
-                    listeners = new ArrayList<>(2);
-                }
-                listeners.add(listener);
+            if (!isDoneLocked() || listeners != null || notifying) {
+                // pending; or completion notification in progress: keep order by queueing behind it
+                addLocked(listener);
                 return this;
             }
         }
@@ -197,11 +190,36 @@ public class DefaultPromise<V> implements Promise<V> {
     @Override
     public Promise<V> removeListener(FutureListener<? super V> listener) {
         synchronized (this) {
-            if (listeners != null) {
-                listeners.remove(listener);
+            if (listeners == listener) {
+                listeners = null;
+            } else if (listeners instanceof ListenerList list) {
+                list.remove(listener);
             }
         }
         return this;
+    }
+
+    /** Most promises get one listener (a write's, a connect's): it is kept without a list. */
+    private void addLocked(FutureListener<? super V> listener) {
+        if (listeners == null) {
+            listeners = listener;
+        } else if (listeners instanceof ListenerList list) {
+            list.add(listener);
+        } else {
+            ListenerList list = new ListenerList();
+            list.add((FutureListener<?>) listeners);
+            list.add(listener);
+            listeners = list;
+        }
+    }
+
+    /** More than one listener, in the order they were added. */
+    private static final class ListenerList extends ArrayList<FutureListener<?>> {
+        private static final long serialVersionUID = 1L;
+
+        ListenerList() {
+            super(4);
+        }
     }
 
     private boolean isDoneLocked() {
@@ -224,7 +242,7 @@ public class DefaultPromise<V> implements Promise<V> {
 
     private void drainListeners() {
         for (;;) {
-            List<FutureListener<? super V>> batch;
+            Object batch;
             synchronized (this) {
                 if (notifying || listeners == null) {
                     return;
@@ -234,8 +252,12 @@ public class DefaultPromise<V> implements Promise<V> {
                 notifying = true;
             }
             try {
-                for (FutureListener<? super V> l : batch) {
-                    invoke(l);
+                if (batch instanceof ListenerList list) {
+                    for (FutureListener<?> l : list) {
+                        invoke(l);
+                    }
+                } else {
+                    invoke((FutureListener<?>) batch);
                 }
             } finally {
                 synchronized (this) {
@@ -258,9 +280,10 @@ public class DefaultPromise<V> implements Promise<V> {
         }
     }
 
-    private void invoke(FutureListener<? super V> listener) {
+    @SuppressWarnings("unchecked")
+    private void invoke(FutureListener<?> listener) {
         try {
-            listener.operationComplete(this);
+            ((FutureListener<? super V>) listener).operationComplete(this);
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "listener " + listener + " of " + this + " threw", t);
         }

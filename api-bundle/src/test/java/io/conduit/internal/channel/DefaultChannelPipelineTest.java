@@ -22,6 +22,9 @@ import io.conduit.channel.ChannelPipeline;
 import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.concurrent.EventExecutors;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -225,7 +228,8 @@ class DefaultChannelPipelineTest {
 
     @Test
     void tailReleasesUnhandledMessagesAndReferenceCountedUserEvents() throws Exception {
-        try (ThreadEventLoop loop = new ThreadEventLoop("loop")) {
+        try (EventLoopGroup loops = EventExecutors.newGroup(1, "loop")) {
+            EventLoop loop = loops.next();
             TestChannel ch = new TestChannel(loop);
             TestMessage msg = new TestMessage("unhandled");
             TestMessage event = new TestMessage("event");
@@ -389,7 +393,8 @@ class DefaultChannelPipelineTest {
 
     @Test
     void outboundOperationsReachTheHeadInOrder() throws Exception {
-        try (ThreadEventLoop loop = new ThreadEventLoop("loop")) {
+        try (EventLoopGroup loops = EventExecutors.newGroup(1, "loop")) {
+            EventLoop loop = loops.next();
             TestChannel ch = new TestChannel(loop);
             ch.pipeline.addLast(new Plain());
             ch.bind(new java.net.InetSocketAddress(0)).sync();
@@ -400,7 +405,7 @@ class DefaultChannelPipelineTest {
             assertEquals(List.of("bind", "connect", "disconnect", "close"), ch.io.ops);
             assertEquals(List.of("m"), ch.io.written);
             assertEquals(1, ch.io.flushes.get());
-            assertEquals(List.of(loop.thread()), ch.io.threads, "the head performs I/O on the channel's loop");
+            assertEquals(List.of(TestChannel.threadOf(loop)), ch.io.threads, "the head performs I/O on the channel's loop");
         }
     }
 

@@ -149,4 +149,35 @@ class OutboundBufferTest {
         assertTrue(pa.isSuccess());
         assertTrue(out.isEmpty());
     }
+
+    /** Flushes count the entries added since the last one; a cut of the unflushed part leaves nothing to count. */
+    @Test
+    void eachFlushCountsExactlyTheMessagesAddedSinceTheLastOne() {
+        OutboundBuffer out = new OutboundBuffer(0, 1 << 20);
+        Buffer[] first = {bytes(1), bytes(2), bytes(3)};
+        for (Buffer b : first) {
+            out.addMessage(b, promise());
+        }
+        out.addFlush();
+        out.addFlush(); // nothing new: no change
+        out.addMessage(bytes(4), promise());
+        out.addMessage(bytes(5), promise());
+        out.failUnflushed(() -> new ChannelClosedException("output shut down", null));
+        Buffer last = bytes(6);
+        out.addMessage(last, promise());
+        Object[] flushed = new Object[8];
+        assertEquals(3, out.flushedMessages(flushed), "only the first flush's messages are flushed");
+        out.addFlush();
+        assertEquals(4, out.flushedMessages(flushed));
+        assertSame(first[0], flushed[0]);
+        assertSame(last, flushed[3]);
+        for (int i = 0; i < 4; i++) {
+            out.removeHead(null);
+        }
+        assertTrue(out.isFlushedEmpty());
+        assertTrue(out.isEmpty());
+        out.addMessage(bytes(7), promise());
+        out.addFlush();
+        assertEquals(1, out.flushedMessages(flushed));
+    }
 }

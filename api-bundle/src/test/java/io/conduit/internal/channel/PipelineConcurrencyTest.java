@@ -16,6 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelPipeline;
+import io.conduit.concurrent.EventExecutors;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -76,8 +79,10 @@ class PipelineConcurrencyTest {
     }
 
     private void stress(boolean offloadedTransients) throws Exception {
-        try (ThreadEventLoop loop = new ThreadEventLoop("channel-loop");
-                ThreadEventLoop executor = new ThreadEventLoop("handler-executor")) {
+        try (EventLoopGroup loops = EventExecutors.newGroup(1, "channel-loop");
+                EventLoopGroup executors = EventExecutors.newGroup(1, "handler-executor")) {
+            EventLoop loop = loops.next();
+            EventLoop executor = executors.next();
             List<Object> atTail = Collections.synchronizedList(new ArrayList<>());
             TestChannel ch = new TestChannel(loop, (c, io) -> new DefaultChannelPipeline(c, io) {
                 @Override

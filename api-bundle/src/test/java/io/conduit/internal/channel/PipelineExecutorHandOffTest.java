@@ -17,6 +17,9 @@ import io.conduit.channel.embedded.EmbeddedChannel;
 import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.concurrent.EventExecutors;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.concurrent.EventLoopGroup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -78,7 +81,10 @@ class PipelineExecutorHandOffTest {
 
     @Test
     void inboundEventsKeepTheirOrderAcrossHandOffsToHandlerExecutorsAndBack() throws Exception {
-        try (ThreadEventLoop e1 = new ThreadEventLoop("executor-1"); ThreadEventLoop e2 = new ThreadEventLoop("executor-2")) {
+        try (EventLoopGroup g1 = EventExecutors.newGroup(1, "executor-1");
+                EventLoopGroup g2 = EventExecutors.newGroup(1, "executor-2")) {
+            EventLoop e1 = g1.next();
+            EventLoop e2 = g2.next();
             EmbeddedChannel ch = new EmbeddedChannel();
             Log a = new Log();
             Log h1 = new Log();
@@ -103,8 +109,8 @@ class PipelineExecutorHandOffTest {
             }
             Thread loop = Thread.currentThread();
             assertTrue(a.allOn(loop) && b.allOn(loop) && c.allOn(loop), "loop-bound handlers run on the loop");
-            assertTrue(h1.allOn(e1.thread()), "h1 runs on its executor");
-            assertTrue(h2.allOn(e2.thread()), "h2 runs on its executor");
+            assertTrue(h1.allOn(TestChannel.threadOf(e1)), "h1 runs on its executor");
+            assertTrue(h2.allOn(TestChannel.threadOf(e2)), "h2 runs on its executor");
             for (int i = 0; i < EVENTS; i++) {
                 assertEquals(i, (Integer) ch.readInbound());
             }
@@ -113,7 +119,8 @@ class PipelineExecutorHandOffTest {
 
     @Test
     void outboundOperationsKeepTheirOrderAcrossHandOffs() throws Exception {
-        try (ThreadEventLoop e1 = new ThreadEventLoop("executor-1")) {
+        try (EventLoopGroup g1 = EventExecutors.newGroup(1, "executor-1")) {
+            EventLoop e1 = g1.next();
             EmbeddedChannel ch = new EmbeddedChannel();
             Log nearHead = new Log();
             Log offloaded = new Log();
@@ -136,7 +143,7 @@ class PipelineExecutorHandOffTest {
             assertEquals(expected, nearTail.events);
             assertEquals(expected, offloaded.events);
             assertEquals(expected, nearHead.events);
-            assertTrue(offloaded.allOn(e1.thread()));
+            assertTrue(offloaded.allOn(TestChannel.threadOf(e1)));
             assertTrue(nearHead.allOn(Thread.currentThread()), "back on the channel's loop after the hand-off");
             for (int i = 0; i < EVENTS; i++) {
                 assertEquals(i, (Integer) ch.readOutbound());
@@ -147,7 +154,8 @@ class PipelineExecutorHandOffTest {
 
     @Test
     void handlerAddedRemovedAndExceptionCaughtRunOnTheHandlersExecutor() throws Exception {
-        try (ThreadEventLoop e1 = new ThreadEventLoop("executor-1")) {
+        try (EventLoopGroup g1 = EventExecutors.newGroup(1, "executor-1")) {
+            EventLoop e1 = g1.next();
             EmbeddedChannel ch = new EmbeddedChannel();
             List<Thread> threads = Collections.synchronizedList(new ArrayList<>());
             List<String> calls = Collections.synchronizedList(new ArrayList<>());
@@ -184,7 +192,7 @@ class PipelineExecutorHandOffTest {
             assertTrue(removed.await(10, TimeUnit.SECONDS));
             assertEquals(List.of("added", "caught read x", "removed"), calls);
             for (Thread t : threads) {
-                assertSame(e1.thread(), t);
+                assertSame(TestChannel.threadOf(e1), t);
             }
             ch.checkException();
         }

@@ -34,6 +34,11 @@ final class TestChannel implements Channel {
         this.pipeline = pipelineFactory.apply(this, io);
     }
 
+    /** @return the thread {@code loop} runs its tasks on (an {@code EventExecutors} loop has one for life) */
+    static Thread threadOf(EventLoop loop) throws Exception {
+        return loop.submit(Thread::currentThread).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     /** What reached the head. */
     static final class RecordingIo implements ChannelIoOperations {
         final List<Object> written = new CopyOnWriteArrayList<>();

@@ -128,6 +128,25 @@ class DefaultPromiseTest {
         assertEquals(List.of("kept"), calls);
     }
 
+    /** A lone listener is kept without a list; removing it, then adding others, must still work in order. */
+    @Test
+    void aLoneListenerCanBeRemovedAndReplaced() {
+        DefaultPromise<Void> p = new DefaultPromise<>(null);
+        List<String> calls = new ArrayList<>();
+        io.conduit.concurrent.FutureListener<Void> lone = f -> calls.add("lone");
+        p.addListener(lone);
+        p.removeListener(f -> calls.add("never added"));
+        p.removeListener(lone);
+        p.addListener(f -> calls.add("first"));
+        p.addListener(f -> calls.add("second"));
+        p.setSuccess(null);
+        assertEquals(List.of("first", "second"), calls);
+        DefaultPromise<Void> q = new DefaultPromise<>(null);
+        q.addListener(lone);
+        q.setSuccess(null);
+        assertEquals(List.of("first", "second", "lone"), calls);
+    }
+
     @Test
     void cancelCompletesWithCancellationException() {
         DefaultPromise<String> p = new DefaultPromise<>(null);

@@ -6,6 +6,7 @@ import java.util.List;
 import io.conduit.buffer.ReferenceCounted;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.concurrent.Future;
+import io.conduit.concurrent.FutureListener;
 import io.conduit.concurrent.Promise;
 
 /**
@@ -70,12 +71,12 @@ public abstract class MessageToMessageEncoder<I> extends TypedHandler<I> {
         }
         Aggregate all = new Aggregate(promise, out.size());
         for (Object o : out) {
-            ctx.write(o).addListener(all::done);
+            ctx.write(o).addListener(all);
         }
     }
 
     /** Completes the original promise once every part's write completed. Runs on the channel's event loop. */
-    private static final class Aggregate {
+    private static final class Aggregate implements FutureListener<Void> {
         private final Promise<Void> promise;
         private int left;
         private Throwable firstFailure;
@@ -85,7 +86,8 @@ public abstract class MessageToMessageEncoder<I> extends TypedHandler<I> {
             this.left = parts;
         }
 
-        synchronized void done(Future<? extends Void> f) {
+        @Override
+        public synchronized void operationComplete(Future<? extends Void> f) {
             if (!f.isSuccess() && firstFailure == null) {
                 firstFailure = f.cause() != null ? f.cause() : new EncoderException("a part's write was cancelled");
             }

@@ -1,4 +1,4 @@
-package io.conduit.epoll;
+package io.conduit.testsuite;
 
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
@@ -18,9 +18,10 @@ import io.conduit.transport.Transports;
 import io.conduit.transport.spi.TransportProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -39,11 +40,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * UDP endpoints following transport swaps ({@link ManagedDatagramEndpoint}) on real epoll and nio sockets: the
- * kernel facts the hand-over relies on, then loss measured under load while the selection flips and epoll goes away.
+ * UDP endpoints following transport swaps ({@link ManagedDatagramEndpoint}) between real sockets of the transport
+ * under test and nio: the kernel facts the hand-over relies on, then loss measured under load while the selection
+ * flips and a copy of the transport under test goes away.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class EpollManagedDatagramSwapTest {
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class ManagedDatagramCrossTransportSwapTest {
+
+    /**
+     * @return the name of the registered transport under test; the suite swaps between it and {@code nio}, the
+     *         fallback every installation has
+     */
+    protected abstract String transportUnderTest();
+
+    /** @return the transport under test and nio: each is the old socket of a hand-over once */
+    List<String> bothTransports() {
+        return List.of(transportUnderTest(), "nio");
+    }
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     private final List<TransportProvider> registered = new ArrayList<>();
@@ -88,7 +102,7 @@ class EpollManagedDatagramSwapTest {
      * {@code SO_REUSEPORT} socket, whatever its sender's hash.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"epoll", "nio"})
+    @MethodSource("bothTransports")
     void connectAwayKeepsTheQueueAndSteersNewDatagramsToTheSuccessor(String transportName) throws Exception {
         Transport t = Transports.get(transportName);
         EventLoopGroup group = t.newEventLoopGroup(1);
@@ -156,14 +170,14 @@ class EpollManagedDatagramSwapTest {
      */
     @Test
     void aWildcardEndpointIsReadDryOnEverySwap() throws Exception {
-        Transports.setPreference("epoll");
+        Transports.setPreference(transportUnderTest());
         ManagedDatagramEndpoint endpoint = new ManagedDatagramEndpoint(new InetSocketAddress("0.0.0.0", 0))
                 .handler(new DatagramEcho());
         try (DatagramChannel client = DatagramChannel.open().bind(new InetSocketAddress(LOOPBACK, 0))) {
             InetSocketAddress to = new InetSocketAddress(LOOPBACK, endpoint.start().sync().getNow().getPort());
             client.configureBlocking(false);
             List<Long> millis = new ArrayList<>();
-            for (String next : new String[] {"nio", "epoll", "nio", "epoll"}) {
+            for (String next : new String[] {"nio", transportUnderTest(), "nio", transportUnderTest()}) {
                 long start = System.nanoTime();
                 Transports.setPreference(next);
                 while (!next.equals(endpoint.transportName())) {
@@ -200,33 +214,35 @@ class EpollManagedDatagramSwapTest {
 
     /**
      * Clients count echo replies ({@link UdpEchoLoad}, a bounded window each, so no receive buffer can overflow)
-     * while the selection flips epoll ↔ nio and an epoll transport goes away (its provider unregistered); each lost
-     * datagram is charged to the swap it was sent after. Asserted: nothing lost before the first swap or by a
-     * hand-over whose old socket is epoll (the kernel keeps its queue), at most a few by one whose old socket is nio
-     * (the window between its last read and its connect), and the endpoint ends on epoll.
+     * while the selection flips between the transport under test and nio and a copy of the transport under test
+     * goes away (its provider unregistered); each lost datagram is charged to the swap it was sent after. Asserted:
+     * nothing lost before the first swap or by a hand-over whose old socket is the transport under test (epoll: the
+     * kernel keeps its queue), at most a few by one whose old socket is nio (the window between its last read and
+     * its connect), and the endpoint ends on the transport under test.
      */
     @Test
-    void repliesKeepComingWhileTheSelectionFlipsAndEpollGoesAway() throws Exception {
-        Transports.setPreference("epoll");
+    void repliesKeepComingWhileTheSelectionFlipsAndTheTransportUnderTestGoesAway() throws Exception {
+        Transports.setPreference(transportUnderTest());
         ManagedDatagramEndpoint endpoint = new ManagedDatagramEndpoint(new InetSocketAddress(LOOPBACK, 0))
                 .handler(new DatagramEcho());
         try {
             InetSocketAddress address = endpoint.start().sync().getNow();
-            assertEquals("epoll", endpoint.transportName());
-            TransportProvider epollB = register(new RenamedTransport(Transports.get("epoll"), "epoll-b"));
+            assertEquals(transportUnderTest(), endpoint.transportName());
+            TransportProvider second = register(new RenamedTransport(Transports.get(transportUnderTest()),
+                    transportUnderTest() + "-b"));
             UdpEchoLoad.Result result;
             try (UdpEchoLoad load = new UdpEchoLoad(address, 4, 32, 500_000).start()) {
-                EpollNioSwaps.run(epollB, 300, load::mark);
+                EpollNioSwaps.run(transportUnderTest(), second, 300, load::mark);
                 result = load.stop(UdpEchoLoad.WRITE_OFF_MILLIS * 2);
             }
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!"epoll".equals(endpoint.transportName())) {
+            while (!transportUnderTest().equals(endpoint.transportName())) {
                 if (System.nanoTime() > end) {
                     fail("endpoint on " + endpoint.transportName());
                 }
                 Thread.sleep(10);
             }
-            System.out.println("UDP endpoint swap load (epoll-bundle): " + result);
+            System.out.println("UDP endpoint swap load (" + transportUnderTest() + "): " + result);
             for (UdpEchoLoad.Phase phase : result.phases()) {
                 if (phase.label().contains("nio -> ")) {
                     assertTrue(phase.lost() <= 3, phase.label() + ": at most the connect window; " + result);

@@ -1,4 +1,4 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
@@ -7,6 +7,7 @@ import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.ManagedDatagramEndpoint;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -30,18 +31,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * {@link ManagedDatagramEndpoint} between two real nio transports ({@link SwapTransports}) on JDK 17: the
+ * {@link ManagedDatagramEndpoint} between two copies of the transport under test ({@link SwapTransports}) on JDK 17: the
  * close-then-bind fallback, "address already in use", and adopted channels kept on a selection change and drained
  * when their transport goes away.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ManagedDatagramEndpointSwapTest {
+public abstract class ManagedDatagramEndpointSwapTest {
+
+    /**
+     * @return the transport under test: the suite registers copies of it under other names ({@link SwapTransports})
+     *         and swaps between them
+     */
+    protected abstract Transport transportUnderTest();
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    private final SwapTransports.Registered registered = new SwapTransports.Registered(this::transportUnderTest);
     private final List<ManagedDatagramEndpoint> endpoints = new ArrayList<>();
 
-    private SwapTransports.Provider register(String name, boolean reusePort) {
+    private RenamedTransport.Provider register(String name, boolean reusePort) {
         return registered.register(name, reusePort);
     }
 
@@ -87,22 +94,22 @@ class ManagedDatagramEndpointSwapTest {
 
     @Test
     void withoutReusePortTheOldSocketClosesFirstAndTheNewOneTakesThePort() throws Exception {
-        register("nio-a", false);
-        SwapTransports.Provider b = register("nio-b", false);
-        Transports.setPreference("nio-a");
+        register("swap-a", false);
+        RenamedTransport.Provider b = register("swap-b", false);
+        Transports.setPreference("swap-a");
         ManagedDatagramEndpoint endpoint = echoEndpoint();
         InetSocketAddress address = endpoint.start().sync().getNow();
-        assertEquals("nio-a", endpoint.transportName());
+        assertEquals("swap-a", endpoint.transportName());
         echoOnce(address);
-        Transports.setPreference("nio-b");
-        await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+        Transports.setPreference("swap-b");
+        await(() -> "swap-b".equals(endpoint.transportName()), "the endpoint to move to swap-b");
         assertEquals(address, endpoint.localAddress(), "same port");
         echoOnce(address);
-        // close-then-bind retries a bind that finds the old socket not closed yet (SwapSteps.bindAfterClose); each
-        // failed attempt's group is shut down: exactly one group of nio-b runs, the socket's
-        List<EventLoopGroup> running = b.transport.groups.stream().filter(g -> !g.isShuttingDown()).toList();
-        assertEquals(1, running.size(), "one running group on nio-b of " + b.transport.groups.size() + " made");
-        for (EventLoopGroup g : b.transport.groups) {
+        // close-then-bind retries a bind that finds the old socket not closed yet (SwapEngine.bindAfterClose); each
+        // failed attempt's group is shut down: exactly one group of swap-b runs, the socket's
+        List<EventLoopGroup> running = b.transport.groups().stream().filter(g -> !g.isShuttingDown()).toList();
+        assertEquals(1, running.size(), "one running group on swap-b of " + b.transport.groups().size() + " made");
+        for (EventLoopGroup g : b.transport.groups()) {
             if (g != running.get(0)) {
                 assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "a failed attempt's group terminates");
             }
@@ -137,17 +144,17 @@ class ManagedDatagramEndpointSwapTest {
         log.addHandler(capture);
         String strictBefore = System.setProperty("conduit.transport.strict", "true");
         try {
-            SwapTransports.Provider a = register("nio-a", true);
-            Transports.setPreference("nio-a");
+            RenamedTransport.Provider a = register("swap-a", true);
+            Transports.setPreference("swap-a");
             ManagedDatagramEndpoint endpoint = echoEndpoint();
             InetSocketAddress address = endpoint.start().sync().getNow();
-            assertTrue(Transports.unregister(a), "nio-a unregistered: strict, so nothing is selected");
+            assertTrue(Transports.unregister(a), "swap-a unregistered: strict, so nothing is selected");
             await(() -> endpoint.transportName() == null, "the socket to close");
-            Transports.setPreference("nio-b");
-            Transports.setPreference("nio-c");
+            Transports.setPreference("swap-b");
+            Transports.setPreference("swap-c");
             Thread.sleep(200); // let the swap thread see each of them
-            register("nio-c", true);
-            await(() -> "nio-c".equals(endpoint.transportName()), "the endpoint to bind on nio-c");
+            register("swap-c", true);
+            await(() -> "swap-c".equals(endpoint.transportName()), "the endpoint to bind on swap-c");
             echoOnce(address);
             assertEquals(1, warnings.stream().filter(w -> w.contains("closed until one is")).count(),
                     "one warning when the socket closed: " + warnings);
@@ -164,8 +171,8 @@ class ManagedDatagramEndpointSwapTest {
 
     @Test
     void aSecondEndpointOnATakenAddressFailsWithAlreadyInUse() throws Exception {
-        register("nio-a", true);
-        Transports.setPreference("nio-a");
+        register("swap-a", true);
+        Transports.setPreference("swap-a");
         ManagedDatagramEndpoint first = echoEndpoint();
         InetSocketAddress address = first.start().sync().getNow();
         ManagedDatagramEndpoint second = new ManagedDatagramEndpoint(address).handler(new SwapTransports.DatagramEcho());
@@ -179,35 +186,35 @@ class ManagedDatagramEndpointSwapTest {
 
     @Test
     void adoptedChannelsStayOnASelectionChangeAndAreDrainedWhenTheirTransportGoesAway() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
         ManagedDatagramEndpoint endpoint = echoEndpoint();
         endpoint.start().sync();
-        EventLoopGroup oldGroup = a.transport.groups.get(0);
-        Channel adopted = new Bootstrap().transport(Transports.get("nio-a")).group(endpoint.channel().eventLoop())
+        EventLoopGroup oldGroup = a.transport.groups().get(0);
+        Channel adopted = new Bootstrap().transport(Transports.get("swap-a")).group(endpoint.channel().eventLoop())
                 .channelType(ChannelType.UDP).handler(new ChannelHandler() { })
                 .bind(new InetSocketAddress(LOOPBACK, 0)).sync().getNow();
         Future<Void> drainStarted = endpoint.adopt(adopted);
         assertEquals(1, endpoint.adoptedChannels());
 
-        Transports.setPreference("nio-b"); // nio-a still there: a selection change
-        await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+        Transports.setPreference("swap-b"); // swap-a still there: a selection change
+        await(() -> "swap-b".equals(endpoint.transportName()), "the endpoint to move to swap-b");
         Thread.sleep(200);
         assertTrue(adopted.isOpen(), "kept on a selection change");
         assertFalse(drainStarted.isDone());
-        assertFalse(oldGroup.isShuttingDown(), "nio-a's group runs while an adopted channel lives on it");
+        assertFalse(oldGroup.isShuttingDown(), "swap-a's group runs while an adopted channel lives on it");
 
-        assertTrue(Transports.unregister(a)); // nio-a goes away
+        assertTrue(Transports.unregister(a)); // swap-a goes away
         assertTrue(drainStarted.await(10, TimeUnit.SECONDS), "the drain starts");
         assertTrue(adopted.isOpen(), "still open during the grace period (late replies)");
         assertTrue(adopted.closeFuture().await(10, TimeUnit.SECONDS), "closed after the grace period");
-        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "then nio-a's group stops");
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "then swap-a's group stops");
         assertEquals(0, endpoint.adoptedChannels());
 
-        EventLoopGroup foreign = Transports.get("nio-b").newEventLoopGroup(1);
+        EventLoopGroup foreign = Transports.get("swap-b").newEventLoopGroup(1);
         try {
-            Channel other = new Bootstrap().transport(Transports.get("nio-b")).group(foreign)
+            Channel other = new Bootstrap().transport(Transports.get("swap-b")).group(foreign)
                     .channelType(ChannelType.UDP).handler(new ChannelHandler() { })
                     .bind(new InetSocketAddress(LOOPBACK, 0)).sync().getNow();
             Future<Void> refused = endpoint.adopt(other);

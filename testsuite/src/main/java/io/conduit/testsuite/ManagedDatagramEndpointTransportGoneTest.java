@@ -1,4 +1,4 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.conduit.transport.ManagedDatagramEndpoint;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,10 +30,16 @@ import org.junit.jupiter.api.Timeout;
  * at the same port.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ManagedDatagramEndpointTransportGoneTest {
+public abstract class ManagedDatagramEndpointTransportGoneTest {
+
+    /**
+     * @return the transport under test: the suite registers copies of it under other names ({@link SwapTransports})
+     *         and swaps between them
+     */
+    protected abstract Transport transportUnderTest();
 
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
-    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    private final SwapTransports.Registered registered = new SwapTransports.Registered(this::transportUnderTest);
     private SwapTransports.LogRecords log;
     private ManagedDatagramEndpoint endpoint;
 
@@ -93,26 +100,26 @@ class ManagedDatagramEndpointTransportGoneTest {
 
     @Test
     void withReusePortATransportThatGoesAwayWhileTheSwapBindsIsSkippedAndNoDatagramIsLost() throws Exception {
-        SwapTransports.Provider a = registered.register("nio-a", true);
-        SwapTransports.Provider gone = registered.register("nio-gone", true);
-        InetSocketAddress address = started("nio-a");
+        RenamedTransport.Provider a = registered.register("swap-a", true);
+        RenamedTransport.Provider gone = registered.register("swap-gone", true);
+        InetSocketAddress address = started("swap-a");
         Exchanges exchanges = new Exchanges(address);
         Thread client = SwapTransports.thread("datagram-client", exchanges);
         SwapTransports.await(() -> exchanges.answered.get() > 100, "exchanges before the swap");
         SwapTransports.goesAwayOnNextGroup(gone);
         log.records.clear();
-        Transports.setPreference("nio-gone,nio-a");
-        SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
+        Transports.setPreference("swap-gone,swap-a");
+        SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'swap-gone'")),
                 "the swap's line naming the skipped transport");
         long atSkip = exchanges.answered.get();
         SwapTransports.await(() -> exchanges.answered.get() > atSkip + 100, "exchanges after the swap");
         exchanges.stop.set(true);
         client.join(10_000);
 
-        assertEquals("nio-a", endpoint.transportName(), "still on nio-a");
+        assertEquals("swap-a", endpoint.transportName(), "still on swap-a");
         assertEquals(address, endpoint.localAddress());
-        assertEquals(1, a.transport.groups.size(), "nio-a's socket was never closed and bound again");
-        assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+        assertEquals(1, a.transport.groups().size(), "swap-a's socket was never closed and bound again");
+        assertEquals(1, gone.transport.groupRequests(), "nothing retried on the transport that went away");
         assertEquals(List.of(), log.withThrowable(), "no stack trace");
         assertEquals(1, log.records.size(), "one line for the swap: " + log.messages());
         assertTrue(log.messages().get(0).contains("NoClassDefFoundError: io/conduit/test/EventArray"),
@@ -122,26 +129,26 @@ class ManagedDatagramEndpointTransportGoneTest {
 
     @Test
     void withoutReusePortTheEndpointBindsAgainOnTheCurrentSelectionAtTheSamePort() throws Exception {
-        SwapTransports.Provider a = registered.register("nio-a", false); // close, then bind
-        SwapTransports.Provider gone = registered.register("nio-gone", false);
-        InetSocketAddress address = started("nio-a");
+        RenamedTransport.Provider a = registered.register("swap-a", false); // close, then bind
+        RenamedTransport.Provider gone = registered.register("swap-gone", false);
+        InetSocketAddress address = started("swap-a");
         SwapTransports.goesAwayOnNextGroup(gone);
         log.records.clear();
-        Transports.setPreference("nio-gone,nio-a");
-        SwapTransports.await(() -> a.transport.groups.size() == 2 && "nio-a".equals(endpoint.transportName()),
-                "the endpoint to be bound on nio-a again");
-        SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
+        Transports.setPreference("swap-gone,swap-a");
+        SwapTransports.await(() -> a.transport.groups().size() == 2 && "swap-a".equals(endpoint.transportName()),
+                "the endpoint to be bound on swap-a again");
+        SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'swap-gone'")),
                 "the swap's line naming the skipped transport");
 
         assertEquals(address, endpoint.localAddress(), "the same port");
-        assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+        assertEquals(1, gone.transport.groupRequests(), "nothing retried on the transport that went away");
         assertEquals(List.of(), log.withThrowable(), "no stack trace");
         Exchanges exchanges = new Exchanges(address);
         Thread client = SwapTransports.thread("datagram-client", exchanges);
         SwapTransports.await(() -> exchanges.answered.get() > 10, "exchanges after the swap");
         exchanges.stop.set(true);
         client.join(10_000);
-        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS),
+        assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS),
                 "the first socket's group terminated");
     }
 }

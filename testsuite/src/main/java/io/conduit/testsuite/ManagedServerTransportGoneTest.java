@@ -1,8 +1,8 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import io.conduit.concurrent.Future;
-import io.conduit.testsuite.EchoHandler;
 import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import io.conduit.transport.UnavailableTransportException;
 import org.junit.jupiter.api.AfterEach;
@@ -33,9 +33,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * activator on Felix's start-level thread) blocked for ever.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ManagedServerTransportGoneTest {
+public abstract class ManagedServerTransportGoneTest {
 
-    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    /**
+     * @return the transport under test: the suite registers copies of it under other names ({@link SwapTransports})
+     *         and swaps between them
+     */
+    protected abstract Transport transportUnderTest();
+
+    private final SwapTransports.Registered registered = new SwapTransports.Registered(this::transportUnderTest);
     private final List<ManagedServer> servers = new ArrayList<>();
     private SwapTransports.LogRecords log;
 
@@ -63,22 +69,22 @@ class ManagedServerTransportGoneTest {
 
     @Test
     void aTransportThatGoesAwayWhileTheOverlapBindsIsSkippedAndTheOldListenerKeepsListening() throws Exception {
-        SwapTransports.Provider a = registered.register("nio-a", true);
-        SwapTransports.Provider gone = registered.register("nio-gone", true);
-        ManagedServer server = started("nio-a");
+        RenamedTransport.Provider a = registered.register("swap-a", true);
+        RenamedTransport.Provider gone = registered.register("swap-gone", true);
+        ManagedServer server = started("swap-a");
         SocketAddress address = server.localAddress();
         try (Socket held = new Socket()) {
             held.connect(address, 2000);
             SwapTransports.await(() -> server.openConnections() == 1, "the held connection to be accepted");
             SwapTransports.goesAwayOnNextGroup(gone);
             log.records.clear();
-            Transports.setPreference("nio-gone,nio-a");
-            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
+            Transports.setPreference("swap-gone,swap-a");
+            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'swap-gone'")),
                     "the swap's line naming the skipped transport");
 
-            assertEquals("nio-a", server.transportName(), "still on nio-a");
-            assertEquals(1, a.transport.groups.size(), "nio-a's listener was never closed and re-bound");
-            assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+            assertEquals("swap-a", server.transportName(), "still on swap-a");
+            assertEquals(1, a.transport.groups().size(), "swap-a's listener was never closed and re-bound");
+            assertEquals(1, gone.transport.groupRequests(), "nothing retried on the transport that went away");
             assertEquals(List.of(), log.withThrowable(), "no stack trace");
             assertEquals(1, log.records.size(), "one line for the swap: " + log.messages());
             assertTrue(log.records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/EventArray"),
@@ -100,23 +106,23 @@ class ManagedServerTransportGoneTest {
         Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
         Thread.setDefaultUncaughtExceptionHandler((t, e) -> uncaught.add(e));
         try {
-            SwapTransports.Provider a = registered.register("nio-a", true);
-            SwapTransports.Provider gone = registered.register("nio-gone", true);
-            ManagedServer server = started("nio-a");
+            RenamedTransport.Provider a = registered.register("swap-a", true);
+            RenamedTransport.Provider gone = registered.register("swap-gone", true);
+            ManagedServer server = started("swap-a");
             SocketAddress address = server.localAddress();
-            gone.transport.beforeSupports = () -> {
+            gone.transport.beforeSupports(() -> {
                 Transports.unregister(gone);
                 throw new NoClassDefFoundError("io/conduit/test/Spec"); // as a refreshed bundle's class loader says
-            };
+            });
             log.records.clear();
-            Transports.setPreference("nio-gone,nio-a");
-            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'nio-gone'")),
+            Transports.setPreference("swap-gone,swap-a");
+            SwapTransports.await(() -> log.messages().stream().anyMatch(m -> m.contains("skipped 'swap-gone'")),
                     "the swap's line naming the skipped transport");
 
             assertEquals(List.of(), uncaught, "nothing escapes the swap thread");
-            assertEquals("nio-a", server.transportName(), "still on nio-a: " + log.messages());
-            assertEquals(1, a.transport.groups.size(), "nio-a's listener was never closed and re-bound");
-            assertEquals(0, gone.transport.groupRequests.get(), "nothing was made on the transport that went away");
+            assertEquals("swap-a", server.transportName(), "still on swap-a: " + log.messages());
+            assertEquals(1, a.transport.groups().size(), "swap-a's listener was never closed and re-bound");
+            assertEquals(0, gone.transport.groupRequests(), "nothing was made on the transport that went away");
             assertEquals(List.of(), log.withThrowable(), "no stack trace");
             assertTrue(log.records.get(0).getMessage().contains("NoClassDefFoundError: io/conduit/test/Spec"),
                     log.records.get(0).getMessage());
@@ -128,35 +134,35 @@ class ManagedServerTransportGoneTest {
 
     @Test
     void withoutReusePortAFailedBindOnAVanishedTransportBindsOnTheCurrentSelectionAtOnce() throws Exception {
-        SwapTransports.Provider a = registered.register("nio-a", false); // close, then bind
-        SwapTransports.Provider gone = registered.register("nio-gone", false);
-        ManagedServer server = started("nio-a");
+        RenamedTransport.Provider a = registered.register("swap-a", false); // close, then bind
+        RenamedTransport.Provider gone = registered.register("swap-gone", false);
+        ManagedServer server = started("swap-a");
         SocketAddress address = server.localAddress();
         SwapTransports.goesAwayOnNextGroup(gone);
         log.records.clear();
-        Transports.setPreference("nio-gone,nio-a");
-        SwapTransports.await(() -> a.transport.groups.size() == 2 && "nio-a".equals(server.transportName()),
-                "the server to listen on nio-a again");
+        Transports.setPreference("swap-gone,swap-a");
+        SwapTransports.await(() -> a.transport.groups().size() == 2 && "swap-a".equals(server.transportName()),
+                "the server to listen on swap-a again");
         SwapTransports.await(() -> !log.records.isEmpty(), "the swap's line");
 
-        assertEquals(1, gone.transport.groupRequests.get(), "nothing retried on the transport that went away");
+        assertEquals(1, gone.transport.groupRequests(), "nothing retried on the transport that went away");
         assertEquals(List.of(), log.withThrowable(), "no stack trace");
         assertEquals(1, log.records.size(), "one line for the swap: " + log.messages());
-        assertTrue(log.records.get(0).getMessage().contains("skipped 'nio-gone'"), log.records.get(0).getMessage());
+        assertTrue(log.records.get(0).getMessage().contains("skipped 'swap-gone'"), log.records.get(0).getMessage());
         assertEquals(address, server.localAddress());
         SwapTransports.echoOnce((InetSocketAddress) address, 64);
-        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS),
+        assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS),
                 "the first listener's group terminated");
     }
 
     @Test
     void aTransportThatGoesAwayDuringTheFirstBindIsSkippedByStart() throws Exception {
-        registered.register("nio-a", true);
-        SwapTransports.Provider gone = registered.register("nio-gone", true);
+        registered.register("swap-a", true);
+        RenamedTransport.Provider gone = registered.register("swap-gone", true);
         SwapTransports.goesAwayOnNextGroup(gone);
-        ManagedServer server = started("nio-gone,nio-a");
-        assertEquals("nio-a", server.transportName());
-        assertEquals(1, gone.transport.groupRequests.get());
+        ManagedServer server = started("swap-gone,swap-a");
+        assertEquals("swap-a", server.transportName());
+        assertEquals(1, gone.transport.groupRequests());
         assertEquals(List.of(), log.withThrowable(), "no stack trace");
         SwapTransports.echoOnce((InetSocketAddress) server.localAddress(), 64);
     }
@@ -164,7 +170,7 @@ class ManagedServerTransportGoneTest {
     @Test
     void startWithNothingSelectedFailsWithUnavailableTransportExceptionAndEndsItsThread() throws Exception {
         SwapTransports.strictCollectingUncaught(uncaught -> {
-            Transports.setPreference("nio-not-registered"); // strict: nothing is selected
+            Transports.setPreference("swap-not-registered"); // strict: nothing is selected
             ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                     .childHandler(new EchoHandler());
             servers.add(server);

@@ -1,8 +1,8 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import io.conduit.concurrent.EventLoopGroup;
-import io.conduit.testsuite.EchoHandler;
 import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 
 import java.io.EOFException;
@@ -24,16 +24,16 @@ import java.util.concurrent.atomic.AtomicLong;
  * verify / close until the duration ends (at most {@value #MAX_EXCHANGES_PER_CLIENT} exchanges each). Also runs
  * as a program (a child JVM in a private network namespace) that prints one {@code RESULT} line.
  */
-final class SwapLoad {
+public final class SwapLoad {
 
-    static final int EXCHANGE_BYTES = 1024;
-    static final int MAX_EXCHANGES_PER_CLIENT = 20_000;
+    public static final int EXCHANGE_BYTES = 1024;
+    public static final int MAX_EXCHANGES_PER_CLIENT = 20_000;
 
     /** Figures of one run. */
-    record Result(long attempted, long completed, long refused, long reset, long cut, long timedOut,
+    public record Result(long attempted, long completed, long refused, long reset, long cut, long timedOut,
                   long verifiedBytes, long corrupted, int swaps, String finalTransport, boolean oldGroupsTerminated,
                   int openConnectionsAfter) {
-        String line() {
+        public String line() {
             return "RESULT attempted=" + attempted + " completed=" + completed + " refused=" + refused + " reset="
                     + reset + " cut=" + cut + " timedOut=" + timedOut + " verifiedBytes=" + verifiedBytes
                     + " corrupted=" + corrupted + " swaps=" + swaps + " final=" + finalTransport
@@ -44,12 +44,13 @@ final class SwapLoad {
     private SwapLoad() {
     }
 
-    static Result run(int clients, long durationMillis, long flipEveryMillis) throws Exception {
-        SwapTransports.Provider a = SwapTransports.provider("nio-a", true);
-        SwapTransports.Provider b = SwapTransports.provider("nio-b", true);
+    /** @param base the transport under test; the load swaps between two copies of it ({@link SwapTransports}) */
+    public static Result run(Transport base, int clients, long durationMillis, long flipEveryMillis) throws Exception {
+        RenamedTransport.Provider a = SwapTransports.provider(base, "swap-a", true);
+        RenamedTransport.Provider b = SwapTransports.provider(base, "swap-b", true);
         Transports.register(a);
         Transports.register(b);
-        Transports.setPreference("nio-a");
+        Transports.setPreference("swap-a");
         ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                 .childHandler(new EchoHandler()).gracePeriod(2, TimeUnit.SECONDS);
         try {
@@ -113,7 +114,7 @@ final class SwapLoad {
                 t.start();
             }
             int swaps = 0;
-            String[] names = {"nio-b", "nio-a"};
+            String[] names = {"swap-b", "swap-a"};
             while (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(flipEveryMillis) < deadline) {
                 Thread.sleep(flipEveryMillis);
                 Transports.setPreference(names[swaps % 2]);
@@ -122,16 +123,16 @@ final class SwapLoad {
             for (Thread t : threads) {
                 t.join(10_000);
             }
-            String expected = swaps == 0 ? "nio-a" : names[(swaps - 1) % 2];
+            String expected = swaps == 0 ? "swap-a" : names[(swaps - 1) % 2];
             long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (!expected.equals(server.transportName()) && System.nanoTime() < waitUntil) {
                 Thread.sleep(10);
             }
-            SwapTransports.Recording last = (expected.equals("nio-a") ? a : b).transport;
-            EventLoopGroup currentGroup = last.groups.get(last.groups.size() - 1);
+            RenamedTransport last = (expected.equals("swap-a") ? a : b).transport;
+            EventLoopGroup currentGroup = last.groups().get(last.groups().size() - 1);
             boolean terminated = true;
-            List<EventLoopGroup> all = new ArrayList<>(a.transport.groups);
-            all.addAll(b.transport.groups);
+            List<EventLoopGroup> all = new ArrayList<>(a.transport.groups());
+            all.addAll(b.transport.groups());
             for (EventLoopGroup g : all) {
                 if (g != currentGroup) {
                     terminated &= g.terminationFuture().await(15, TimeUnit.SECONDS);
@@ -152,9 +153,13 @@ final class SwapLoad {
         }
     }
 
-    /** Child-JVM entry: {@code clients durationMillis flipEveryMillis}; prints the {@code RESULT} line. */
+    /**
+     * Child-JVM entry: {@code clients durationMillis flipEveryMillis transport}, the last the name of the transport
+     * under test as the child discovers it; prints the {@code RESULT} line.
+     */
     public static void main(String[] args) throws Exception {
-        Result r = run(Integer.parseInt(args[0]), Long.parseLong(args[1]), Long.parseLong(args[2]));
+        Result r = run(Transports.get(args[3]), Integer.parseInt(args[0]), Long.parseLong(args[1]),
+                Long.parseLong(args[2]));
         System.out.println(r.line());
         System.out.flush();
         System.exit(0);

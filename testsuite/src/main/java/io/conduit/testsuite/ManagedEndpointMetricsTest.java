@@ -1,13 +1,13 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.metrics.EndpointMetrics;
-import io.conduit.testsuite.EchoHandler;
 import io.conduit.transport.ManagedDatagramEndpoint;
 import io.conduit.transport.ManagedServer;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 
 import java.lang.management.ManagementFactory;
@@ -29,9 +29,15 @@ import org.junit.jupiter.api.Timeout;
  * JMX view shows the same values and goes when the endpoint closes.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ManagedEndpointMetricsTest {
+public abstract class ManagedEndpointMetricsTest {
 
-    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    /**
+     * @return the transport under test: the suite registers copies of it under other names ({@link SwapTransports})
+     *         and swaps between them
+     */
+    protected abstract Transport transportUnderTest();
+
+    private final SwapTransports.Registered registered = new SwapTransports.Registered(this::transportUnderTest);
     private ManagedServer server;
 
     @AfterEach
@@ -63,9 +69,9 @@ class ManagedEndpointMetricsTest {
 
     @Test
     void totalsSurviveASwapThatDrainsTheOldConnections() throws Exception {
-        registered.register("nio-a", true);
-        registered.register("nio-b", true);
-        Transports.setPreference("nio-a");
+        registered.register("swap-a", true);
+        registered.register("swap-b", true);
+        Transports.setPreference("swap-a");
         server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler())
                 .keepConnectionsOnSelectionChange(false);
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
@@ -73,7 +79,7 @@ class ManagedEndpointMetricsTest {
         SwapTransports.echoOnce(address, 100);
         SwapTransports.await(() -> require(address).getAcceptedConnections() == 2, "two accepted connections");
         EndpointMetrics before = require(address);
-        assertEquals("nio-a", before.getTransport());
+        assertEquals("swap-a", before.getTransport());
         assertEquals(0, before.getSwaps());
 
         MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
@@ -86,14 +92,14 @@ class ManagedEndpointMetricsTest {
             idle.setSoTimeout(5000);
             SwapTransports.await(() -> server.openConnections() == 1, "the connection to be accepted");
             assertEquals(1, require(address).getOpenConnections());
-            Transports.setPreference("nio-b");
+            Transports.setPreference("swap-b");
             assertEquals(-1, idle.getInputStream().read(), "the old connection is drained (end of stream)");
         }
         SwapTransports.await(() -> require(address).getDrainedConnections() == 1, "one drained connection");
         SwapTransports.echoOnce(address, 100);
         SwapTransports.await(() -> require(address).getAcceptedConnections() == 4, "four accepted connections");
         EndpointMetrics after = require(address);
-        assertEquals("nio-b", after.getTransport());
+        assertEquals("swap-b", after.getTransport());
         assertEquals(1, after.getSwaps());
         assertEquals(0, after.getSwapsWithoutOverlap(), "both transports have SO_REUSEPORT: the swap overlapped");
         assertEquals(0, after.getSwapFailures());
@@ -109,41 +115,41 @@ class ManagedEndpointMetricsTest {
 
     @Test
     void aSwapWithoutReusePortIsCountedAsWithoutOverlap() throws Exception {
-        registered.register("nio-a", false);
-        registered.register("nio-b", false);
-        Transports.setPreference("nio-a");
+        registered.register("swap-a", false);
+        registered.register("swap-b", false);
+        Transports.setPreference("swap-a");
         server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler());
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-        Transports.setPreference("nio-b");
-        SwapTransports.await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+        Transports.setPreference("swap-b");
+        SwapTransports.await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
         SwapTransports.await(() -> require(address).getSwaps() == 1, "one swap");
         EndpointMetrics m = require(address);
         assertEquals(1, m.getSwapsWithoutOverlap());
-        assertEquals(0, m.getDrains(), "no connection, and nio-a is still provided: nothing drained");
+        assertEquals(0, m.getDrains(), "no connection, and swap-a is still provided: nothing drained");
         SwapTransports.echoOnce(address, 10);
         SwapTransports.await(() -> require(address).getAcceptedConnections() == 1, "one accepted connection");
     }
 
     @Test
     void aDatagramEndpointCountsItsSwapsAndLeavesJmxWhenClosed() throws Exception {
-        registered.register("nio-a", false);
-        registered.register("nio-b", false);
-        Transports.setPreference("nio-a");
+        registered.register("swap-a", false);
+        registered.register("swap-b", false);
+        Transports.setPreference("swap-a");
         ManagedDatagramEndpoint endpoint = new ManagedDatagramEndpoint(new InetSocketAddress("127.0.0.1", 0))
                 .handler(new SwapTransports.DatagramEcho());
         try {
             InetSocketAddress address = endpoint.start().sync().getNow();
             String kind = "ManagedDatagramEndpoint";
-            assertEquals("nio-a", require(kind, address).getTransport());
+            assertEquals("swap-a", require(kind, address).getTransport());
             ObjectName name = new ObjectName("io.conduit:type=" + kind + ",name=" + ObjectName.quote(address.toString()));
             MBeanServer mbs = ManagementFactory.getPlatformMBeanServer();
             assertTrue(mbs.isRegistered(name), name + " is registered");
 
-            Transports.setPreference("nio-b");
-            SwapTransports.await(() -> "nio-b".equals(endpoint.transportName()), "the endpoint to move to nio-b");
+            Transports.setPreference("swap-b");
+            SwapTransports.await(() -> "swap-b".equals(endpoint.transportName()), "the endpoint to move to swap-b");
             SwapTransports.await(() -> require(kind, address).getSwaps() == 1, "one swap");
             EndpointMetrics m = require(kind, address);
-            assertEquals("nio-b", m.getTransport());
+            assertEquals("swap-b", m.getTransport());
             assertEquals(1, m.getSwapsWithoutOverlap(), "no SO_REUSEPORT: close, then bind");
             assertEquals(0, m.getSwapFailures());
             assertEquals(0, m.getAcceptedConnections());

@@ -15,21 +15,21 @@ import org.junit.jupiter.api.Test;
  * The in-process claims of {@code ManagedServer} and {@code ManagedDatagramEndpoint} addresses: a claim conflicts with
  * another owner's of the same protocol and port at the same address or where either is the wildcard.
  */
-class SwapStepsClaimTest {
+class AddressClaimsTest {
 
-    private static final Transport NIO = (Transport) Proxy.newProxyInstance(SwapStepsClaimTest.class.getClassLoader(),
+    private static final Transport NIO = (Transport) Proxy.newProxyInstance(AddressClaimsTest.class.getClassLoader(),
             new Class<?>[] {Transport.class}, (self, m, a) -> m.getName().equals("name") ? "nio" : null);
     private final Object first = new Object();
     private final Object second = new Object();
 
     @AfterEach
     void release() {
-        SwapSteps.release(first);
-        SwapSteps.release(second);
+        AddressClaims.release(first);
+        AddressClaims.release(second);
     }
 
     private void claim(boolean stream, String host, int port, Object owner) throws BindException {
-        SwapSteps.claim(stream, new InetSocketAddress(host, port), owner, "ManagedServer cannot listen on",
+        AddressClaims.claim(stream, new InetSocketAddress(host, port), owner, "ManagedServer cannot listen on",
                 "ManagedServer", NIO);
     }
 
@@ -41,7 +41,7 @@ class SwapStepsClaimTest {
                 + "another ManagedServer of this process listens on /127.0.0.1:40001; close it or configure another "
                 + "port", e.getMessage());
         assertDoesNotThrow(() -> claim(true, "127.0.0.1", 40001, first), "the same owner again");
-        SwapSteps.release(first);
+        AddressClaims.release(first);
         assertDoesNotThrow(() -> claim(true, "127.0.0.1", 40001, second), "free once released");
     }
 
@@ -51,7 +51,7 @@ class SwapStepsClaimTest {
         assertThrows(BindException.class, () -> claim(true, "127.0.0.1", 40002, second));
         assertDoesNotThrow(() -> claim(false, "127.0.0.1", 40002, second), "UDP is another port space");
         assertDoesNotThrow(() -> claim(true, "127.0.0.1", 40003, second), "another port");
-        SwapSteps.release(second);
+        AddressClaims.release(second);
         claim(true, "127.0.0.2", 40004, first);
         assertDoesNotThrow(() -> claim(true, "127.0.0.1", 40004, second), "two specific addresses do not conflict");
         assertThrows(BindException.class, () -> claim(true, "0.0.0.0", 40004, second));

@@ -1,4 +1,4 @@
-package io.conduit.internal.nio;
+package io.conduit.testsuite;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.channel.Channel;
@@ -8,10 +8,10 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
-import io.conduit.testsuite.EchoHandler;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.ManagedServer;
 import io.conduit.transport.TransportSwapException;
+import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -46,14 +46,20 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-/** {@link ManagedServer} following the selected transport between two real nio transports ({@link SwapTransports}). */
+/** {@link ManagedServer} following the selected transport between two copies of the transport under test ({@link SwapTransports}). */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class ManagedServerSwapTest {
+public abstract class ManagedServerSwapTest {
 
-    private final SwapTransports.Registered registered = new SwapTransports.Registered();
+    /**
+     * @return the transport under test: the suite registers copies of it under other names ({@link SwapTransports})
+     *         and swaps between them
+     */
+    protected abstract Transport transportUnderTest();
+
+    private final SwapTransports.Registered registered = new SwapTransports.Registered(this::transportUnderTest);
     private final List<ManagedServer> servers = new ArrayList<>();
 
-    private SwapTransports.Provider register(String name, boolean reusePort) {
+    private RenamedTransport.Provider register(String name, boolean reusePort) {
         return registered.register(name, reusePort);
     }
 
@@ -80,29 +86,29 @@ class ManagedServerSwapTest {
 
     @Test
     void followsThePreferenceAndRebindsTheSamePort() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        SwapTransports.Provider b = register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", true);
+        RenamedTransport.Provider b = register("swap-b", true);
+        Transports.setPreference("swap-a");
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-        assertEquals("nio-a", server.transportName());
+        assertEquals("swap-a", server.transportName());
         assertEquals(address, server.localAddress());
         echoOnce(address, 1024);
 
-        Transports.setPreference("nio-b");
-        await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+        Transports.setPreference("swap-b");
+        await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
         echoOnce(address, 1024);
         assertEquals(address, server.localAddress(), "same address after the swap");
-        EventLoopGroup oldGroup = a.transport.groups.get(0);
-        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's group terminated");
-        assertFalse(b.transport.groups.get(0).isShuttingDown(), "nio-b's group runs");
+        EventLoopGroup oldGroup = a.transport.groups().get(0);
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "swap-a's group terminated");
+        assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
     }
 
     @Test
     void whenTheOldTransportGoesAwayAnIdleConnectionIsClosedAndItsGroupStopped() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a,nio-b"); // nio-b once nio-a is gone
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a,swap-b"); // swap-b once swap-a is gone
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                 .childHandler(new EchoHandler()).gracePeriod(5, TimeUnit.SECONDS));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
@@ -110,11 +116,11 @@ class ManagedServerSwapTest {
             idle.connect(address, 2000);
             idle.setSoTimeout(5000);
             await(() -> server.openConnections() == 1, "the connection to be accepted");
-            assertTrue(Transports.unregister(a), "nio-a unregistered (its bundle stops)");
-            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            assertTrue(Transports.unregister(a), "swap-a unregistered (its bundle stops)");
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
             assertEquals(-1, idle.getInputStream().read(), "the old connection is closed (end of stream)");
             await(() -> server.openConnections() == 0, "no open connection");
-            assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+            assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
             echoOnce(address, 100);
         }
     }
@@ -122,19 +128,19 @@ class ManagedServerSwapTest {
     @Test
     void withNothingSelectedAgainAndAgainTheServerWaitsQuietlyAndFollowsTheNextSelection() throws Exception {
         SwapTransports.strictCollectingUncaught(uncaught -> {
-            SwapTransports.Provider a = register("nio-a", true);
-            Transports.setPreference("nio-a");
+            RenamedTransport.Provider a = register("swap-a", true);
+            Transports.setPreference("swap-a");
             ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                     .childHandler(new EchoHandler()));
             InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-            assertTrue(Transports.unregister(a), "nio-a unregistered: strict, so nothing is selected");
+            assertTrue(Transports.unregister(a), "swap-a unregistered: strict, so nothing is selected");
             await(() -> server.transportName() == null, "the listener to close");
             // more changes while nothing can be selected (as when a framework stops bundle after bundle)
-            Transports.setPreference("nio-b");
-            Transports.setPreference("nio-c");
+            Transports.setPreference("swap-b");
+            Transports.setPreference("swap-c");
             Thread.sleep(200); // let the swap thread see each of them
-            register("nio-c", true);
-            await(() -> "nio-c".equals(server.transportName()), "the server to bind on nio-c");
+            register("swap-c", true);
+            await(() -> "swap-c".equals(server.transportName()), "the server to bind on swap-c");
             echoOnce(address, 100);
             assertEquals(List.of(), uncaught, "nothing thrown on the server's swap thread");
         });
@@ -169,64 +175,64 @@ class ManagedServerSwapTest {
 
     @Test
     void aSelectionChangeKeepsOpenConnectionsWorkingOnTheOldTransportUntilTheyClose() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        SwapTransports.Provider b = register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", true);
+        RenamedTransport.Provider b = register("swap-b", true);
+        Transports.setPreference("swap-a");
         LoopRecordingEcho echo = new LoopRecordingEcho();
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(echo));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
-        EventLoopGroup oldGroup = a.transport.groups.get(0);
+        EventLoopGroup oldGroup = a.transport.groups().get(0);
         try (Socket kept = new Socket()) {
             kept.connect(address, 2000);
             kept.setSoTimeout(5000);
             exchange(kept, 4096, 1);
             int keptPort = kept.getLocalPort();
-            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "accepted on nio-a");
+            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "accepted on swap-a");
 
-            Transports.setPreference("nio-b"); // a selection change: nio-a is still registered and available
-            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            Transports.setPreference("swap-b"); // a selection change: swap-a is still registered and available
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
             for (int i = 0; i < 20; i++) {
                 exchange(kept, 1 + i * 997, i); // request/response after the swap, on the old transport
             }
-            assertEquals(oldGroup, echo.loops.get(keptPort).parent(), "the kept connection stays on nio-a's loops");
-            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "owned by nio-a's group");
-            assertFalse(oldGroup.isShuttingDown(), "nio-a's group runs while a connection is open on it");
-            assertEquals(1, a.transport.groups.size(), "nio-a made no other group");
+            assertEquals(oldGroup, echo.loops.get(keptPort).parent(), "the kept connection stays on swap-a's loops");
+            assertTrue(server.transportOf(echo.loops.get(keptPort)) == a.transport, "owned by swap-a's group");
+            assertFalse(oldGroup.isShuttingDown(), "swap-a's group runs while a connection is open on it");
+            assertEquals(1, a.transport.groups().size(), "swap-a made no other group");
 
             try (Socket fresh = new Socket()) {
                 fresh.connect(address, 2000);
                 fresh.setSoTimeout(5000);
                 exchange(fresh, 1000, 7);
                 assertTrue(server.transportOf(echo.loops.get(fresh.getLocalPort())) == b.transport,
-                        "a new connection goes to nio-b");
+                        "a new connection goes to swap-b");
             }
             await(() -> server.openConnections() == 1, "only the kept connection open");
             exchange(kept, 512, 3);
         }
-        // the last connection on nio-a closed: its group shuts down
-        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's group terminated");
+        // the last connection on swap-a closed: its group shuts down
+        assertTrue(oldGroup.terminationFuture().await(10, TimeUnit.SECONDS), "swap-a's group terminated");
         await(() -> server.openConnections() == 0, "no open connection");
-        assertFalse(b.transport.groups.get(0).isShuttingDown(), "nio-b's group runs");
+        assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
         echoOnce(address, 100);
     }
 
     @Test
     void connectionsKeptAfterASelectionChangeAreDrainedWhenTheirTransportGoesAway() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
         Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
         ManagedServer server = floodServer(flooder);
         try (Socket reader = floodedReader(server, flooder)) {
             InputStream in = reader.getInputStream();
             in.readNBytes(256 * 1024);
-            Transports.setPreference("nio-b");
-            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
-            in.readNBytes(256 * 1024); // still flowing on nio-a after the selection change
+            Transports.setPreference("swap-b");
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
+            in.readNBytes(256 * 1024); // still flowing on swap-a after the selection change
             assertFalse(flooder.writes.stream().anyMatch(w -> w.isDone() && !w.isSuccess()), "no write failed");
-            assertFalse(a.transport.groups.get(0).isShuttingDown(), "nio-a's group runs");
+            assertFalse(a.transport.groups().get(0).isShuttingDown(), "swap-a's group runs");
 
-            assertTrue(Transports.unregister(a), "nio-a unregistered: the selection (nio-b) does not change");
+            assertTrue(Transports.unregister(a), "swap-a unregistered: the selection (swap-b) does not change");
             await(() -> flooder.writes.stream().allMatch(Future::isDone), "every write to complete or fail");
         }
         long failed = 0;
@@ -236,18 +242,18 @@ class ManagedServerSwapTest {
                 Throwable c = w.cause();
                 assertTrue(c instanceof ChannelClosedException && c.getCause() instanceof TransportSwapException,
                         "failure caused by the swap: " + c);
-                assertTrue(c.getMessage().contains("nio-a") && c.getMessage().contains("went away"), c.getMessage());
+                assertTrue(c.getMessage().contains("swap-a") && c.getMessage().contains("went away"), c.getMessage());
             }
         }
         assertTrue(failed > 0, "writes the peer never read fail with the cause");
-        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+        assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
     }
 
     @Test
     void withoutKeepingASelectionChangeDrainsAtOnce() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0))
                 .childHandler(new EchoHandler()).keepConnectionsOnSelectionChange(false));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
@@ -255,11 +261,11 @@ class ManagedServerSwapTest {
             idle.connect(address, 2000);
             idle.setSoTimeout(5000);
             await(() -> server.openConnections() == 1, "the connection to be accepted");
-            Transports.setPreference("nio-b");
+            Transports.setPreference("swap-b");
             assertEquals(-1, idle.getInputStream().read(), "the old connection is drained (end of stream)");
         }
-        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
-        assertEquals("nio-b", server.transportName());
+        assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+        assertEquals("swap-b", server.transportName());
     }
 
     /** A started server whose connections are flooded by {@code flooder}, with a 300 ms grace period. */
@@ -305,17 +311,17 @@ class ManagedServerSwapTest {
 
     @Test
     void writesPendingWhenTheOldTransportGoesAwayAreFlushedOrFailWithTheSwapCause() throws Exception {
-        SwapTransports.Provider a = register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a,nio-b"); // nio-b once nio-a is gone
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a,swap-b"); // swap-b once swap-a is gone
         Flooder flooder = new Flooder(64 * 1024 * 1024); // far more than loopback socket buffers hold
         ManagedServer server = floodServer(flooder);
         try (Socket reader = floodedReader(server, flooder)) {
             // read a little so some writes complete, then stop reading: the rest stays pending
             InputStream in = reader.getInputStream();
             in.readNBytes(256 * 1024);
-            assertTrue(Transports.unregister(a), "nio-a unregistered (its bundle stops)");
-            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            assertTrue(Transports.unregister(a), "swap-a unregistered (its bundle stops)");
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
             await(() -> flooder.writes.stream().allMatch(Future::isDone), "every write to complete or fail");
         }
         int flushed = 0;
@@ -329,14 +335,14 @@ class ManagedServerSwapTest {
             Throwable c = w.cause();
             assertTrue(c instanceof ChannelClosedException, "failure is a ChannelClosedException: " + c);
             assertTrue(c.getCause() instanceof TransportSwapException, "caused by the swap: " + c);
-            assertTrue(c.getMessage().contains("transport swap") && c.getMessage().contains("nio-a")
-                    && c.getMessage().contains("nio-b") && c.getMessage().contains("went away"),
+            assertTrue(c.getMessage().contains("transport swap") && c.getMessage().contains("swap-a")
+                    && c.getMessage().contains("swap-b") && c.getMessage().contains("went away"),
                     "message names the swap and why: " + c.getMessage());
         }
         System.out.println("pending writes at swap: flushed=" + flushed + " failed-with-swap-cause=" + failed);
         assertTrue(flushed >= 4, "the writes read before the swap were flushed: " + flushed);
         assertTrue(failed > 0, "writes the peer never read fail: " + failed);
-        assertTrue(a.transport.groups.get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
+        assertTrue(a.transport.groups().get(0).terminationFuture().await(10, TimeUnit.SECONDS), "old group terminated");
     }
 
     private static Throwable startFailure(ManagedServer server) throws Exception {
@@ -355,8 +361,8 @@ class ManagedServerSwapTest {
 
     @Test
     void aSecondServerOnTheSameAddressFailsAndTheFirstKeepsEveryConnection() throws Exception {
-        register("nio-a", true);
-        Transports.setPreference("nio-a");
+        register("swap-a", true);
+        Transports.setPreference("swap-a");
         ManagedServer first = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
         InetSocketAddress address = (InetSocketAddress) first.start().sync().getNow();
         ManagedServer second = track(new ManagedServer(address).childHandler(new EchoHandler()));
@@ -387,8 +393,8 @@ class ManagedServerSwapTest {
      */
     @Test
     void serversStartedAtOnceOnOnePortBindItOnce() throws Exception {
-        register("nio-a", true);
-        Transports.setPreference("nio-a");
+        register("swap-a", true);
+        Transports.setPreference("swap-a");
         for (int round = 0; round < 5; round++) {
             int port;
             try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
@@ -423,8 +429,8 @@ class ManagedServerSwapTest {
 
     @Test
     void aPlainListenerOnTheAddressMakesStartFail() throws Exception {
-        register("nio-a", true);
-        Transports.setPreference("nio-a");
+        register("swap-a", true);
+        Transports.setPreference("swap-a");
         try (java.net.ServerSocket plain = new java.net.ServerSocket()) {
             plain.bind(new InetSocketAddress("127.0.0.1", 0));
             InetSocketAddress address = (InetSocketAddress) plain.getLocalSocketAddress();
@@ -435,13 +441,13 @@ class ManagedServerSwapTest {
 
     @Test
     void withoutReusePortTheOldListenerClosesBeforeTheNewOneBinds() throws Exception {
-        SwapTransports.Provider a = register("nio-a", false); // hides SO_REUSEPORT
-        register("nio-b", true);
-        Transports.setPreference("nio-a");
+        RenamedTransport.Provider a = register("swap-a", false); // hides SO_REUSEPORT
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
         ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
         echoOnce(address, 512);
-        for (String next : new String[] {"nio-b", "nio-a", "nio-b"}) {
+        for (String next : new String[] {"swap-b", "swap-a", "swap-b"}) {
             // an open connection holds the port while the listener is re-bound (needs SO_REUSEADDR)
             try (Socket held = new Socket()) {
                 held.connect(address, 2000);
@@ -452,16 +458,16 @@ class ManagedServerSwapTest {
                 assertEquals(address, server.localAddress());
             }
         }
-        for (EventLoopGroup g : a.transport.groups) {
-            assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "nio-a's groups terminated");
+        for (EventLoopGroup g : a.transport.groups()) {
+            assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "swap-a's groups terminated");
         }
     }
 
     @Test
     void aUnixDomainListenerRebindsItsPathOnTheNewTransport() throws Exception {
-        register("nio-a", true);
-        register("nio-b", true);
-        Transports.setPreference("nio-a");
+        register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
         Path dir = Files.createTempDirectory("conduit-swap");
         Path path = dir.resolve("echo.sock");
         try {
@@ -470,8 +476,8 @@ class ManagedServerSwapTest {
             SocketAddress bound = server.start().sync().getNow();
             assertNotNull(bound);
             unixEcho(path);
-            Transports.setPreference("nio-b");
-            await(() -> "nio-b".equals(server.transportName()), "the server to move to nio-b");
+            Transports.setPreference("swap-b");
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
             unixEcho(path);
             server.close().await(10, TimeUnit.SECONDS);
             assertFalse(Files.exists(path), "socket file deleted on close");
@@ -497,12 +503,12 @@ class ManagedServerSwapTest {
 
     @Test
     void continuousLoadAcrossSwapsLosesNoVerifiedByteAndEndsOnTheLastTransport() throws Exception {
-        SwapLoad.Result r = SwapLoad.run(8, 3000, 400);
+        SwapLoad.Result r = SwapLoad.run(transportUnderTest(), 8, 3000, 400);
         System.out.println("swap load (host namespace, tcp_migrate_req as set on this host): " + r.line());
         assertEquals(0, r.corrupted(), r.line());
         assertTrue(r.swaps() >= 5, r.line());
         assertTrue(r.completed() > 100 && r.verifiedBytes() == r.completed() * SwapLoad.EXCHANGE_BYTES, r.line());
-        assertEquals(r.swaps() % 2 == 1 ? "nio-b" : "nio-a", r.finalTransport(), r.line());
+        assertEquals(r.swaps() % 2 == 1 ? "swap-b" : "swap-a", r.finalTransport(), r.line());
         assertTrue(r.oldGroupsTerminated(), r.line());
         assertEquals(0, r.openConnectionsAfter(), r.line());
         assertEquals(0, r.refused(), "SO_REUSEPORT overlap: no connection attempt refused; " + r.line());
@@ -513,7 +519,7 @@ class ManagedServerSwapTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String cp = System.getProperty("java.class.path");
         String cmd = "ip link set lo up && sysctl -q -w net.ipv4.tcp_migrate_req=1 && exec \"$0\" -cp \"$1\" "
-                + SwapLoad.class.getName() + " 8 3000 400";
+                + SwapLoad.class.getName() + " 8 3000 400 " + transportUnderTest().name();
         ProcessBuilder pb = new ProcessBuilder("unshare", "-n", "sh", "-c", cmd, java, cp).redirectErrorStream(true);
         Process p = pb.start();
         StringBuilder output = new StringBuilder();
