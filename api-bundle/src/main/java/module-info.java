@@ -17,6 +17,7 @@ module io.conduit.api {
     exports io.conduit.channel.embedded;
     exports io.conduit.transport;
     exports io.conduit.transport.spi;
+    exports io.conduit.transport.spi.core;
     exports io.conduit.transport.spi.unix;
     exports io.conduit.metrics;
 

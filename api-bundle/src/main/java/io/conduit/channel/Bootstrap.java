@@ -4,9 +4,9 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
@@ -202,7 +202,7 @@ public final class Bootstrap {
 
     /** Closes {@code ch}, which was never registered, without its event loop (see {@link #setUp}). */
     static void closeUnregistered(Channel ch) {
-        if (ch instanceof AbstractIoChannel io) {
+        if (ch instanceof CoreChannel io) {
             io.closeUnregistered();
         } else {
             ch.close();
@@ -232,7 +232,7 @@ public final class Bootstrap {
     }
 
     static Future<Void> register(Channel ch) {
-        if (ch instanceof AbstractIoChannel io) {
+        if (ch instanceof CoreChannel io) {
             return io.register();
         }
         throw new IllegalArgumentException("channel " + ch + " of transport '" + ch.transportName()

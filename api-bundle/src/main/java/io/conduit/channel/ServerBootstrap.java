@@ -4,9 +4,9 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.net.SocketAddress;
 import java.util.LinkedHashMap;
@@ -155,16 +155,16 @@ public final class ServerBootstrap {
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (!(msg instanceof AbstractIoChannel child)) {
+            if (!(msg instanceof CoreChannel core) || !(msg instanceof Channel child)) {
                 ctx.fireChannelRead(msg);
                 return;
             }
             try {
                 EventLoop loop = childGroup.next();
-                child.eventLoop(loop);
+                core.eventLoop(loop);
                 Bootstrap.applyOptions(child, childOptions);
                 child.pipeline().addLast(childHandler);
-                child.register(loop).addListener(f -> {
+                core.register(loop).addListener(f -> {
                     if (!f.isSuccess()) {
                         System.getLogger(ServerBootstrap.class.getName()).log(System.Logger.Level.WARNING,
                                 "registering accepted channel " + child + " failed; closing it", f.cause());

@@ -276,7 +276,7 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
             }
             try (DatagramSocket sink = new DatagramSocket(new InetSocketAddress(sinkIp, 0))) {
                 InetSocketAddress sinkAddress = (InetSocketAddress) sink.getLocalSocketAddress();
-                Future<Boolean> away = ChannelCore.connectAway(ch, sinkAddress);
+                Future<Boolean> away = CoreCalls.connectAway(ch, sinkAddress);
                 if (!away.await(SwapEngine.STEP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS) || !away.isSuccess()) {
                     return "connecting the old socket away failed (" + away.cause() + "); it was closed with what it "
                             + "held";
@@ -388,7 +388,7 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
             Runnable closeIt = () -> {
                 if (c.isOpen()) {
                     c.flush();
-                    ChannelCore.closeWithCause(c, new TransportSwapException(cause + ": channel " + c.id() + " adopted"
+                    CoreCalls.closeWithCause(c, new TransportSwapException(cause + ": channel " + c.id() + " adopted"
                             + " by the endpoint was closed after a grace period of "
                             + TimeUnit.NANOSECONDS.toMillis(graceNanos) + " ms; writes still pending fail"));
                 }

@@ -394,7 +394,7 @@ public final class ManagedServer extends ManagedEndpoint {
                     ScheduledFuture<?> deadline = c.eventLoop().schedule(() -> {
                         if (c.isOpen()) {
                             timedOut[0] = true;
-                            ChannelCore.closeWithCause(c, new TransportSwapException(drainCause + ": connection "
+                            CoreCalls.closeWithCause(c, new TransportSwapException(drainCause + ": connection "
                                     + c.id() + " (" + c.remoteAddress() + ") still had unflushed writes after the "
                                     + "grace period of " + TimeUnit.NANOSECONDS.toMillis(graceNanos) + " ms; they are "
                                     + "failed"));

@@ -25,8 +25,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
         // Load what accepting needs now: under EMFILE a class loader cannot open its jar, and the JDK's class path
         // loader then drops that jar for good (every later class from it fails with NoClassDefFoundError).
         preload(EpollStreamSocket.class, NativeIoException.class, io.conduit.channel.PeerCredentials.class,
-                io.conduit.channel.TcpInfo.class,
-                io.conduit.transport.spi.IoSocketChannel.class, io.conduit.transport.spi.IoDomainSocketChannel.class);
+                io.conduit.channel.TcpInfo.class);
     }
 
     private static void preload(Class<?>... classes) {

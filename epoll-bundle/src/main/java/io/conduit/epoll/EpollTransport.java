@@ -7,13 +7,9 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.IoDatagramChannel;
-import io.conduit.transport.spi.IoDomainDatagramChannel;
-import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoServerSocketChannel;
-import io.conduit.transport.spi.IoSocketChannel;
 import io.conduit.transport.spi.IoTransportSupport;
+import io.conduit.transport.spi.core.IoChannels;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -100,13 +96,13 @@ final class EpollTransport implements Transport {
         try {
             switch (type) {
                 case TCP:
-                    return new IoSocketChannel(name(), EpollStreamSocket.open(false), null, loop);
+                    return IoChannels.socketChannel(name(), EpollStreamSocket.open(false), loop);
                 case UNIX_STREAM:
-                    return new IoDomainSocketChannel(name(), EpollStreamSocket.open(true), null, loop);
+                    return IoChannels.domainSocketChannel(name(), EpollStreamSocket.open(true), loop);
                 case UDP:
-                    return new IoDatagramChannel(name(), EpollDatagramSocket.open(), loop);
+                    return IoChannels.datagramChannel(name(), EpollDatagramSocket.open(), loop);
                 case UNIX_DATAGRAM:
-                    return new IoDomainDatagramChannel(name(), EpollDatagramSocket.open(true), loop);
+                    return IoChannels.domainDatagramChannel(name(), EpollDatagramSocket.open(true), loop);
                 default:
                     throw new UnsupportedOperationException("the 'epoll' transport has no " + type + " channels");
             }
@@ -120,7 +116,7 @@ final class EpollTransport implements Transport {
         support.checkServerType(type);
         support.checkLoop(loop);
         try {
-            return new IoServerSocketChannel(name(), type, EpollServerSocket.open(type == ChannelType.UNIX_STREAM), loop);
+            return IoChannels.serverChannel(name(), type, EpollServerSocket.open(type == ChannelType.UNIX_STREAM), loop);
         } catch (IOException e) {
             throw support.openFailed(type, "listener", e);
         }

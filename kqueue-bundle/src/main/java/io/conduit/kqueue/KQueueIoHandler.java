@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * </ul>
  *
  * <p><b>Edge-triggered filters under a level-triggered core.</b> The shared channel core
- * ({@code AbstractIoChannel}) may stop reading before the socket is drained (messages-per-read budget, auto-read
+ * (API bundle) may stop reading before the socket is drained (messages-per-read budget, auto-read
  * off) or stop writing before the send buffer is full (write-spin budget) and expects to be called again, as a
  * level-triggered selector would. With {@code EV_CLEAR} no new event comes in that case, so each socket records
  * whether its last {@code read}/{@code accept}/{@code recvfrom} filled the buffer or its last {@code writev} was

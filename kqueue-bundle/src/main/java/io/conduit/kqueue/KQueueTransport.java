@@ -9,13 +9,9 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.IoDatagramChannel;
-import io.conduit.transport.spi.IoDomainDatagramChannel;
-import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
-import io.conduit.transport.spi.IoServerSocketChannel;
-import io.conduit.transport.spi.IoSocketChannel;
 import io.conduit.transport.spi.IoTransportSupport;
+import io.conduit.transport.spi.core.IoChannels;
 
 import java.io.IOException;
 import java.util.EnumSet;
@@ -111,22 +107,22 @@ final class KQueueTransport implements Transport {
                 case TCP: {
                     int[] fam = new int[1];
                     int fd = inetSocket(NativeAbi.SOCK_STREAM, fam);
-                    return new IoSocketChannel(name(), new KQueueStreamSocket(fd, fam[0], false), null, loop);
+                    return IoChannels.socketChannel(name(), new KQueueStreamSocket(fd, fam[0], false), loop);
                 }
                 case UNIX_STREAM: {
                     int fd = ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_STREAM, 0));
-                    return new IoDomainSocketChannel(name(), new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false),
-                            null, loop);
+                    return IoChannels.domainSocketChannel(name(),
+                            new KQueueStreamSocket(fd, NativeAbi.AF_UNIX, false), loop);
                 }
                 case UNIX_DATAGRAM: {
                     int fd = ERRORS.check("socket(AF_UNIX, SOCK_DGRAM)",
                             Native.socket(NativeAbi.AF_UNIX, NativeAbi.SOCK_DGRAM, 0));
-                    return new IoDomainDatagramChannel(name(), new KQueueDatagramSocket(fd, NativeAbi.AF_UNIX), loop);
+                    return IoChannels.domainDatagramChannel(name(), new KQueueDatagramSocket(fd, NativeAbi.AF_UNIX), loop);
                 }
                 case UDP: {
                     int[] fam = new int[1];
                     int fd = inetSocket(NativeAbi.SOCK_DGRAM, fam);
-                    return new IoDatagramChannel(name(), new KQueueDatagramSocket(fd, fam[0]), loop);
+                    return IoChannels.datagramChannel(name(), new KQueueDatagramSocket(fd, fam[0]), loop);
                 }
                 default:
                     throw new UnsupportedOperationException("the 'kqueue' transport has no " + type + " channels");
@@ -158,7 +154,7 @@ final class KQueueTransport implements Transport {
                 Native.close(fd);
                 throw e;
             }
-            return new IoServerSocketChannel(name(), type, socket, loop);
+            return IoChannels.serverChannel(name(), type, socket, loop);
         } catch (IOException e) {
             throw support.openFailed(type, "listener", e);
         }

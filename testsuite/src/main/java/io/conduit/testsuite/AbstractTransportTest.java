@@ -17,11 +17,11 @@ import io.conduit.channel.ServerBootstrap;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
+import io.conduit.internal.channel.core.ChannelStats;
+import io.conduit.internal.channel.core.OpenChannels;
 import io.conduit.transport.Availability;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.ChannelStats;
-import io.conduit.transport.spi.OpenChannels;
 import io.conduit.transport.spi.TransportProvider;
 
 import java.io.IOException;

@@ -20,9 +20,9 @@ import io.conduit.channel.FileRegion;
 import io.conduit.channel.ServerBootstrap;
 import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
+import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.AbstractIoChannel;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -354,7 +354,7 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
         Channel server = t.newServerChannel(ChannelType.TCP, group(t).next());
         try {
             server.pipeline().addLast(new Recorder());
-            await(((AbstractIoChannel) server).register());
+            await(((CoreChannel) server).register());
             Future<Void> bind;
             try (BusyLoops busy = new BusyLoops(group(t))) {
                 bind = server.bind(port);

@@ -7,11 +7,14 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.DatagramPacket;
 import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.testsuite.CoreChannels;
+import io.conduit.testsuite.EpollNioSwaps;
+import io.conduit.testsuite.RenamedTransport;
+import io.conduit.testsuite.UdpEchoLoad;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.ManagedDatagramEndpoint;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
-import io.conduit.transport.spi.DatagramHandOver;
 import io.conduit.transport.spi.TransportProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -117,7 +120,7 @@ public abstract class ManagedDatagramCrossTransportSwapTest {
             }
             successor.setOption(StandardSocketOptions.SO_REUSEPORT, true).bind(address).configureBlocking(false);
             try (DatagramChannel sink = DatagramChannel.open().bind(new InetSocketAddress(LOOPBACK, 0))) {
-                assertTrue(DatagramHandOver.connectAway(old, (InetSocketAddress) sink.getLocalAddress())
+                assertTrue(CoreChannels.connectAway(old, (InetSocketAddress) sink.getLocalAddress())
                         .get(5, TimeUnit.SECONDS), transportName + " connects away");
                 assertTrue(old.isOpen());
                 assertTrue(old.remoteAddress() == null, "still unconnected for the channel: " + old.remoteAddress());

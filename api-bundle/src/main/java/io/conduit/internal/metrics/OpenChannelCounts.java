@@ -11,8 +11,9 @@ import io.conduit.concurrent.EventLoop;
 
 /**
  * Open channels per transport and per loop, counted once per snapshot from the list the channel core keeps anyway
- * ({@code transport.spi.OpenChannels}), so the hot path pays nothing for this gauge. That list hands itself in as
- * the {@linkplain #source source} when its class loads, so this package needs nothing above the concurrency layer.
+ * ({@code internal.channel.core.OpenChannels}), so the hot path pays nothing for this gauge. That list hands itself
+ * in as the {@linkplain #source source} when its class loads, so this package needs nothing above the concurrency
+ * layer.
  */
 final class OpenChannelCounts {
 

@@ -16,14 +16,13 @@ import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
 import io.conduit.channel.TcpInfo;
 import io.conduit.channel.UnixAbstractAddress;
+import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.internal.channel.core.ChannelStats;
+import io.conduit.internal.channel.core.OpenChannels;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
 import io.conduit.transport.Diagnostics;
-import io.conduit.transport.ChannelType;
 import io.conduit.transport.TransportSelection;
-import io.conduit.transport.spi.AbstractIoChannel;
-import io.conduit.transport.spi.ChannelStats;
-import io.conduit.transport.spi.OpenChannels;
 
 /**
  * The Gogo shell commands of scope {@code conduit}: {@code transports}, {@code use}, {@code diag}, {@code channels}.
@@ -222,22 +221,21 @@ public final class ConduitCommands {
      *         types (e.g. an embedded channel)
      */
     static String type(Channel c) {
-        ChannelType type = c instanceof AbstractIoChannel core ? core.channelType() : null;
-        if (c instanceof DomainDatagramChannel || type == ChannelType.UNIX_DATAGRAM) {
+        if (c instanceof DomainDatagramChannel) {
             return "unix-dgram";
         }
-        if (c instanceof DatagramChannel || type == ChannelType.UDP) {
+        if (c instanceof DatagramChannel) {
             return "udp";
         }
-        boolean unix = type == ChannelType.UNIX_STREAM || c instanceof DomainSocketChannel
-                || (type == null && isUnixAddress(c.localAddress()));
+        boolean unix = c instanceof CoreChannel core ? core.unixDomain()
+                : c instanceof DomainSocketChannel || isUnixAddress(c.localAddress());
         if (c instanceof ServerChannel) {
             return unix ? "unix-server" : "tcp-server";
         }
         if (unix) {
             return "unix";
         }
-        return c instanceof SocketChannel || type == ChannelType.TCP ? "tcp" : "other";
+        return c instanceof SocketChannel ? "tcp" : "other";
     }
 
     private static boolean isUnixAddress(SocketAddress a) {

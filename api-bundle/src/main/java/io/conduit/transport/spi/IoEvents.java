@@ -3,7 +3,8 @@ package io.conduit.transport.spi;
 import org.osgi.annotation.versioning.ProviderType;
 
 /**
- * Readiness callbacks from a transport's poller to the shared channel core ({@link AbstractIoChannel}).
+ * Readiness callbacks from a transport's poller to the shared channel core (channels made by
+ * {@link io.conduit.transport.spi.core.IoChannels}).
  * The core implements this; an {@link IoSocket} reports to it after {@link IoSocket#register(io.conduit.concurrent.EventLoop, IoEvents)}.
  *
  * <p>Threading: every method is called on the channel's event-loop thread only, and only for interest

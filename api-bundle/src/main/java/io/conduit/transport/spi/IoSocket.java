@@ -9,10 +9,11 @@ import java.io.IOException;
 import java.net.SocketAddress;
 
 /**
- * The small I/O object a transport plugs into the shared channel core ({@link AbstractIoChannel}): one
- * kernel socket with non-blocking, readiness-based semantics. A transport implements the sub-interface for
- * each kind it supports ({@link IoStreamSocket}, {@link IoServerSocket}, {@link IoDatagramSocket}); the core
- * owns all policy (read sizing, outbound buffer, close and half-closure state, timeouts).
+ * The small I/O object a transport plugs into the shared channel core (channels made by
+ * {@link io.conduit.transport.spi.core.IoChannels}): one kernel socket with non-blocking, readiness-based
+ * semantics. A transport implements the sub-interface for each kind it supports ({@link IoStreamSocket},
+ * {@link IoServerSocket}, {@link IoDatagramSocket}); the core owns all policy (read sizing, outbound buffer, close
+ * and half-closure state, timeouts).
  *
  * <p>Threading: after {@link #register(IoEvents)} every method is called on the channel's event-loop thread,
  * except {@link #close()} (also called off the loop for {@code SO_LINGER > 0}, after {@link #deregister()}),

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import io.conduit.internal.concurrent.LoopThread;
 import io.conduit.internal.concurrent.ScheduledFutureTask;
 import io.conduit.internal.concurrent.SingleThreadEventExecutor;
+import io.conduit.internal.metrics.CountedLoop;
 import io.conduit.internal.metrics.LoopCounters;
 import io.conduit.internal.metrics.PlatformMetrics;
 
@@ -15,7 +16,7 @@ import io.conduit.internal.metrics.PlatformMetrics;
  * The loop behind {@link IoEventLoopGroup}; its javadoc states the round structure and threading contract.
  * It lives beside the I/O SPI it drives, above the concurrency layer it extends.
  */
-final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements IoEventLoop {
+final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements IoEventLoop, CountedLoop {
 
     private static final System.Logger LOG = System.getLogger(SingleThreadIoEventLoop.class.getName());
     /** Key of the {@link LoopThread} attachment that names the loop running on that thread. */
@@ -52,7 +53,8 @@ final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements
     }
 
     /** @return this loop's counters; the channel core adds to them on this loop's thread */
-    LoopCounters counters() {
+    @Override
+    public LoopCounters counters() {
         return counters;
     }
 

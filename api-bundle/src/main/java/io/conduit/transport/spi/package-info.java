@@ -3,7 +3,8 @@
  *
  * <h2>Implementing a transport</h2>
  * A transport owns only its system calls; every channel semantic (reads, writes, half-closure, close, timeouts,
- * accept back-off) lives in the shared channel core, {@link io.conduit.transport.spi.AbstractIoChannel}.
+ * accept back-off) lives in the shared channel core, an implementation package of the API bundle that
+ * {@link io.conduit.transport.spi.core.IoChannels} makes channels of.
  * <ol>
  * <li><b>Poller</b>: an {@link io.conduit.transport.spi.IoHandler} ({@code epoll_wait}, {@code kevent}, a
  *     {@link java.nio.channels.Selector}) made per loop by an {@link io.conduit.transport.spi.IoHandlerFactory};
@@ -18,10 +19,10 @@
  *     "would block" as values ({@code 0}, {@code null}, {@code false}) and throw {@link java.io.IOException}s
  *     naming the call and the error; {@code interestOps} maps {@code OP_READ/OP_WRITE/OP_CONNECT} to the poller;
  *     {@code setOption} returns {@code false} for options the transport lacks (the core warns once).</li>
- * <li><b>Channels</b>: {@code Transport.newChannel}/{@code newServerChannel} wrap a socket in
- *     {@link io.conduit.transport.spi.IoSocketChannel}, {@link io.conduit.transport.spi.IoDomainSocketChannel},
- *     {@link io.conduit.transport.spi.IoServerSocketChannel} or {@link io.conduit.transport.spi.IoDatagramChannel};
- *     {@code Bootstrap}/{@code ServerBootstrap} register them ({@code AbstractIoChannel.register()}).
+ * <li><b>Channels</b>: {@code Transport.newChannel}/{@code newServerChannel} wrap a socket in a channel of the
+ *     core with {@link io.conduit.transport.spi.core.IoChannels} ({@code socketChannel}, {@code domainSocketChannel},
+ *     {@code serverChannel}, {@code datagramChannel}, {@code domainDatagramChannel});
+ *     {@code Bootstrap}/{@code ServerBootstrap} register them.
  *     {@link io.conduit.transport.spi.IoTransportSupport} keeps the groups a transport made and makes the checks
  *     (loop, channel type, core options) every transport shares; {@link io.conduit.transport.spi.AddressErrors}
  *     and {@link io.conduit.transport.spi.UnixSocketFile} do the same for addresses and Unix socket files. Native
@@ -33,7 +34,7 @@
  * </ol>
  */
 @Export
-@Version("0.7.0")
+@Version("0.8.0")
 package io.conduit.transport.spi;
 
 import org.osgi.annotation.bundle.Export;

@@ -24,10 +24,10 @@ import io.conduit.channel.ServerChannel;
 import io.conduit.channel.SocketChannel;
 import io.conduit.channel.TcpInfo;
 import io.conduit.channel.embedded.EmbeddedChannel;
+import io.conduit.internal.channel.core.ChannelStats;
+import io.conduit.internal.channel.core.OpenChannels;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
-import io.conduit.transport.spi.ChannelStats;
-import io.conduit.transport.spi.OpenChannels;
 import org.junit.jupiter.api.Test;
 
 /** The Gogo commands as plain method calls (no framework). */

@@ -82,7 +82,7 @@ class IoTransportSupportTest {
         System.setProperty(name, "bogus");
         try {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> support.newGroup(1, null,
-                    AbstractIoChannelTest.IdleIoHandler::new, IoEventLoopGroup.Options.defaults()));
+                    IdleIoHandler::new, IoEventLoopGroup.Options.defaults()));
             assertEquals("system property conduit.leakDetection='bogus' is not valid; allowed values: disabled,"
                     + " simple, paranoid (case-insensitive); default: simple", e.getMessage());
         } finally {
@@ -93,7 +93,7 @@ class IoTransportSupportTest {
         String oldTransport = System.getProperty(transport);
         System.setProperty(transport, "nio,,epoll");
         try {
-            IoEventLoopGroup g = support.newGroup(1, null, AbstractIoChannelTest.IdleIoHandler::new,
+            IoEventLoopGroup g = support.newGroup(1, null, IdleIoHandler::new,
                     IoEventLoopGroup.Options.defaults());
             assertTrue(g.shutdownGracefully(0, 1, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS));
         } finally {

@@ -7,16 +7,13 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
-import io.conduit.transport.spi.IoDatagramChannel;
 import io.conduit.transport.spi.IoDatagramSocket;
-import io.conduit.transport.spi.IoDomainSocketChannel;
 import io.conduit.transport.spi.IoEventLoopGroup;
 import io.conduit.transport.spi.IoHandlerFactory;
 import io.conduit.transport.spi.IoServerSocket;
-import io.conduit.transport.spi.IoServerSocketChannel;
-import io.conduit.transport.spi.IoSocketChannel;
-import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTransportSupport;
+import io.conduit.transport.spi.core.IoChannels;
 
 import java.io.IOException;
 import java.net.ProtocolFamily;
@@ -103,11 +100,11 @@ final class NioTransport implements Transport {
         try {
             switch (type) {
                 case TCP:
-                    return new IoSocketChannel(name, sockets.stream(StandardProtocolFamily.INET6), null, loop);
+                    return IoChannels.socketChannel(name, sockets.stream(StandardProtocolFamily.INET6), loop);
                 case UNIX_STREAM:
-                    return new IoDomainSocketChannel(name, sockets.stream(StandardProtocolFamily.UNIX), null, loop);
+                    return IoChannels.domainSocketChannel(name, sockets.stream(StandardProtocolFamily.UNIX), loop);
                 case UDP:
-                    return new IoDatagramChannel(name, sockets.datagram(), loop);
+                    return IoChannels.datagramChannel(name, sockets.datagram(), loop);
                 default:
                     throw new UnsupportedOperationException("the '" + name + "' transport has no " + type + " channels");
             }
@@ -123,7 +120,7 @@ final class NioTransport implements Transport {
         support.checkLoop(loop);
         try {
             ProtocolFamily family = type == ChannelType.TCP ? StandardProtocolFamily.INET6 : StandardProtocolFamily.UNIX;
-            return new IoServerSocketChannel(name, type, sockets.server(family), loop);
+            return IoChannels.serverChannel(name, type, sockets.server(family), loop);
         } catch (IOException e) {
             throw support.openFailed(type, "listener", e);
         }

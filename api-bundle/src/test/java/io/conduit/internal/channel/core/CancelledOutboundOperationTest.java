@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,8 +15,11 @@ import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
-import io.conduit.transport.spi.AbstractIoChannelTest.IdleIoHandler;
-import io.conduit.transport.spi.AbstractIoChannelTest.ScriptedSocket;
+import io.conduit.internal.channel.core.ChannelCoreTest.ScriptedSocket;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoDatagramSocket;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoEvents;
 
 import java.io.IOException;
 import java.net.InetAddress;

@@ -2,8 +2,8 @@ package io.conduit.transport;
 
 import io.conduit.channel.Channel;
 import io.conduit.concurrent.Future;
-import io.conduit.transport.spi.AbstractIoChannel;
-import io.conduit.transport.spi.DatagramHandOver;
+import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.internal.channel.access.DatagramHandOver;
 
 import java.net.InetSocketAddress;
 
@@ -12,9 +12,9 @@ import java.net.InetSocketAddress;
  * only places the swap engine and its plug-ins reach into the core, so a change of the core's shape touches this
  * class alone.
  */
-final class ChannelCore {
+final class CoreCalls {
 
-    private ChannelCore() {
+    private CoreCalls() {
     }
 
     /**
@@ -22,7 +22,7 @@ final class ChannelCore {
      * {@code cause} (a channel outside the core is closed plainly). Call on {@code c}'s event loop.
      */
     static void closeWithCause(Channel c, TransportSwapException cause) {
-        if (c instanceof AbstractIoChannel io) {
+        if (c instanceof CoreChannel io) {
             io.close(cause);
         } else {
             c.close();

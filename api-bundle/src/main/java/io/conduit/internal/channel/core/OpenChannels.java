@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,21 +1,24 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.conduit.buffer.BufferAllocator;
+import io.conduit.channel.ChannelOption;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-import io.conduit.buffer.BufferAllocator;
-import io.conduit.channel.ChannelOption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The shared channel core lists its channels in {@link OpenChannels} with their traffic (Gogo conduit:channels). */
 class OpenChannelsTest {
 
-    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, AbstractIoChannelTest.IdleIoHandler::new);
+    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, IdleIoHandler::new);
 
     @AfterEach
     void tearDown() throws Exception {
@@ -28,7 +31,7 @@ class OpenChannelsTest {
 
     @Test
     void aChannelIsListedFromRegistrationUntilCloseWithTheBytesItWrote() throws Exception {
-        AbstractIoChannelTest.ScriptedSocket socket = new AbstractIoChannelTest.ScriptedSocket();
+        ChannelCoreTest.ScriptedSocket socket = new ChannelCoreTest.ScriptedSocket();
         IoSocketChannel channel = new IoSocketChannel("scripted", socket, null, group.next());
         channel.config().setOption(ChannelOption.ALLOCATOR, BufferAllocator.unpooled());
         channel.config().setOption(ChannelOption.AUTO_READ, false);

@@ -1,10 +1,10 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Channel;
 import io.conduit.channel.DatagramPacket;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.concurrent.DefaultPromise;
+import io.conduit.transport.spi.IoDatagramSocket;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -13,43 +13,30 @@ import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The channel side of {@link IoDatagramSocket#connectAway}: steers a UDP channel of the shared core out of its
- * {@code SO_REUSEPORT} group without losing what is queued in it, so a successor bound to the same address takes every
- * new datagram. Used by {@code io.conduit.transport.ManagedDatagramEndpoint}; useful to anyone handing a UDP port
- * over between two sockets of one process.
- *
- * <p>Thread-safe: the work runs on the channel's event loop.
+ * The channel side of {@link IoDatagramSocket#connectAway} for {@code DatagramHandOver}: runs it on a UDP channel's
+ * loop. Datagrams the socket had to take out of its queue first are fired into the channel's pipeline (as
+ * {@link DatagramPacket}s from their senders, one {@code channelReadComplete} after them) before the future
+ * completes, exactly as if the channel had read them; the others stay queued and the channel reads them as usual.
  */
-public final class DatagramHandOver {
+final class DatagramConnectAway {
 
-    private DatagramHandOver() {
+    private DatagramConnectAway() {
     }
 
     /**
-     * Runs {@link IoDatagramSocket#connectAway} on {@code channel}'s loop. Datagrams the socket had to take out of its
-     * queue first are fired into the channel's pipeline (as {@link DatagramPacket}s from their senders, one
-     * {@code channelReadComplete} after them) before the future completes, exactly as if the channel had read them;
-     * the others stay queued and the channel reads them as usual.
-     *
-     * @param channel a UDP channel of the shared channel core (other channels answer {@code false})
-     * @param sink    the address to connect to, which nobody sends from (see {@link IoDatagramSocket#connectAway})
      * @return {@code true} when the channel was steered away, {@code false} when its transport cannot do it (nothing
      *         changed); fails with the {@code connect(2)} error, or when the channel is closed or its loop stopped
      */
-    public static Future<Boolean> connectAway(Channel channel, InetSocketAddress sink) {
+    static Future<Boolean> start(IoDatagramChannel channel, InetSocketAddress sink) {
         DefaultPromise<Boolean> result = new DefaultPromise<>(null);
-        if (!(channel instanceof IoDatagramChannel io) || !(io.socket() instanceof IoDatagramSocket socket)) {
-            result.trySuccess(Boolean.FALSE);
-            return result;
-        }
+        IoDatagramSocket socket = (IoDatagramSocket) channel.socket();
         try {
-            channel.eventLoop().execute(() -> run(io, socket, sink, result));
+            channel.eventLoop().execute(() -> run(channel, socket, sink, result));
         } catch (RejectedExecutionException e) {
             result.tryFailure(new java.nio.channels.ClosedChannelException());
         }
         return result;
     }
-
     private static void run(IoDatagramChannel channel, IoDatagramSocket socket, SocketAddress sink,
             DefaultPromise<Boolean> result) {
         if (!channel.isOpen()) {

@@ -1,8 +1,9 @@
-package io.conduit.internal.channel;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
+import io.conduit.internal.channel.DefaultChannelConfig;
 import io.conduit.transport.spi.IoSocket;
 
 import java.io.IOException;

@@ -1,16 +1,18 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.DomainSocketChannel;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.IoPeerCredentials;
+import io.conduit.transport.spi.IoStreamSocket;
 
 /**
  * A Unix-domain stream connection on the shared channel core. Its addresses are those the transport's socket
  * reports: {@link java.net.UnixDomainSocketAddress}, or {@link io.conduit.channel.UnixAbstractAddress} (epoll).
  */
-public final class IoDomainSocketChannel extends AbstractIoChannel implements DomainSocketChannel {
+public final class IoDomainSocketChannel extends StreamChannel implements DomainSocketChannel {
 
     public IoDomainSocketChannel(String transportName, IoStreamSocket socket, Channel parent, EventLoop loop) {
         super(transportName, ChannelType.UNIX_STREAM, socket, parent, loop);

@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +10,9 @@ import io.conduit.buffer.BufferAllocator;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.concurrent.Future;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoStreamSocket;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -29,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class LazyChannelStateTest {
 
-    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, AbstractIoChannelTest.IdleIoHandler::new);
+    private final IoEventLoopGroup group = new IoEventLoopGroup(1, null, IdleIoHandler::new);
 
     @AfterEach
     void tearDown() throws Exception {
@@ -37,7 +40,7 @@ class LazyChannelStateTest {
     }
 
     /** A scripted socket whose peer is {@code peer} while it is open, and unknown once closed (like getpeername). */
-    private static final class PeerSocket extends AbstractIoChannelTest.ScriptedSocket {
+    private static final class PeerSocket extends ChannelCoreTest.ScriptedSocket {
         final SocketAddress peer;
         final AtomicInteger remoteAddressCalls = new AtomicInteger();
 
@@ -65,7 +68,7 @@ class LazyChannelStateTest {
     void theIdTextIsTheSameStringOnEveryCallAndUniqueAcrossChannels() {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 1000; i++) {
-            IoSocketChannel channel = new IoSocketChannel("scripted", new AbstractIoChannelTest.ScriptedSocket(),
+            IoSocketChannel channel = new IoSocketChannel("scripted", new ChannelCoreTest.ScriptedSocket(),
                     null, null);
             String id = channel.id();
             assertTrue(id.matches("0x[0-9a-f]{8}"), id);
@@ -77,7 +80,7 @@ class LazyChannelStateTest {
 
     @Test
     void theCloseFutureAskedBeforeTheCloseIsTheOneThatCompletes() throws Exception {
-        IoSocketChannel channel = registered(new AbstractIoChannelTest.ScriptedSocket());
+        IoSocketChannel channel = registered(new ChannelCoreTest.ScriptedSocket());
         Future<Void> before = channel.closeFuture();
         assertSame(before, channel.closeFuture(), "one close future per channel");
         assertFalse(before.isDone());
@@ -96,7 +99,7 @@ class LazyChannelStateTest {
 
     @Test
     void aCloseFutureFirstAskedAfterTheCloseIsAlreadyComplete() throws Exception {
-        IoSocketChannel channel = registered(new AbstractIoChannelTest.ScriptedSocket());
+        IoSocketChannel channel = registered(new ChannelCoreTest.ScriptedSocket());
         channel.close().sync();
         // close() completes just before the close does (same loop task): let that task end
         group.next().submit(() -> { }).sync();
@@ -110,9 +113,9 @@ class LazyChannelStateTest {
 
     @Test
     void aChannelNeverRegisteredCompletesItsCloseFutureWhenItsLoopRejectsTheRegistration() throws Exception {
-        IoEventLoopGroup other = new IoEventLoopGroup(1, null, AbstractIoChannelTest.IdleIoHandler::new);
+        IoEventLoopGroup other = new IoEventLoopGroup(1, null, IdleIoHandler::new);
         other.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(10, TimeUnit.SECONDS);
-        IoSocketChannel channel = new IoSocketChannel("scripted", new AbstractIoChannelTest.ScriptedSocket(), null,
+        IoSocketChannel channel = new IoSocketChannel("scripted", new ChannelCoreTest.ScriptedSocket(), null,
                 null);
         Future<Void> registration = channel.register(other.next());
         assertTrue(registration.await(5, TimeUnit.SECONDS));
@@ -147,7 +150,7 @@ class LazyChannelStateTest {
 
     @Test
     void aChannelThatNeverWroteIsWritableAndWaterMarksSetBeforeTheFirstWriteApply() throws Exception {
-        AbstractIoChannelTest.ScriptedSocket socket = new AbstractIoChannelTest.ScriptedSocket();
+        ChannelCoreTest.ScriptedSocket socket = new ChannelCoreTest.ScriptedSocket();
         IoSocketChannel channel = registered(socket);
         assertTrue(channel.isWritable());
         assertEquals(WriteBufferWaterMark.DEFAULT.high() + 1L, channel.bytesBeforeUnwritable());
@@ -171,7 +174,7 @@ class LazyChannelStateTest {
 
     @Test
     void theStatsListedInOpenChannelsAreNotTheChannelButNameIt() throws Exception {
-        IoSocketChannel channel = registered(new AbstractIoChannelTest.ScriptedSocket());
+        IoSocketChannel channel = registered(new ChannelCoreTest.ScriptedSocket());
         ChannelStats stats = OpenChannels.snapshot().stream().filter(s -> s.channel() == channel).findFirst()
                 .orElseThrow(() -> new AssertionError("not listed"));
         assertNotNull(stats);

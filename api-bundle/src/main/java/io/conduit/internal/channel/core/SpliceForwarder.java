@@ -1,7 +1,8 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.concurrent.Promise;
+import io.conduit.transport.spi.IoSplicePipe;
 
 import java.io.IOException;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,8 +22,8 @@ final class SpliceForwarder {
     /** Fill/drain rounds per turn before yielding to the loop's other work. */
     private static final int ROUNDS_PER_TURN = 16;
 
-    private final AbstractIoChannel source;
-    private final AbstractIoChannel target;
+    private final StreamIo source;
+    private final StreamIo target;
     private final IoSplicePipe pipe;
     private final Promise<Void> promise;
 
@@ -33,7 +34,7 @@ final class SpliceForwarder {
     private boolean continuationScheduled; // loop-confined
     private boolean detached;          // loop-confined: finished, failed or stopped
 
-    SpliceForwarder(AbstractIoChannel source, AbstractIoChannel target, IoSplicePipe pipe, Promise<Void> promise) {
+    SpliceForwarder(StreamIo source, StreamIo target, IoSplicePipe pipe, Promise<Void> promise) {
         this.source = source;
         this.target = target;
         this.pipe = pipe;
@@ -118,11 +119,11 @@ final class SpliceForwarder {
     private void interest(boolean sourceRead, boolean targetWrite) {
         if (wantsSourceRead != sourceRead) {
             wantsSourceRead = sourceRead;
-            source.applyInterest();
+            source.ch.applyInterest();
         }
         if (wantsTargetWrite != targetWrite) {
             wantsTargetWrite = targetWrite;
-            target.applyInterest();
+            target.ch.applyInterest();
         }
     }
 
@@ -132,7 +133,7 @@ final class SpliceForwarder {
         }
         continuationScheduled = true;
         try {
-            source.eventLoop().execute(() -> {
+            source.ch.eventLoop().execute(() -> {
                 continuationScheduled = false;
                 pump();
             });
@@ -149,7 +150,7 @@ final class SpliceForwarder {
         source.spliceEndOfStream();
     }
 
-    private void fail(AbstractIoChannel where, IOException e) {
+    private void fail(StreamIo where, IOException e) {
         detach();
         promise.tryFailure(e);
         where.spliceFailed(e, true);
@@ -157,12 +158,12 @@ final class SpliceForwarder {
     }
 
     /** {@code closed} (one of the two channels) is closing: stop, keeping the other channel as it is. */
-    void channelClosed(AbstractIoChannel closed) {
+    void channelClosed(StreamIo closed) {
         if (detached) {
             return;
         }
         detach();
-        promise.tryFailure(new ChannelClosedException("zero-copy forwarding from " + source + " to " + target
+        promise.tryFailure(new ChannelClosedException("zero-copy forwarding from " + source.ch + " to " + target.ch
                 + " stopped: " + (closed == source ? "the source" : "the target") + " channel closed", null));
     }
 

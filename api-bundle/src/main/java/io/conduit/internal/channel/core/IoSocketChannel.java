@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ServerChannel;
@@ -6,11 +6,13 @@ import io.conduit.channel.SocketChannel;
 import io.conduit.channel.TcpInfo;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.transport.ChannelType;
+import io.conduit.transport.spi.IoStreamSocket;
+import io.conduit.transport.spi.IoTcpInfo;
 
 import java.net.InetSocketAddress;
 
 /** A TCP connection on the shared channel core; the transport supplies the {@link IoStreamSocket}. */
-public final class IoSocketChannel extends AbstractIoChannel implements SocketChannel {
+public final class IoSocketChannel extends StreamChannel implements SocketChannel {
 
     /**
      * @param parent the accepting server channel, or {@code null}

@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -13,6 +13,11 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.channel.WriteBufferWaterMark;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
+import io.conduit.transport.spi.IdleIoHandler;
+import io.conduit.transport.spi.IoEventLoopGroup;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -35,37 +40,7 @@ import org.junit.jupiter.api.Test;
  * flush makes, what a continuation writes, water-mark events, and failing pending writes at close. Also shows
  * the whole SPI a transport implements.
  */
-class AbstractIoChannelTest {
-
-    /** A poller with nothing to poll: parks until woken or the next timer. */
-    static final class IdleIoHandler implements IoHandler {
-        private final Thread thread = Thread.currentThread();
-        private volatile boolean woken;
-
-        @Override
-        public int run(IoHandlerContext context) {
-            if (context.canBlock() && !woken) {
-                long d = context.delayNanos(System.nanoTime());
-                LockSupport.parkNanos(this, d < 0 ? TimeUnit.MILLISECONDS.toNanos(50) : Math.max(1, d));
-            }
-            woken = false;
-            return 0;
-        }
-
-        @Override
-        public void wakeup() {
-            woken = true;
-            LockSupport.unpark(thread);
-        }
-
-        @Override
-        public void prepareToDestroy() {
-        }
-
-        @Override
-        public void destroy() {
-        }
-    }
+class ChannelCoreTest {
 
     /** A connected stream socket that accepts at most {@code bytesPerWrite} per write call and records them. */
     static class ScriptedSocket implements IoStreamSocket {

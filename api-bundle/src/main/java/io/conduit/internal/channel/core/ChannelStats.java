@@ -1,4 +1,4 @@
-package io.conduit.transport.spi;
+package io.conduit.internal.channel.core;
 
 import io.conduit.channel.Channel;
 import org.osgi.annotation.versioning.ConsumerType;
