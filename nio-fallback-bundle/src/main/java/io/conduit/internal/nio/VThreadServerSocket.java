@@ -74,12 +74,28 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
             }
             lock.lock();
             try {
+                if (!open) {
+                    // close() ran while accept(2) returned this child: it found nothing staged, so the child
+                    // is ours to close; staging it would leave a connection nobody delivers or closes
+                    if (child != null) {
+                        closeQuietly(child);
+                    }
+                    return;
+                }
                 staged = child;
                 acceptError = failure;
             } finally {
                 lock.unlock();
             }
             post(this::deliverReadable);
+        }
+    }
+
+    private static void closeQuietly(SocketChannel child) {
+        try {
+            child.close();
+        } catch (IOException ignored) {
+            // a fresh socket of a listener being closed: nothing to report
         }
     }
 

@@ -99,4 +99,68 @@ class VirtualThreadTransportTest {
             server.close().sync();
         }
     }
+
+    /**
+     * A listener closed while clients connect leaves no accepted socket open. The acceptor's {@code accept(2)} could
+     * return a child just after {@code close()} had looked for a staged one; the acceptor then staged it, and nobody
+     * delivered or closed it (a CLOSE-WAIT socket per swap away from nio-vthread under connect load).
+     */
+    @Test
+    void closingAListenerWhileClientsConnectLeavesNoSocketOpen() throws Exception {
+        if (!JVM_21_PLUS) {
+            return; // the transport refuses on 17 (the availability test checks how)
+        }
+        Transport vthread = new NioVirtualThreadTransportProvider().transport();
+        try (EventLoopGroup group = vthread.newEventLoopGroup(1)) {
+            connectWhileClosing(vthread, group, 0); // opens what the JDK opens once (selector, pipes) before counting
+            long before = settledDescriptors();
+            for (int round = 1; round <= 40; round++) {
+                connectWhileClosing(vthread, group, round);
+            }
+            assertEquals(before, settledDescriptors(), "open descriptors after 40 listeners closed under connect load");
+        }
+    }
+
+    private static void connectWhileClosing(Transport transport, EventLoopGroup group, int round) throws Exception {
+        Channel server = new ServerBootstrap().transport(transport).group(group).childHandler(new Idle())
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
+        java.net.SocketAddress address = server.localAddress();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread client = new Thread(() -> {
+            while (!stop.get()) {
+                try (java.net.Socket s = new java.net.Socket()) {
+                    s.connect(address, 1000);
+                } catch (java.io.IOException refusedOnceClosed) {
+                    // the listener is gone: keep going until told to stop
+                }
+            }
+        }, "connect-loop-" + round);
+        client.start();
+        Thread.sleep(5 + round % 10);
+        server.close().sync();
+        stop.set(true);
+        client.join(10_000);
+    }
+
+    /** The entries of /proc/self/fd once they held still for 200 ms (at most 5 s). */
+    private static long settledDescriptors() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Path.of("/proc/self/fd");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        long count = countEntries(dir);
+        while (System.nanoTime() - deadline < 0) {
+            Thread.sleep(200);
+            long now = countEntries(dir);
+            if (now == count) {
+                return now;
+            }
+            count = now;
+        }
+        return count;
+    }
+
+    private static long countEntries(java.nio.file.Path dir) throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> entries = java.nio.file.Files.list(dir)) {
+            return entries.count();
+        }
+    }
 }
