@@ -11,6 +11,7 @@ module io.conduit.api {
     // JMX views of the metrics (io.conduit.metrics); part of every full JDK
     requires java.management;
 
+    exports io.conduit.bootstrap;
     exports io.conduit.buffer;
     exports io.conduit.concurrent;
     exports io.conduit.channel;

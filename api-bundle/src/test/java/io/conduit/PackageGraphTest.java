@@ -43,17 +43,20 @@ class PackageGraphTest {
      * Every package edge (from → to, without {@code io.conduit.}) that lies on a dependency cycle today, outside
      * the API-package ↔ own-implementation pairs of the lower layers. This list may only shrink: a new edge on a
      * cycle fails the build, and an edge that is no longer on a cycle must be removed from here (the test says
-     * which), so a cycle once broken stays broken. Issue 15 tracks the rest of the untangling.
+     * which), so a cycle once broken stays broken.
+     *
+     * <p>What is left is one cycle inside the transport selection: its API ({@code transport}), the SPI a
+     * transport implements ({@code transport.spi}) and the registry behind {@code Transports}
+     * ({@code internal.transport}). A {@code TransportProvider} makes {@code Transport}s and reports an
+     * {@code Availability}; {@code Transports.register(TransportProvider)} and {@code Transports.providers()} take and
+     * return providers, and {@code Transports} delegates to the registry, which implements the API's types. Breaking
+     * it means moving {@code register}/{@code providers} out of {@code Transports}, a public API change.
      */
     static final Set<String> KNOWN_CYCLE_EDGES = Set.of(
-            "channel -> transport",
-            "internal.transport -> channel",
             "internal.transport -> transport",
             "internal.transport -> transport.spi",
-            "transport -> channel",
             "transport -> internal.transport",
             "transport -> transport.spi",
-            "transport.spi -> channel",
             "transport.spi -> transport");
 
     private static PackageGraph graph;

@@ -2,7 +2,7 @@ package io.conduit.channel;
 
 /**
  * A handler that configures a new channel's pipeline once, when it is registered, and then removes itself.
- * Typically the child handler of a {@link ServerBootstrap}. It is {@link ChannelHandler.Sharable}: one
+ * Typically the child handler of a {@link io.conduit.bootstrap.ServerBootstrap}. It is {@link ChannelHandler.Sharable}: one
  * instance serves every accepted channel, so {@link #initChannel(Channel)} must not keep per-channel state.
  * An exception thrown by {@code initChannel} is logged and closes the channel.
  *

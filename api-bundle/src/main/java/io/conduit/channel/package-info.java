@@ -1,8 +1,9 @@
 /**
- * Channels, their pipelines, handlers, options and bootstraps: the API applications write against.
+ * Channels, their pipelines, handlers and options: the API applications write against (the bootstraps that make
+ * channels are in {@code io.conduit.bootstrap}).
  */
 @Export
-@Version("0.5.0")
+@Version("0.6.0")
 package io.conduit.channel;
 
 import org.osgi.annotation.bundle.Export;

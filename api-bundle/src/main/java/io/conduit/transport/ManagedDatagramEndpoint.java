@@ -2,7 +2,6 @@ package io.conduit.transport;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
-import io.conduit.channel.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
@@ -13,6 +12,7 @@ import io.conduit.channel.DatagramPacket;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.Promise;
+import io.conduit.internal.channel.access.ChannelSetup;
 import io.conduit.internal.concurrent.DefaultPromise;
 
 import java.io.IOException;
@@ -95,12 +95,7 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
     /** An option of every socket (e.g. {@link ChannelOption#SO_RCVBUF}); {@code null} removes it. */
     public <T> ManagedDatagramEndpoint option(ChannelOption<T> option, T value) {
         engine.checkNew();
-        Objects.requireNonNull(option, "option");
-        if (value == null) {
-            options.remove(option);
-        } else {
-            options.put(option, option.validate(value));
-        }
+        ChannelSetup.putOption(options, option, value);
         return this;
     }
 
@@ -240,21 +235,19 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
 
         @Override
         Future<Channel> bind(Socket g, boolean reusePort, SocketAddress address) {
-            Bootstrap b = new Bootstrap().transport(g.transport).group(g.group).channelType(ChannelType.UDP)
-                    .handler(new ChannelInitializer<Channel>() {
+            Map<ChannelOption<?>, Object> socketOptions = new LinkedHashMap<>(options);
+            if (reusePort) {
+                socketOptions.put(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
+            }
+            Channel ch = ChannelSetup.configure(g.transport.newChannel(ChannelType.UDP, g.group.next()), socketOptions,
+                    new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel channel) {
                             channel.pipeline().addLast("managed-datagram-hand-over", new HandOverHandler(g));
                             channel.pipeline().addLast(handler);
                         }
                     });
-            for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
-                setOption(b, e.getKey(), e.getValue());
-            }
-            if (reusePort) {
-                b.option(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
-            }
-            return b.bind(address);
+            return ChannelSetup.bind(ch, address);
         }
 
         /**
@@ -320,11 +313,6 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
                 probe.bind(address);
             }
         }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> void setOption(Bootstrap b, ChannelOption<T> option, Object value) {
-        b.option(option, (T) value);
     }
 
     /** One transport's socket, group and adopted channels. */

@@ -5,10 +5,11 @@ import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.channel.ServerChannel;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.concurrent.ScheduledFuture;
+import io.conduit.internal.channel.access.ChannelSetup;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -108,14 +109,14 @@ public final class ManagedServer extends ManagedEndpoint {
     /** An option of every listener (e.g. {@link ChannelOption#SO_BACKLOG}); {@code null} removes it. */
     public <T> ManagedServer option(ChannelOption<T> option, T value) {
         engine.checkNew();
-        put(options, option, value);
+        ChannelSetup.putOption(options, option, value);
         return this;
     }
 
     /** An option of every accepted channel; {@code null} removes it. */
     public <T> ManagedServer childOption(ChannelOption<T> option, T value) {
         engine.checkNew();
-        put(childOptions, option, value);
+        ChannelSetup.putOption(childOptions, option, value);
         return this;
     }
 
@@ -192,15 +193,6 @@ public final class ManagedServer extends ManagedEndpoint {
         }
         return names.isEmpty() ? "no registered, available transport can" : "transports that can: "
                 + String.join(", ", names);
-    }
-
-    private static <T> void put(Map<ChannelOption<?>, Object> map, ChannelOption<T> option, T value) {
-        Objects.requireNonNull(option, "option");
-        if (value == null) {
-            map.remove(option);
-        } else {
-            map.put(option, option.validate(value));
-        }
     }
 
     /**
@@ -298,23 +290,18 @@ public final class ManagedServer extends ManagedEndpoint {
 
         @Override
         Future<Channel> bind(Listener g, boolean reusePort, SocketAddress address) {
-            ServerBootstrap b = new ServerBootstrap().transport(g.transport).group(g.group).channelType(channelType)
-                    .handler(new Tracker(g)).childHandler(childHandler);
-            for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
-                setOption(b, e.getKey(), e.getValue(), false);
-            }
-            for (Map.Entry<ChannelOption<?>, Object> e : childOptions.entrySet()) {
-                setOption(b, e.getKey(), e.getValue(), true);
-            }
+            Map<ChannelOption<?>, Object> listenerOptions = new LinkedHashMap<>(options);
             if (reusePort) {
-                b.option(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
+                listenerOptions.put(ChannelOption.SO_REUSEPORT, Boolean.TRUE);
             }
             if (channelType == ChannelType.TCP && !options.containsKey(ChannelOption.SO_REUSEADDR)) {
                 // connections accepted by the old listener still hold the port while they drain: without
                 // SO_REUSEADDR (on them and on the new listener) the close-then-bind fallback fails with EADDRINUSE
-                b.option(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
+                listenerOptions.put(ChannelOption.SO_REUSEADDR, Boolean.TRUE);
             }
-            return b.bind(address);
+            ServerChannel server = ChannelSetup.configureServer(g.transport.newServerChannel(channelType, g.group.next()),
+                    listenerOptions, new Tracker(g), g.group, new LinkedHashMap<>(childOptions), childHandler);
+            return ChannelSetup.bind(server, address);
         }
 
         @Override
@@ -327,15 +314,6 @@ public final class ManagedServer extends ManagedEndpoint {
                     LOG.log(System.Logger.Level.WARNING, "deleting the socket file " + p + " failed", e);
                 }
             }
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> void setOption(ServerBootstrap b, ChannelOption<T> option, Object value, boolean child) {
-        if (child) {
-            b.childOption(option, (T) value);
-        } else {
-            b.option(option, (T) value);
         }
     }
 

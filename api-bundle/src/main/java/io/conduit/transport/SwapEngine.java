@@ -548,14 +548,23 @@ abstract class SwapEngine<G extends SwapGeneration> {
             }
         }
         if (next == null) {
+            G prepared = null;
+            try {
+                // the new transport's loops start while the old socket still serves: the window below is the bind alone
+                prepared = newGenerationOn(target);
+            } catch (Exception | LinkageError e) {
+                failure = e;
+            }
             if (old != null) {
                 old.closeSocket(); // fall back: a short window where the address is not served
                 socketClosed();
             }
-            try {
-                next = bindAfterClose(target);
-            } catch (Exception | LinkageError e) {
-                failure = e;
+            if (prepared != null) {
+                try {
+                    next = bindAfterClose(prepared);
+                } catch (Exception | LinkageError e) {
+                    failure = e;
+                }
             }
         }
         if (next == null && !stillProvided(target)) {
@@ -723,11 +732,21 @@ abstract class SwapEngine<G extends SwapGeneration> {
      *        overlap, whose bind joins this endpoint's own old socket (the probe would fail against it)
      */
     private G bindOn(Transport t, boolean probe) throws Exception {
-        boolean reuse = reusesPort(t);
-        SocketAddress address = address();
-        if (reuse && probe) {
-            AddressClaims.claimAndProbe(stream, address, this, kind, t, this::probeBind);
+        if (reusesPort(t) && probe) {
+            AddressClaims.claimAndProbe(stream, address(), this, kind, t, this::probeBind); // before any loop starts
         }
+        G g = newGenerationOn(t);
+        try {
+            bindGeneration(g);
+        } catch (Exception | LinkageError e) {
+            g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // done already when the bind itself failed
+            throw e;
+        }
+        return g;
+    }
+
+    /** On the swap thread: a new group on {@code t} and its generation, listed in {@link #live}, not bound yet. */
+    private G newGenerationOn(Transport t) {
         EventLoopGroup group = t.newEventLoopGroup(threads);
         G g = newGeneration(t, group);
         synchronized (lock) {
@@ -738,39 +757,56 @@ abstract class SwapEngine<G extends SwapGeneration> {
                 live.remove(g);
             }
         });
-        try {
-            g.channel = g.awaitBound(bind(g, reuse, address), address);
-        } catch (Exception | LinkageError e) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // done already when the bind itself failed
-            throw e;
-        }
+        return g;
+    }
+
+    /** On the swap thread: binds {@code g}'s socket at the endpoint's address; on failure {@code g} stays unbound. */
+    private void bindGeneration(G g) throws Exception {
+        boolean reuse = reusesPort(g.transport);
+        SocketAddress address = address();
+        g.channel = g.awaitBound(bind(g, reuse, address), address);
         g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
         if (boundAddress == null) {
             boundAddress = g.channel.localAddress();
         }
-        return g;
+    }
+
+    /** On the swap thread, after the old socket was closed: {@link #bindAfterClose(SwapGeneration)} on a new group. */
+    private G bindAfterClose(Transport t) throws Exception {
+        return bindAfterClose(newGenerationOn(t));
     }
 
     /**
-     * On the swap thread, after the old socket was closed: binds on {@code t}, retrying every 25 ms for at most
-     * {@link #REBIND_AFTER_CLOSE_MILLIS} while it fails and {@code t} is still {@linkplain #stillProvided provided}:
-     * closing a socket is asynchronous on some transports (with {@code java.nio} the descriptor is released when its
-     * selector next runs), so a bind right after the close can still see the port in use. A transport that went away
-     * is not retried: its classes may be gone (a refreshed bundle), so every attempt would fail.
+     * On the swap thread, after the old socket was closed: binds {@code g}, whose group was made before the close,
+     * retrying every 25 ms for at most {@link #REBIND_AFTER_CLOSE_MILLIS} while it fails and its transport is still
+     * {@linkplain #stillProvided provided}: closing a socket is asynchronous on some transports (with
+     * {@code java.nio} the descriptor is released when its selector next runs), so a bind right after the close can
+     * still see the port in use. A transport that went away is not retried: its classes may be gone (a refreshed
+     * bundle), so every attempt would fail. When it gives up, {@code g}'s group is shut down.
      *
+     * @return {@code g}, bound
      * @throws Exception the last failure; a {@link LinkageError} of a withdrawn bundle is thrown as it is
      */
-    private G bindAfterClose(Transport t) throws Exception {
+    private G bindAfterClose(G g) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REBIND_AFTER_CLOSE_MILLIS);
-        for (;;) {
-            try {
-                return bindOn(t, true);
-            } catch (Exception | LinkageError e) {
-                if (System.nanoTime() - deadline >= 0 || !stillProvided(t)) {
-                    throw e;
+        try {
+            for (;;) {
+                try {
+                    if (reusesPort(g.transport)) {
+                        AddressClaims.claimAndProbe(stream, address(), this, kind, g.transport, this::probeBind);
+                    }
+                    bindGeneration(g);
+                    return g;
+                } catch (Exception | LinkageError e) {
+                    if (System.nanoTime() - deadline >= 0 || !stillProvided(g.transport)) {
+                        throw e;
+                    }
+                    Thread.sleep(25);
                 }
-                Thread.sleep(25);
             }
+        } catch (Exception | LinkageError e) {
+            g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
         }
     }
 

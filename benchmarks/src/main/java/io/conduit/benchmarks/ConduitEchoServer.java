@@ -6,7 +6,7 @@ import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventExecutors;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.handler.codec.LengthFieldBasedFrameDecoder;

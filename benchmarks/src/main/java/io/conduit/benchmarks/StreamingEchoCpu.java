@@ -2,7 +2,7 @@ package io.conduit.benchmarks;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;

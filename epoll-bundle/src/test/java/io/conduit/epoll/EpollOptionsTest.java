@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.spi.IoEventLoopGroup;
 

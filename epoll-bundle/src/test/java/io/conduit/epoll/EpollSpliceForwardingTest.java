@@ -9,14 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.DuplexChannel;
 import io.conduit.channel.InputShutdownEvent;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.channel.ZeroCopyForwarding;
 import io.conduit.concurrent.Future;
 import io.conduit.transport.ChannelType;

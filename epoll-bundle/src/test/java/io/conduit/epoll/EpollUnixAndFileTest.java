@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
@@ -23,7 +23,7 @@ import io.conduit.channel.FileRegion;
 import io.conduit.channel.InputShutdownEvent;
 import io.conduit.channel.InputShutdownReadCompleteEvent;
 import io.conduit.channel.PeerCredentials;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.Future;
 import io.conduit.testsuite.EchoHandler;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.DomainDatagramChannel;
 import io.conduit.channel.DomainDatagramPacket;

@@ -16,12 +16,12 @@ import java.util.concurrent.TimeUnit;
 import javax.inject.Inject;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelInitializer;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.handler.ssl.TlsContext;
 import io.conduit.handler.ssl.TlsHandler;

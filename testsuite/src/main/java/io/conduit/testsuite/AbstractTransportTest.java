@@ -8,12 +8,12 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferHolder;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;

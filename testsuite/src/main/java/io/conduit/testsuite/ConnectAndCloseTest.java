@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelHandler;
@@ -17,7 +17,7 @@ import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.channel.FileRegion;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.channel.access.CoreChannel;

@@ -1,6 +1,6 @@
 package io.conduit.testsuite;
 
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.UnixAbstractAddress;

@@ -3,7 +3,7 @@ package io.conduit.testsuite;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;

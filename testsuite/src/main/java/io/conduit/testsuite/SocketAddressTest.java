@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.Channel;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.Future;

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Continuous echo load against a {@link ManagedServer} while the transport preference flips between two
@@ -32,12 +33,13 @@ public final class SwapLoad {
     /** Figures of one run. */
     public record Result(long attempted, long completed, long refused, long reset, long cut, long timedOut,
                   long verifiedBytes, long corrupted, int swaps, String finalTransport, boolean oldGroupsTerminated,
-                  int openConnectionsAfter) {
+                  int openConnectionsAfter, String firstFailure) {
         public String line() {
             return "RESULT attempted=" + attempted + " completed=" + completed + " refused=" + refused + " reset="
                     + reset + " cut=" + cut + " timedOut=" + timedOut + " verifiedBytes=" + verifiedBytes
                     + " corrupted=" + corrupted + " swaps=" + swaps + " final=" + finalTransport
-                    + " oldGroupsTerminated=" + oldGroupsTerminated + " openAfter=" + openConnectionsAfter;
+                    + " oldGroupsTerminated=" + oldGroupsTerminated + " openAfter=" + openConnectionsAfter
+                    + (firstFailure == null ? "" : " firstFailure=" + firstFailure);
         }
     }
 
@@ -63,6 +65,9 @@ public final class SwapLoad {
             AtomicLong timedOut = new AtomicLong();
             AtomicLong verified = new AtomicLong();
             AtomicLong corrupted = new AtomicLong();
+            // the first reset, cut or time-out with when it happened: which swap step it met is what a failure needs
+            AtomicReference<String> firstFailure = new AtomicReference<>();
+            long start = System.nanoTime();
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(durationMillis);
             List<Thread> threads = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
@@ -102,10 +107,13 @@ public final class SwapLoad {
                             }
                         } catch (EOFException e) {
                             cut.incrementAndGet();
+                            firstFailure.compareAndSet(null, failure(e, start));
                         } catch (SocketTimeoutException e) {
                             timedOut.incrementAndGet();
+                            firstFailure.compareAndSet(null, failure(e, start));
                         } catch (IOException e) {
                             reset.incrementAndGet(); // "Connection reset" / broken pipe
+                            firstFailure.compareAndSet(null, failure(e, start));
                         }
                     }
                 }, "swap-load-client-" + i);
@@ -144,13 +152,17 @@ public final class SwapLoad {
             }
             return new Result(attempted.get(), completed.get(), refused.get(), reset.get(), cut.get(), timedOut.get(),
                     verified.get(), corrupted.get(), swaps, server.transportName(), terminated && !currentGroup.isShuttingDown(),
-                    server.openConnections());
+                    server.openConnections(), firstFailure.get());
         } finally {
             server.close().await(15, TimeUnit.SECONDS);
             Transports.setPreference(null);
             Transports.unregister(a);
             Transports.unregister(b);
         }
+    }
+
+    private static String failure(IOException e, long start) {
+        return "[" + e + " after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) + " ms]";
     }
 
     /**

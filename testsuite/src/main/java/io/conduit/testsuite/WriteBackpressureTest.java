@@ -51,7 +51,7 @@ public abstract class WriteBackpressureTest extends AbstractTransportTest {
             }
             // another channel on the same loop makes progress while the big write is stuck
             Recorder otherEvents = new Recorder();
-            other = await(new io.conduit.channel.Bootstrap().transport(combo.clientTransport())
+            other = await(new io.conduit.bootstrap.Bootstrap().transport(combo.clientTransport())
                     .group(writer.eventLoop()).handler(otherEvents)
                     .option(ChannelOption.ALLOCATOR, combo.allocator().allocator()).connect(server.localAddress()));
             assertTrue(other.eventLoop() == writer.eventLoop(), "both clients on one loop");

@@ -1,11 +1,8 @@
 package io.conduit.internal.channel;
 
-import java.lang.ref.ReferenceQueue;
-import java.lang.ref.WeakReference;
 import java.net.SocketAddress;
 import java.util.AbstractMap;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -97,8 +94,8 @@ public class DefaultChannelPipeline implements ChannelPipeline {
     /** Non-sharable handler instances currently in some pipeline; weak, so nothing is pinned. */
     private static final WeakIdentitySet IN_A_PIPELINE = new WeakIdentitySet();
 
-    private final Channel channel;
-    private final ChannelIoOperations io;
+    final Channel channel;     // read by HeadContext
+    final ChannelIoOperations io; // where HeadContext sends outbound operations
     final HeadContext head;
     final TailContext tail;
     /**
@@ -673,179 +670,5 @@ public class DefaultChannelPipeline implements ChannelPipeline {
     /** A user event reached the tail. Default: drop it, releasing it when reference counted. */
     protected void onUnhandledUserEvent(Object event) {
         ReferenceCounted.safeRelease(event);
-    }
-
-    // ---------------------------------------------------------------- head and tail
-
-    /**
-     * The head: performs outbound operations through {@link #io}; auto-read after active and read-complete.
-     * Static (its pipeline is {@link HandlerContext#pipeline}): no second reference to the pipeline per channel.
-     */
-    static final class HeadContext extends HandlerContext implements ChannelHandler {
-        HeadContext(DefaultChannelPipeline pipeline) {
-            super(pipeline, null, "head", null, HandlerMasks.ALL);
-        }
-
-        @Override
-        public ChannelHandler handler() {
-            return this;
-        }
-
-        private void readIfAutoRead() {
-            Channel channel = pipeline.channel;
-            if (channel.config().isAutoRead()) {
-                channel.read();
-            }
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            ctx.fireChannelActive();
-            readIfAutoRead();
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.fireChannelReadComplete();
-            readIfAutoRead();
-        }
-
-        @Override
-        public void bind(ChannelHandlerContext ctx, SocketAddress localAddress, Promise<Void> promise) {
-            pipeline.io.bind(localAddress, promise);
-        }
-
-        @Override
-        public void connect(ChannelHandlerContext ctx, SocketAddress remoteAddress, SocketAddress localAddress,
-                Promise<Void> promise) {
-            pipeline.io.connect(remoteAddress, localAddress, promise);
-        }
-
-        @Override
-        public void disconnect(ChannelHandlerContext ctx, Promise<Void> promise) {
-            pipeline.io.disconnect(promise);
-        }
-
-        @Override
-        public void close(ChannelHandlerContext ctx, Promise<Void> promise) {
-            pipeline.io.close(promise);
-        }
-
-        @Override
-        public void read(ChannelHandlerContext ctx) {
-            pipeline.io.read();
-        }
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, Promise<Void> promise) {
-            pipeline.io.write(msg, promise);
-        }
-
-        @Override
-        public void flush(ChannelHandlerContext ctx) {
-            pipeline.io.flush();
-        }
-    }
-
-    /** The tail: the end of every inbound event. Static, as {@link HeadContext}. */
-    static final class TailContext extends HandlerContext implements ChannelHandler {
-        TailContext(DefaultChannelPipeline pipeline) {
-            super(pipeline, null, "tail", null, HandlerMasks.ALL);
-        }
-
-        @Override
-        public ChannelHandler handler() {
-            return this;
-        }
-
-        @Override
-        public void channelRegistered(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void channelUnregistered(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            pipeline.onUnhandledMessage(msg);
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
-            pipeline.onUnhandledUserEvent(event);
-        }
-
-        @Override
-        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            pipeline.onUnhandledException(cause);
-        }
-    }
-
-    /** A set of objects by identity that holds them weakly; thread-safe. */
-    private static final class WeakIdentitySet {
-        private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
-        private final HashMap<Key, Key> map = new HashMap<>(); // guarded by this
-
-        private static final class Key extends WeakReference<Object> {
-            private final int hash;
-
-            Key(Object referent, ReferenceQueue<Object> queue) {
-                super(referent, queue);
-                hash = System.identityHashCode(referent);
-            }
-
-            @Override
-            public int hashCode() {
-                return hash;
-            }
-
-            @Override
-            public boolean equals(Object o) {
-                if (this == o) {
-                    return true;
-                }
-                if (!(o instanceof Key k) || k.hash != hash) {
-                    return false;
-                }
-                Object referent = get();
-                return referent != null && referent == k.get();
-            }
-        }
-
-        synchronized boolean add(Object o) {
-            expunge();
-            Key key = new Key(o, queue);
-            return map.putIfAbsent(key, key) == null;
-        }
-
-        synchronized void remove(Object o) {
-            expunge();
-            Key probe = new Key(o, null);
-            map.remove(probe);
-            probe.clear();
-        }
-
-        private void expunge() {
-            for (Object ref; (ref = queue.poll()) != null;) {
-                map.remove(ref);
-            }
-        }
     }
 }

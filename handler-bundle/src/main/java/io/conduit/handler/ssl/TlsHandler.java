@@ -2,8 +2,6 @@ package io.conduit.handler.ssl;
 
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.security.cert.Certificate;
-import java.security.cert.X509Certificate;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +12,6 @@ import javax.net.ssl.SSLEngineResult;
 import javax.net.ssl.SSLEngineResult.HandshakeStatus;
 import javax.net.ssl.SSLEngineResult.Status;
 import javax.net.ssl.SSLException;
-import javax.net.ssl.SSLPeerUnverifiedException;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.ReferenceCounted;
@@ -81,8 +78,9 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
     private String requestedServerName;
     /** {@link System#currentTimeMillis()} when the engine was made: a session created before it was resumed. */
     private long engineCreatedMillis;
-    /** Received bytes of an incomplete record (write mode: position = byte count); empty when none. */
-    private ByteBuffer inNet = EMPTY;
+    /** Received bytes of an incomplete record, or the ClientHello before a server chose its context by SNI. */
+    private final TlsRecordStash inNet = new TlsRecordStash(
+            () -> engine != null ? engine.getSession().getPacketBufferSize() : 0);
     private final ArrayDeque<PendingWrite> unflushed = new ArrayDeque<>();
     private final ArrayDeque<PendingWrite> flushed = new ArrayDeque<>();
     private Promise<TlsHandshakeResult> handshakePromise;
@@ -214,23 +212,22 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
                 firstByteLooksLikeTls = type >= 20 && type <= 23;
             }
             if (engine == null) {
-                stash(in);
-                ByteBuffer view = inNet.duplicate().flip();
-                String name = ClientHello.serverName(view);
+                inNet.append(in);
+                String name = ClientHello.serverName(inNet.view());
                 if (name == ClientHello.NEED_MORE) {
                     return;
                 }
                 requestedServerName = name;
                 createEngine(sniMapping.select(name));
                 unwrapStashed();
-            } else if (inNet.position() == 0 && in.nioBufferCount() == 1) {
+            } else if (inNet.isEmpty() && in.nioBufferCount() == 1) {
                 ByteBuffer src = in.nioBuffer(in.readerIndex(), in.readableBytes());
                 unwrap(src);
                 if (src.hasRemaining() && !failed) {
-                    stash(src);                   // an incomplete record: copied before `in` is released
+                    inNet.append(src);            // an incomplete record: copied before `in` is released
                 }
             } else {
-                stash(in);
+                inNet.append(in);
                 unwrapStashed();
             }
         } catch (SSLException | RuntimeException e) {
@@ -250,55 +247,13 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
     }
 
     private void unwrapStashed() throws SSLException {
-        if (!holdsCompleteRecord(inNet)) {
+        if (!inNet.holdsCompleteRecord()) {
             return;   // bytes arriving a few at a time: the engine sees the record when it is whole
         }
-        inNet.flip();
         try {
-            unwrap(inNet);
+            unwrap(inNet.flip());
         } finally {
             inNet.compact();
-        }
-    }
-
-    /**
-     * @param stash received bytes from 0 to its position
-     * @return false only when they are the start of a TLS record (a known content type) that is not complete yet;
-     *         anything else is the engine's to judge
-     */
-    private static boolean holdsCompleteRecord(ByteBuffer stash) {
-        int n = stash.position();
-        if (n == 0) {
-            return false;
-        }
-        int type = stash.get(0) & 0xff;
-        if (type < 20 || type > 23) {
-            return true;
-        }
-        return n >= 5 && n >= 5 + (((stash.get(3) & 0xff) << 8) | (stash.get(4) & 0xff));
-    }
-
-    /** Appends {@code in}'s readable bytes to {@link #inNet}, growing it as needed. */
-    private void stash(Buffer in) {
-        ensureStash(in.readableBytes());
-        ByteBuffer[] parts = in.nioBuffers(in.readerIndex(), in.readableBytes());
-        for (ByteBuffer b : parts) {
-            inNet.put(b);
-        }
-    }
-
-    private void stash(ByteBuffer src) {
-        ensureStash(src.remaining());
-        inNet.put(src);
-    }
-
-    private void ensureStash(int more) {
-        if (inNet.remaining() < more) {
-            int packet = engine != null ? engine.getSession().getPacketBufferSize() : 16_709;
-            ByteBuffer bigger = ByteBuffer.allocate(Math.max(inNet.position() + more, packet));
-            inNet.flip();
-            bigger.put(inNet);
-            inNet = bigger;
         }
     }
 
@@ -406,19 +361,9 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
             handshakeTimeout.cancel(false);
         }
         javax.net.ssl.SSLSession s = engine.getSession();
-        List<X509Certificate> peerCerts = new ArrayList<>();
-        try {
-            for (Certificate c : s.getPeerCertificates()) {
-                peerCerts.add((X509Certificate) c);
-            }
-        } catch (SSLPeerUnverifiedException e) {
-            // the peer sent no certificate (a client where client authentication is not required)
-        }
-        String alpn = engine.getApplicationProtocol();
         String serverName = peer != null ? (peer.host() == null || TlsContext.isIpLiteral(peer.host()) ? null : peer.host())
-                : requestedServerName != null ? requestedServerName : requestedName(s);
-        handshakeResult = new TlsHandshakeResult(s.getProtocol(), s.getCipherSuite(),
-                alpn == null || alpn.isEmpty() ? null : alpn, serverName, peerCerts, resumed(s));
+                : requestedServerName != null ? requestedServerName : TlsHandshakeResult.requestedName(s);
+        handshakeResult = TlsHandshakeResult.of(s, engine.getApplicationProtocol(), serverName, resumed(s));
         handshakePromise.trySuccess(handshakeResult);
         ctx.fireUserEventTriggered(TlsHandshakeCompletionEvent.success(handshakeResult));
         if (!flushed.isEmpty()) {
@@ -439,17 +384,6 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
     private boolean resumed(javax.net.ssl.SSLSession s) {
         boolean certificatesExchanged = context.fullHandshake(engine);
         return !certificatesExchanged || s.getCreationTime() < engineCreatedMillis;
-    }
-
-    private static String requestedName(javax.net.ssl.SSLSession s) {
-        if (s instanceof javax.net.ssl.ExtendedSSLSession e) {
-            for (javax.net.ssl.SNIServerName n : e.getRequestedServerNames()) {
-                if (n instanceof javax.net.ssl.SNIHostName h) {
-                    return h.getAsciiName();
-                }
-            }
-        }
-        return null;
     }
 
     private void handshakeTimedOut() {

@@ -65,7 +65,7 @@ class NioTransportTest {
     void shuttingDownTheLoopClosesItsChannels() throws Exception {
         Transport nio = new NioTransportProvider().transport();
         EventLoopGroup group = nio.newEventLoopGroup(1);
-        io.conduit.channel.Channel server = new io.conduit.channel.ServerBootstrap().transport(nio).group(group)
+        io.conduit.channel.Channel server = new io.conduit.bootstrap.ServerBootstrap().transport(nio).group(group)
                 .childHandler(new io.conduit.channel.ChannelInitializer<io.conduit.channel.Channel>() {
                     @Override
                     protected void initChannel(io.conduit.channel.Channel c) {
@@ -84,7 +84,7 @@ class NioTransportTest {
         java.net.NetworkInterface lo = java.net.NetworkInterface.getByInetAddress(
                 java.net.InetAddress.getLoopbackAddress());
         try (EventLoopGroup group = nio.newEventLoopGroup(1)) {
-            io.conduit.channel.Channel udp = new io.conduit.channel.Bootstrap().transport(nio).group(group)
+            io.conduit.channel.Channel udp = new io.conduit.bootstrap.Bootstrap().transport(nio).group(group)
                     .channelType(ChannelType.UDP).handler(new io.conduit.channel.ChannelHandler() { })
                     .option(ChannelOption.IP_MULTICAST_IF, lo).bind(new java.net.InetSocketAddress(0)).sync().getNow();
             try {

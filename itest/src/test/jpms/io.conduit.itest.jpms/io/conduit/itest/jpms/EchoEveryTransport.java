@@ -1,12 +1,12 @@
 package io.conduit.itest.jpms;
 
 import io.conduit.buffer.Buffer;
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.channel.ChannelInitializer;
-import io.conduit.channel.ServerBootstrap;
+import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.Transports;

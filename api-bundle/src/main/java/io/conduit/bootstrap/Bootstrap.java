@@ -1,10 +1,13 @@
-package io.conduit.channel;
+package io.conduit.bootstrap;
 
-import io.conduit.concurrent.EventLoop;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ConnectTimeoutException;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
-import io.conduit.concurrent.Promise;
-import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.internal.channel.access.ChannelSetup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 
@@ -65,12 +68,7 @@ public final class Bootstrap {
      * @throws IllegalArgumentException when the value is invalid ({@link ChannelOption#validate(Object)})
      */
     public <T> Bootstrap option(ChannelOption<T> option, T value) {
-        Objects.requireNonNull(option, "option");
-        if (value == null) {
-            options.remove(option);
-        } else {
-            options.put(option, option.validate(value));
-        }
+        ChannelSetup.putOption(options, option, value);
         return this;
     }
 
@@ -87,17 +85,7 @@ public final class Bootstrap {
      * @throws IllegalStateException when transport, group or handler is missing
      */
     public Future<Channel> register() {
-        Channel ch = newChannel();
-        EventLoop loop = ch.eventLoop();
-        Promise<Channel> result = loop.newPromise();
-        register(ch).addListener(f -> {
-            if (f.isSuccess()) {
-                succeedOrClose(result, ch);
-            } else {
-                result.tryFailure(f.cause());
-            }
-        });
-        return result;
+        return ChannelSetup.register(newChannel());
     }
 
     /** Connects a new channel to {@code remoteAddress}; see {@link #connect(SocketAddress, SocketAddress)}. */
@@ -115,29 +103,7 @@ public final class Bootstrap {
      */
     public Future<Channel> connect(SocketAddress remoteAddress, SocketAddress localAddress) {
         Objects.requireNonNull(remoteAddress, "remoteAddress");
-        Channel ch = newChannel();
-        Promise<Channel> result = ch.eventLoop().newPromise();
-        register(ch).addListener(reg -> {
-            if (!reg.isSuccess()) {
-                result.tryFailure(reg.cause());
-                return;
-            }
-            Future<Void> connect = ch.connect(remoteAddress, localAddress);
-            result.addListener(r -> {
-                if (r.isCancelled()) {
-                    connect.cancel(false);
-                }
-            });
-            connect.addListener(c -> {
-                if (c.isSuccess()) {
-                    succeedOrClose(result, ch);
-                } else {
-                    ch.close();
-                    result.tryFailure(c.cause());
-                }
-            });
-        });
-        return result;
+        return ChannelSetup.connect(newChannel(), remoteAddress, localAddress);
     }
 
     /**
@@ -147,23 +113,7 @@ public final class Bootstrap {
      */
     public Future<Channel> bind(SocketAddress localAddress) {
         Objects.requireNonNull(localAddress, "localAddress");
-        Channel ch = newChannel();
-        Promise<Channel> result = ch.eventLoop().newPromise();
-        register(ch).addListener(reg -> {
-            if (!reg.isSuccess()) {
-                result.tryFailure(reg.cause());
-                return;
-            }
-            ch.bind(localAddress).addListener(b -> {
-                if (b.isSuccess()) {
-                    succeedOrClose(result, ch);
-                } else {
-                    ch.close();
-                    result.tryFailure(b.cause());
-                }
-            });
-        });
-        return result;
+        return ChannelSetup.bind(newChannel(), localAddress);
     }
 
     private Channel newChannel() {
@@ -176,67 +126,7 @@ public final class Bootstrap {
         if (handler == null) {
             throw new IllegalStateException("no handler set: call handler(ChannelHandler)");
         }
-        Channel ch = transport.newChannel(channelType, group.next());
-        return setUp(ch, c -> {
-            applyOptions(c, options);
-            c.pipeline().addLast(handler);
-        });
-    }
-
-    /**
-     * Runs the set-up of a channel that is not registered yet; when a step throws (an option the socket refuses, a
-     * handler already in another pipeline, a transport whose classes are gone), closes the channel's socket at once
-     * and rethrows, so a failed bind or connect leaves no descriptor open.
-     *
-     * @return {@code ch}
-     */
-    static <C extends Channel> C setUp(C ch, java.util.function.Consumer<C> steps) {
-        try {
-            steps.accept(ch);
-            return ch;
-        } catch (RuntimeException | Error e) {
-            closeUnregistered(ch);
-            throw e;
-        }
-    }
-
-    /** Closes {@code ch}, which was never registered, without its event loop (see {@link #setUp}). */
-    static void closeUnregistered(Channel ch) {
-        if (ch instanceof CoreChannel io) {
-            io.closeUnregistered();
-        } else {
-            ch.close();
-        }
-    }
-
-    static void applyOptions(Channel ch, Map<ChannelOption<?>, Object> options) {
-        for (Map.Entry<ChannelOption<?>, Object> e : options.entrySet()) {
-            setOption(ch.config(), e.getKey(), e.getValue());
-        }
-    }
-
-    @SuppressWarnings("unchecked")
-    private static <T> void setOption(ChannelConfig config, ChannelOption<T> option, Object value) {
-        config.setOption(option, (T) value); // false = unsupported: already warned once per option and transport
-    }
-
-    /**
-     * Hands {@code ch} to the caller through {@code result}; when the caller cancelled {@code result} meanwhile (from
-     * any thread, racing with the registration, connect or bind), nobody holds the channel any more: it is closed
-     * instead of being left open (a connected socket or a bound port nobody can reach).
-     */
-    static void succeedOrClose(Promise<Channel> result, Channel ch) {
-        if (!result.trySuccess(ch)) {
-            ch.close();
-        }
-    }
-
-    static Future<Void> register(Channel ch) {
-        if (ch instanceof CoreChannel io) {
-            return io.register();
-        }
-        throw new IllegalArgumentException("channel " + ch + " of transport '" + ch.transportName()
-                + "' is not built on the shared channel core and cannot be registered by a bootstrap");
+        return ChannelSetup.configure(transport.newChannel(channelType, group.next()), options, handler);
     }
 
     @Override

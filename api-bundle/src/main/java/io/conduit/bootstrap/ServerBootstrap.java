@@ -1,10 +1,13 @@
-package io.conduit.channel;
+package io.conduit.bootstrap;
 
-import io.conduit.concurrent.EventLoop;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelInitializer;
+import io.conduit.channel.ChannelOption;
+import io.conduit.channel.ServerChannel;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
-import io.conduit.concurrent.Promise;
-import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.internal.channel.access.ChannelSetup;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 
@@ -64,23 +67,14 @@ public final class ServerBootstrap {
 
     /** An option of the listener (e.g. {@link ChannelOption#SO_BACKLOG}); {@code null} removes it. */
     public <T> ServerBootstrap option(ChannelOption<T> option, T value) {
-        put(options, option, value);
+        ChannelSetup.putOption(options, option, value);
         return this;
     }
 
     /** An option of every accepted channel; {@code null} removes it. */
     public <T> ServerBootstrap childOption(ChannelOption<T> option, T value) {
-        put(childOptions, option, value);
+        ChannelSetup.putOption(childOptions, option, value);
         return this;
-    }
-
-    private static <T> void put(Map<ChannelOption<?>, Object> map, ChannelOption<T> option, T value) {
-        Objects.requireNonNull(option, "option");
-        if (value == null) {
-            map.remove(option);
-        } else {
-            map.put(option, option.validate(value));
-        }
     }
 
     /** @param handler added to the listener's pipeline, before the handler that sets up children */
@@ -114,69 +108,9 @@ public final class ServerBootstrap {
         if (childHandler == null) {
             throw new IllegalStateException("no child handler set: call childHandler(ChannelHandler)");
         }
-        ServerChannel server = Bootstrap.setUp(transport.newServerChannel(channelType, parentGroup.next()), s -> {
-            Bootstrap.applyOptions(s, options);
-            if (handler != null) {
-                s.pipeline().addLast(handler);
-            }
-            s.pipeline().addLast("acceptor", new Acceptor(childGroup, new LinkedHashMap<>(childOptions), childHandler));
-        });
-        Promise<Channel> result = server.eventLoop().newPromise();
-        Bootstrap.register(server).addListener(reg -> {
-            if (!reg.isSuccess()) {
-                server.close(); // its socket is open already (e.g. its loop ended before it registered)
-                result.tryFailure(reg.cause());
-                return;
-            }
-            server.bind(localAddress).addListener(b -> {
-                if (b.isSuccess()) {
-                    Bootstrap.succeedOrClose(result, server);
-                } else {
-                    server.close();
-                    result.tryFailure(b.cause());
-                }
-            });
-        });
-        return result;
-    }
-
-    /** Sets up each accepted channel: loop, options, child handler, registration. */
-    @ChannelHandler.Sharable
-    private static final class Acceptor implements ChannelHandler {
-        private final EventLoopGroup childGroup;
-        private final Map<ChannelOption<?>, Object> childOptions;
-        private final ChannelHandler childHandler;
-
-        Acceptor(EventLoopGroup childGroup, Map<ChannelOption<?>, Object> childOptions, ChannelHandler childHandler) {
-            this.childGroup = childGroup;
-            this.childOptions = childOptions;
-            this.childHandler = childHandler;
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            if (!(msg instanceof CoreChannel core) || !(msg instanceof Channel child)) {
-                ctx.fireChannelRead(msg);
-                return;
-            }
-            try {
-                EventLoop loop = childGroup.next();
-                core.eventLoop(loop);
-                Bootstrap.applyOptions(child, childOptions);
-                child.pipeline().addLast(childHandler);
-                core.register(loop).addListener(f -> {
-                    if (!f.isSuccess()) {
-                        System.getLogger(ServerBootstrap.class.getName()).log(System.Logger.Level.WARNING,
-                                "registering accepted channel " + child + " failed; closing it", f.cause());
-                        child.close();
-                    }
-                });
-            } catch (Throwable t) {
-                System.getLogger(ServerBootstrap.class.getName()).log(System.Logger.Level.WARNING,
-                        "setting up accepted channel " + child + " failed; closing it", t);
-                Bootstrap.closeUnregistered(child); // register() starts nothing when it throws
-            }
-        }
+        ServerChannel server = ChannelSetup.configureServer(transport.newServerChannel(channelType, parentGroup.next()),
+                options, handler, childGroup, new LinkedHashMap<>(childOptions), childHandler);
+        return ChannelSetup.bind(server, localAddress);
     }
 
     @Override
