@@ -2,6 +2,7 @@ package io.conduit.transport;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
@@ -550,7 +551,8 @@ abstract class SwapEngine<G extends SwapGeneration> {
         if (next == null) {
             G prepared = null;
             try {
-                // the new transport's loops start while the old socket still serves: the window below is the bind alone
+                // the new transport's group and loop threads start while the old socket still serves: the window
+                // without a listener is the close and the bind alone
                 prepared = newGenerationOn(target);
             } catch (Exception | LinkageError e) {
                 failure = e;
@@ -748,6 +750,9 @@ abstract class SwapEngine<G extends SwapGeneration> {
     /** On the swap thread: a new group on {@code t} and its generation, listed in {@link #live}, not bound yet. */
     private G newGenerationOn(Transport t) {
         EventLoopGroup group = t.newEventLoopGroup(threads);
+        for (EventExecutor loop : group) {
+            loop.execute(() -> { }); // starts its thread now, so a bind after a close does not wait for thread starts
+        }
         G g = newGeneration(t, group);
         synchronized (lock) {
             live.add(g); // generationOf finds its loops until the group terminated

@@ -37,8 +37,8 @@ abstract class SwapGeneration {
     }
 
     /**
-     * Waits at most {@link SwapEngine#STEP_TIMEOUT_MILLIS} for {@code bound}; on failure shuts the group down and
-     * throws.
+     * Waits at most {@link SwapEngine#STEP_TIMEOUT_MILLIS} for {@code bound}; on failure throws and leaves the group
+     * running (a bind after a close is retried on it; the caller that gives up shuts it down).
      *
      * @return the bound channel
      * @throws Exception the bind's failure, or an {@link IOException} naming the address and transport
@@ -55,7 +55,7 @@ abstract class SwapGeneration {
         if (failure == null) {
             return bound.getNow();
         }
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        // the group stays: a bind retried after a close reuses it; whoever gives up shuts it down
         if (failure instanceof Exception ex) {
             throw ex;
         }

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
 import java.io.File;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
@@ -461,6 +462,50 @@ public abstract class ManagedServerSwapTest {
         for (EventLoopGroup g : a.transport.groups()) {
             assertTrue(g.terminationFuture().await(10, TimeUnit.SECONDS), "swap-a's groups terminated");
         }
+    }
+
+    /**
+     * A bind refused right after the old listener closed (here: another socket takes the port in that window and
+     * lets it go 150 ms later) is retried until it succeeds, on the one group made for the new transport before the
+     * close. A first version of that order shut the group down on the first refusal, so every retry failed and the
+     * address stayed unserved.
+     */
+    @Test
+    void aBindRefusedRightAfterTheCloseIsRetriedOnTheGroupMadeBeforeIt() throws Exception {
+        register("swap-a", false); // no SO_REUSEPORT: close, then bind
+        RenamedTransport.Provider b = register("swap-b", false);
+        Transports.setPreference("swap-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        java.util.concurrent.atomic.AtomicInteger squatted = new java.util.concurrent.atomic.AtomicInteger();
+        b.transport.beforeNewServerChannel(() -> {
+            if (squatted.getAndIncrement() > 0) {
+                return;
+            }
+            try {
+                java.net.ServerSocket squatter = new java.net.ServerSocket();
+                squatter.bind(address);
+                Thread release = new Thread(() -> {
+                    try {
+                        Thread.sleep(150);
+                        squatter.close();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }, "squatter-release");
+                release.setDaemon(true);
+                release.start();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("the test could not take the port after the close", e);
+            }
+        });
+        Transports.setPreference("swap-b");
+        await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
+        echoOnce(address, 512);
+        assertEquals(address, server.localAddress());
+        assertTrue(squatted.get() >= 2, "the bind was refused at least once and retried: " + squatted.get());
+        assertEquals(1, b.transport.groupRequests(), "one group on swap-b for every attempt");
+        assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
     }
 
     @Test

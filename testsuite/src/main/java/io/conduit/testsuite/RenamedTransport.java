@@ -35,6 +35,7 @@ public final class RenamedTransport implements Transport {
     private final AtomicInteger groupRequests = new AtomicInteger();
     private volatile Runnable beforeNewGroup;
     private volatile Runnable beforeSupports;
+    private volatile Runnable beforeNewServerChannel;
 
     /**
      * @param delegate the transport doing the work
@@ -68,6 +69,14 @@ public final class RenamedTransport implements Transport {
     /** @param hook run first by {@code newEventLoopGroup} from now on (may throw); {@code null} for none */
     public void beforeNewGroup(Runnable hook) {
         beforeNewGroup = hook;
+    }
+
+    /**
+     * @param hook run first by {@code newServerChannel} from now on, on the caller's thread (a swap's: after the old
+     *             listener closed, before the new one binds); {@code null} for none
+     */
+    public void beforeNewServerChannel(Runnable hook) {
+        beforeNewServerChannel = hook;
     }
 
     /** @param hook run first by {@code supports} from now on (may throw); {@code null} for none */
@@ -179,6 +188,10 @@ public final class RenamedTransport implements Transport {
 
     @Override
     public ServerChannel newServerChannel(ChannelType type, EventLoop loop) {
+        Runnable hook = beforeNewServerChannel;
+        if (hook != null) {
+            hook.run();
+        }
         ServerChannel listener = delegate.newServerChannel(type, loop);
         listeners.add(listener);
         return listener;
