@@ -1,8 +1,6 @@
 package io.conduit.benchmarks;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -21,12 +19,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The load benchmark driver: starts one echo server JVM ({@link EchoServer}) per contender and round, drives it
@@ -64,60 +58,8 @@ public final class LoadBenchmark {
     static final String BASELINE = "netty-epoll";
     private static final double NO_VALUE = Double.NaN;
 
-    /**
-     * One server configuration: a kind understood by {@link EchoServer} plus extra JVM flags.
-     *
-     * @param baseline the contender its ratios are taken against (itself for a baseline)
-     */
-    record Contender(String name, String kind, List<String> jvmFlags, String note, String baseline) {
-
-        Contender(String name, String kind, List<String> jvmFlags, String note) {
-            this(name, kind, jvmFlags, note, BASELINE);
-        }
-
-        /** Whether the load generator sends length-field frames to this server. */
-        boolean framed() {
-            return kind.endsWith("-framed");
-        }
-
-        /** Whether this server speaks TLS (then {@link TlsLoadClient} is the load). */
-        boolean tls() {
-            return kind.contains("-tls");
-        }
-    }
-
     static final String FRAMED_BASELINE = "netty-epoll-framed";
     static final String TLS_BASELINE = "netty-epoll-tls";
-
-    /**
-     * Where the server and the load generator may run during the measured steps ({@code bench.placements}).
-     * {@code serverCpus}/{@code clientCpus} are {@code taskset -c} CPU lists, {@code null} for every CPU.
-     *
-     * @param prefix metric-key prefix ({@code ""} for {@code free}, so keys stay those of earlier runs)
-     * @param label  row-label prefix in the table
-     */
-    record Placement(String name, String serverCpus, String clientCpus, String prefix, String label) {
-
-        /** {@code free}: the scheduler places both processes (what a deployment sees). */
-        static Placement free() {
-            return new Placement("free", null, null, "", "");
-        }
-
-        /**
-         * {@code shared}: server (every thread) and load generator pinned to the same CPU. Throughput then
-         * measures the CPU work per operation of server plus client (the client's part is the same for every
-         * contender) and no round trip waits for a wake-up on another CPU.
-         */
-        static Placement shared(int cpu) {
-            return new Placement("shared", Integer.toString(cpu), Integer.toString(cpu), "shared.", "[shared CPU] ");
-        }
-
-        /** {@code split}: server on one CPU, load generator on another: every round trip crosses CPUs. */
-        static Placement split(int serverCpu, int clientCpu) {
-            return new Placement("split", Integer.toString(serverCpu), Integer.toString(clientCpu), "split.",
-                    "[split CPUs] ");
-        }
-    }
 
     private final int rounds = Integer.getInteger("bench.rounds", 3);
     private final int durationMillis = Integer.getInteger("bench.durationMillis", 4000);
@@ -129,16 +71,16 @@ public final class LoadBenchmark {
     private final int idleConnections = Integer.getInteger("bench.idleConnections", 10000);
     private final int[] handshakeConnections = ints(System.getProperty("bench.handshakeConnections", "16"));
     private final int serverThreads = Integer.getInteger("bench.serverThreads", 1);
-    private final List<Placement> placements = placements(System.getProperty("bench.placements", "free,shared"));
+    private final List<Placement> placements = Placement.parse(System.getProperty("bench.placements", "free,shared"));
     private final Path javaHome;
     private final int javaFeature;
     private final String classpath = System.getProperty("bench.classpath", System.getProperty("java.class.path"));
     private final Path loadgen = Paths.get(System.getProperty("bench.loadgen", "benchmarks/target/loadgen"));
     private final Path out = Paths.get(System.getProperty("bench.out", "benchmarks/target/bench-results"));
-    private final long clockTicksPerSecond = clockTicks();
+    private final long clockTicksPerSecond = ProcFacts.clockTicks();
 
     /** Live child processes, destroyed by the shutdown hook. */
-    private final Map<Process, Boolean> children = new ConcurrentHashMap<>();
+    private final ChildProcesses children = new ChildProcesses();
     /** results.get(contender).get(round) = metric -> value; written by the main thread only. */
     private final Map<String, List<Map<String, Double>>> results = new LinkedHashMap<>();
     /** Why a contender could not run, or what it reported about itself; main thread only. */
@@ -155,13 +97,13 @@ public final class LoadBenchmark {
 
     private LoadBenchmark() throws IOException {
         String jdk = System.getProperty("bench.jdk");
-        javaHome = jdk != null && !jdk.isEmpty() ? Paths.get(jdk) : newestJdk();
-        javaFeature = jdkFeature(javaHome);
+        javaHome = jdk != null && !jdk.isEmpty() ? Paths.get(jdk) : ProcFacts.newestJdk();
+        javaFeature = ProcFacts.jdkFeature(javaHome);
     }
 
     public static void main(String[] args) throws Exception {
         LoadBenchmark benchmark = new LoadBenchmark();
-        Runtime.getRuntime().addShutdownHook(new Thread(benchmark::destroyChildren, "bench-cleanup"));
+        Runtime.getRuntime().addShutdownHook(new Thread(benchmark.children::destroyAll, "bench-cleanup"));
         benchmark.run();
     }
 
@@ -220,10 +162,10 @@ public final class LoadBenchmark {
             anyTls |= c.tls();
         }
         if (anyTls) {
-            tlsKeyStore = makeKeyStore();
+            tlsKeyStore = TlsClient.makeKeyStore(children, javaHome, out);
         }
         long started = System.nanoTime();
-        loadBefore = loadAverage();
+        loadBefore = ProcFacts.loadAverage();
         System.out.printf(Locale.ROOT, "Servers on %s (JDK %d), %d round(s) x %d contender(s), %d ms per step, "
                         + "%d ms warm-up, %d server I/O thread(s); logs in %s%n", javaHome, javaFeature, rounds,
                 contenders.size(), durationMillis, warmupMillis, serverThreads, out.toAbsolutePath());
@@ -273,11 +215,11 @@ public final class LoadBenchmark {
         command.add(c.kind());
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve(c.name() + ".log").toFile()));
-        Process server = start(builder);
+        Process server = children.start(builder);
         framed = c.framed();
         try {
             if (c.tls()) {
-                tlsClient = startTlsClient();
+                tlsClient = TlsClient.start(children, javaHome, classpath, out);
             }
             LineReader lines = new LineReader(server);
             String ready = lines.next(60_000);
@@ -289,7 +231,7 @@ public final class LoadBenchmark {
                 System.out.println("  " + c.name() + " not available: " + cause);
                 return;
             }
-            Map<String, String> info = keyValues(ready);
+            Map<String, String> info = ProcFacts.keyValues(ready);
             notes.putIfAbsent(c.name(), "unsafe=" + info.get("unsafe") + ", " + info.get("detail")
                     + (c.note().isEmpty() ? "" : ", flags: " + c.note()));
             int port = Integer.parseInt(info.get("port"));
@@ -303,7 +245,7 @@ public final class LoadBenchmark {
             }
 
             for (Placement placement : placements) {
-                pin(pid, placement.serverCpus());
+                ProcFacts.pin(pid, placement.serverCpus());
                 String p = placement.prefix();
                 for (int n : connections) {
                     Step step = measure(pid, "pingpong", port, n, messageBytes, placement.clientCpus());
@@ -330,7 +272,7 @@ public final class LoadBenchmark {
                     step.putCpu(metrics, k, "Hs", handshakes);
                 }
             }
-            pin(pid, null);
+            ProcFacts.pin(pid, null);
             if (idleConnections > 0 && !c.tls()) { // plain connections to a TLS server end at its handshake timeout
                 measureIdle(server, lines, port, metrics);
             }
@@ -340,7 +282,7 @@ public final class LoadBenchmark {
                 tlsClient.close();
                 tlsClient = null;
             }
-            stop(server);
+            children.stop(server);
         }
     }
 
@@ -373,16 +315,16 @@ public final class LoadBenchmark {
         long[] ioBefore;
         if (tlsClient != null) {
             tlsClient.prepare(mode, port, n, bytes, clientCpus);
-            before = cpuTicks(pid);
-            ioBefore = ioThreadTicks(pid);
+            before = ProcFacts.cpuTicks(pid);
+            ioBefore = ProcFacts.ioThreadTicks(pid);
             r = tlsClient.go(durationMillis);
         } else {
-            before = cpuTicks(pid);
-            ioBefore = ioThreadTicks(pid);
+            before = ProcFacts.cpuTicks(pid);
+            ioBefore = ProcFacts.ioThreadTicks(pid);
             r = runLoad(mode, port, n, durationMillis, bytes, clientCpus);
         }
-        long[] after = cpuTicks(pid);
-        long[] ioAfter = ioThreadTicks(pid);
+        long[] after = ProcFacts.cpuTicks(pid);
+        long[] ioAfter = ProcFacts.ioThreadTicks(pid);
         double seconds = Double.parseDouble(r.get("elapsed_ns")) / 1e9;
         return new Step(r, seconds, micros(after[0] - before[0]), micros(after[1] - before[1]),
                 micros(ioAfter[0] - ioBefore[0]), Double.parseDouble(r.get("cpu_ns")) / 1e7 / seconds);
@@ -395,7 +337,7 @@ public final class LoadBenchmark {
         ProcessBuilder builder = new ProcessBuilder(loadgen.toString(), "idle", "127.0.0.1", Integer.toString(port),
                 Integer.toString(idleConnections))
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("loadgen.log").toFile()));
-        Process client = start(builder);
+        Process client = children.start(builder);
         try {
             LineReader clientLines = new LineReader(client);
             String connected = clientLines.next(120_000);
@@ -414,7 +356,7 @@ public final class LoadBenchmark {
             if (!client.waitFor(30, TimeUnit.SECONDS)) {
                 client.destroyForcibly();
             }
-            children.remove(client);
+            children.forget(client);
         }
     }
 
@@ -432,11 +374,11 @@ public final class LoadBenchmark {
             if (line == null || !line.startsWith("MEM ")) {
                 throw new IOException("server answered " + line + " to 'mem'");
             }
-            Map<String, String> kv = keyValues(line);
+            Map<String, String> kv = ProcFacts.keyValues(line);
             long open = Long.parseLong(kv.get("connections"));
             if (open == expectedConnections) {
                 return new long[] {open, Long.parseLong(kv.get("heap")), Long.parseLong(kv.get("direct")),
-                        rssBytes(server.pid())};
+                        ProcFacts.rssBytes(server.pid())};
             }
             if (System.nanoTime() > deadline) {
                 throw new IOException("server reports " + open + " open connections, expected " + expectedConnections);
@@ -452,10 +394,10 @@ public final class LoadBenchmark {
      */
     private static void settle(long pid) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SETTLE_MAX_MILLIS);
-        long[] last = cpuTicks(pid);
+        long[] last = ProcFacts.cpuTicks(pid);
         while (System.nanoTime() < deadline) {
             Thread.sleep(SETTLE_WINDOW_MILLIS);
-            long[] now = cpuTicks(pid);
+            long[] now = ProcFacts.cpuTicks(pid);
             if ((now[0] + now[1]) - (last[0] + last[1]) <= 2) {
                 return;
             }
@@ -490,7 +432,7 @@ public final class LoadBenchmark {
         }
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("loadgen.log").toFile()));
-        Process client = start(builder);
+        Process client = children.start(builder);
         try {
             LineReader lines = new LineReader(client);
             String result = lines.next(millis + 60_000L);
@@ -500,83 +442,17 @@ public final class LoadBenchmark {
                         + (client.isAlive() ? "none" : client.exitValue()) + ", output " + result + "; see "
                         + out.resolve("loadgen.log") + ")");
             }
-            return keyValues(result);
+            return ProcFacts.keyValues(result);
         } finally {
             client.destroyForcibly();
-            children.remove(client);
+            children.forget(client);
         }
-    }
-
-    /** The TLS servers' key store: an ECDSA P-256 key with a self-signed certificate, made by the JDK's keytool. */
-    private Path makeKeyStore() throws Exception {
-        Path store = out.resolve("tls-bench.p12");
-        Files.deleteIfExists(store);
-        Process p = start(new ProcessBuilder(javaHome.resolve("bin/keytool").toString(), "-genkeypair", "-alias",
-                "bench", "-keyalg", "EC", "-groupname", "secp256r1", "-sigalg", "SHA256withECDSA", "-dname",
-                "CN=localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore", store.toString(), "-storepass",
-                EchoServer.DEFAULT_TLS_PASSWORD).redirectErrorStream(true));
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("keytool -genkeypair failed: " + output);
-        }
-        children.remove(p);
-        return store;
-    }
-
-    private TlsClient startTlsClient() throws IOException {
-        List<String> command = List.of(javaHome.resolve("bin/java").toString(), "-Xms512m", "-Xmx512m",
-                "--enable-native-access=ALL-UNNAMED", "-cp", classpath, TlsLoadClient.class.getName());
-        Process p = start(new ProcessBuilder(command)
-                .redirectError(ProcessBuilder.Redirect.appendTo(out.resolve("tls-client.log").toFile())));
-        return new TlsClient(p, new LineReader(p));
     }
 
     /** The current contender's TLS load client JVM, or null; main thread only. */
     private TlsClient tlsClient;
     /** Whether the current contender gets length-field frames; main thread only. */
     private boolean framed;
-
-    /** Talks to one {@link TlsLoadClient} JVM over its standard input and output. */
-    private final class TlsClient {
-        private final Process process;
-        private final LineReader lines;
-        private final OutputStream control;
-
-        TlsClient(Process process, LineReader lines) {
-            this.process = process;
-            this.lines = lines;
-            this.control = process.getOutputStream();
-        }
-
-        /** Opens the step's connections (handshakes done); pins the client JVM to {@code cpus} (null: any CPU). */
-        void prepare(String mode, int port, int n, int bytes, String cpus) throws Exception {
-            pin(process.pid(), cpus);
-            send("prepare " + mode + " 127.0.0.1 " + port + " " + n + " " + bytes);
-            String line = lines.next(120_000);
-            if (!"PREPARED".equals(line)) {
-                throw new IOException("TLS client answered " + line + " to prepare " + mode + " x" + n + " (see "
-                        + out.resolve("tls-client.log") + ")");
-            }
-        }
-
-        Map<String, String> go(int millis) throws Exception {
-            send("go " + millis);
-            String line = lines.next(millis + 60_000L);
-            if (line == null || !line.startsWith("RESULT ")) {
-                throw new IOException("TLS client answered " + line + " (see " + out.resolve("tls-client.log") + ")");
-            }
-            return keyValues(line);
-        }
-
-        private void send(String command) throws IOException {
-            control.write((command + "\n").getBytes(StandardCharsets.US_ASCII));
-            control.flush();
-        }
-
-        void close() throws InterruptedException {
-            stop(process);
-        }
-    }
 
     // ---------------------------------------------------------------------------------------------- report
 
@@ -633,10 +509,10 @@ public final class LoadBenchmark {
         w.printf(Locale.ROOT, "Measured %s on %s; servers on %s (JDK %d) with %d I/O thread(s); %d round(s), "
                         + "%d ms per step, %d ms warm-up, %d-byte ping-pong messages, %d-byte stream writes; "
                         + "run took %d s.%n%n",
-                ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME.withLocale(Locale.ROOT)), machine(),
+                ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME.withLocale(Locale.ROOT)), ProcFacts.machine(),
                 javaHome.getFileName(), javaFeature, serverThreads, rounds, durationMillis, warmupMillis, messageBytes,
                 chunkBytes, elapsedSeconds);
-        w.printf(Locale.ROOT, "Load average (1/5/15 min) at start: %s; at end: %s.%n%n", loadBefore, loadAverage());
+        w.printf(Locale.ROOT, "Load average (1/5/15 min) at start: %s; at end: %s.%n%n", loadBefore, ProcFacts.loadAverage());
         w.println("Placements: " + placements.stream().map(LoadBenchmark::describe).collect(Collectors.joining("; "))
                 + ".");
         w.println();
@@ -895,266 +771,10 @@ public final class LoadBenchmark {
         return b.toString();
     }
 
-    // ---------------------------------------------------------------------------------------------- processes
-
-    private Process start(ProcessBuilder builder) throws IOException {
-        Process p = builder.start();
-        children.put(p, Boolean.TRUE);
-        return p;
-    }
-
-    /** Closes the server's standard input (it exits), then destroys it if it is still alive after 10 s. */
-    private void stop(Process server) throws InterruptedException {
-        try {
-            server.getOutputStream().close();
-        } catch (IOException ignored) {
-            // already gone
-        }
-        if (!server.waitFor(10, TimeUnit.SECONDS)) {
-            server.destroyForcibly();
-            server.waitFor(10, TimeUnit.SECONDS);
-        }
-        children.remove(server);
-    }
-
-    private void destroyChildren() {
-        for (Process p : children.keySet()) {
-            p.destroyForcibly();
-        }
-    }
-
-    /** Reads a process's standard output lines on a daemon thread; {@link #next} waits with a deadline. */
-    static final class LineReader {
-        private static final String EOF = "\u0000eof";
-        private final BlockingQueue<String> queue = new LinkedBlockingQueue<>();
-
-        LineReader(Process process) {
-            Thread t = new Thread(() -> {
-                try (BufferedReader r = new BufferedReader(
-                        new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    for (String line = r.readLine(); line != null; line = r.readLine()) {
-                        queue.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process is gone; EOF below
-                }
-                queue.add(EOF);
-            }, "bench-stdout-" + process.pid());
-            t.setDaemon(true);
-            t.start();
-        }
-
-        /** The next line, or null at end of output or when none arrived within {@code timeoutMillis}. */
-        String next(long timeoutMillis) throws InterruptedException {
-            String line = queue.poll(timeoutMillis, TimeUnit.MILLISECONDS);
-            if (line == null || line.equals(EOF)) {
-                if (line != null) {
-                    queue.add(EOF);
-                }
-                return null;
-            }
-            return line;
-        }
-    }
-
-    // ---------------------------------------------------------------------------------------------- /proc, JDKs
-
-    /** {utime, stime} of the process in clock ticks (proc(5): fields 14 and 15 of /proc/PID/stat). */
-    static long[] cpuTicks(long pid) throws IOException {
-        String stat = Files.readString(Paths.get("/proc/" + pid + "/stat"));
-        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-        return new long[] {Long.parseLong(fields[11]), Long.parseLong(fields[12])};
-    }
-
-    /**
-     * {utime, stime} in clock ticks summed over the process's threads named {@link EchoServer#IO_THREAD_PREFIX}
-     * (proc(5): {@code /proc/PID/task/TID/comm} and {@code stat}); threads that ended meanwhile are not counted.
-     */
-    static long[] ioThreadTicks(long pid) throws IOException {
-        long[] sum = new long[2];
-        try (Stream<Path> tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
-            for (Path task : tasks.collect(Collectors.toList())) {
-                try {
-                    if (!Files.readString(task.resolve("comm")).startsWith(EchoServer.IO_THREAD_PREFIX)) {
-                        continue;
-                    }
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split("\\s+");
-                    sum[0] += Long.parseLong(fields[11]);
-                    sum[1] += Long.parseLong(fields[12]);
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    // the thread ended between the listing and the read
-                }
-            }
-        }
-        return sum;
-    }
-
-    /**
-     * Sets the CPU affinity of every thread of process {@code pid} ({@code taskset -a -p -c}); {@code null} allows
-     * every CPU again. Threads the process starts later inherit it.
-     *
-     * @throws IOException when {@code taskset} (util-linux) is missing or refuses
-     */
-    private static void pin(long pid, String cpus) throws IOException, InterruptedException {
-        String list = cpus != null ? cpus : "0-" + (Runtime.getRuntime().availableProcessors() - 1);
-        Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", list, Long.toString(pid)).redirectErrorStream(true)
-                .start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IOException("taskset -a -p -c " + list + " " + pid + " failed: " + output);
-        }
-    }
-
-    /**
-     * Parses {@code bench.placements}: a comma list of {@code free}, {@code shared}, {@code split} (see
-     * {@link Placement}); {@code shared} uses the last CPU, {@code split} the last for the server and CPU 0 for the
-     * load generator.
-     *
-     * @throws IllegalArgumentException for an unknown or repeated name, or {@code split} on a single CPU
-     */
-    static List<Placement> placements(String list) {
-        int cpus = Runtime.getRuntime().availableProcessors();
-        List<Placement> result = new ArrayList<>();
-        for (String raw : list.split(",")) {
-            String name = raw.trim().toLowerCase(Locale.ROOT);
-            if (name.isEmpty()) {
-                continue;
-            }
-            Placement placement;
-            switch (name) {
-                case "free": placement = Placement.free(); break;
-                case "shared": placement = Placement.shared(cpus - 1); break;
-                case "split":
-                    if (cpus < 2) {
-                        throw new IllegalArgumentException("bench.placements: 'split' needs two CPUs, this machine has 1");
-                    }
-                    placement = Placement.split(cpus - 1, 0);
-                    break;
-                default:
-                    throw new IllegalArgumentException("bench.placements: unknown placement '" + raw.trim()
-                            + "'; use free, shared or split");
-            }
-            if (result.stream().anyMatch(q -> q.name().equals(placement.name()))) {
-                throw new IllegalArgumentException("bench.placements: '" + name + "' is listed twice");
-            }
-            result.add(placement);
-        }
-        if (result.isEmpty()) {
-            throw new IllegalArgumentException("bench.placements is empty; use free, shared and/or split");
-        }
-        return result;
-    }
-
-    /** VmRSS of the process in bytes (proc(5), /proc/PID/status). */
-    static long rssBytes(long pid) throws IOException {
-        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        throw new IOException("no VmRSS in /proc/" + pid + "/status");
-    }
+    // ---------------------------------------------------------------------------------------------- parsing
 
     private double micros(long ticks) {
         return ticks * 1e6 / clockTicksPerSecond;
-    }
-
-    private static long clockTicks() {
-        try {
-            Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-            String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
-            p.waitFor(5, TimeUnit.SECONDS);
-            return Long.parseLong(text);
-        } catch (IOException | InterruptedException | NumberFormatException e) {
-            return 100; // USER_HZ on Linux
-        }
-    }
-
-    /** The JDK under /usr/lib/jvm with the highest feature version (from its {@code release} file). */
-    static Path newestJdk() throws IOException {
-        Path root = Paths.get("/usr/lib/jvm");
-        Path best = null;
-        int bestFeature = -1;
-        if (Files.isDirectory(root)) {
-            try (Stream<Path> dirs = Files.list(root)) {
-                for (Path dir : dirs.sorted().collect(Collectors.toList())) {
-                    if (Files.isSymbolicLink(dir) || !Files.isExecutable(dir.resolve("bin/java"))) {
-                        continue;
-                    }
-                    int feature = jdkFeature(dir);
-                    if (feature > bestFeature) {
-                        best = dir;
-                        bestFeature = feature;
-                    }
-                }
-            }
-        }
-        if (best == null) {
-            return Paths.get(System.getProperty("java.home"));
-        }
-        return best;
-    }
-
-    /** Feature version from the JDK's {@code release} file ({@code JAVA_VERSION="25.0.1"} gives 25); -1 if unknown. */
-    static int jdkFeature(Path javaHome) {
-        try {
-            for (String line : Files.readAllLines(javaHome.resolve("release"))) {
-                if (line.startsWith("JAVA_VERSION=")) {
-                    String v = line.substring(13).replace("\"", "");
-                    String first = v.split("[.+-]")[0];
-                    return Integer.parseInt(first.equals("1") ? v.split("\\.")[1] : first);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-        return -1;
-    }
-
-    private static String loadAverage() {
-        try {
-            String[] f = Files.readString(Paths.get("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException | RuntimeException e) {
-            return "unknown";
-        }
-    }
-
-    private static String machine() {
-        String cpu = "unknown CPU";
-        try {
-            for (String line : Files.readAllLines(Paths.get("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) {
-                    cpu = line.substring(line.indexOf(':') + 1).trim();
-                    break;
-                }
-            }
-        } catch (IOException ignored) {
-            // keep "unknown CPU"
-        }
-        String kernel = System.getProperty("os.name") + " " + System.getProperty("os.version");
-        return Runtime.getRuntime().availableProcessors() + " × " + cpu + ", " + kernel;
-    }
-
-    // ---------------------------------------------------------------------------------------------- parsing
-
-    /** Parses "WORD k=v k=v ..." (the last key may hold spaces when it is "detail"). */
-    static Map<String, String> keyValues(String line) {
-        Map<String, String> map = new HashMap<>();
-        String rest = line.substring(line.indexOf(' ') + 1);
-        int detail = rest.indexOf("detail=");
-        if (detail >= 0) {
-            map.put("detail", rest.substring(detail + 7));
-            rest = rest.substring(0, detail);
-        }
-        for (String token : rest.trim().split("\\s+")) {
-            int eq = token.indexOf('=');
-            if (eq > 0) {
-                map.put(token.substring(0, eq), token.substring(eq + 1));
-            }
-        }
-        return map;
     }
 
     private static int[] ints(String list) {

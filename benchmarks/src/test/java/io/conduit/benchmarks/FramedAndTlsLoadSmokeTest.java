@@ -128,7 +128,7 @@ class FramedAndTlsLoadSmokeTest {
         assertEquals("PREPARED", out.readLine());
         String result = out.readLine();
         assertTrue(result != null && result.startsWith("RESULT mode=" + w[0] + " "), "TLS client printed " + result);
-        return LoadBenchmark.keyValues(result);
+        return ProcFacts.keyValues(result);
     }
 
     @Test

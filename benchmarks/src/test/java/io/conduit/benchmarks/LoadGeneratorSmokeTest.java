@@ -73,7 +73,7 @@ class LoadGeneratorSmokeTest {
         assertTrue(p.waitFor(20, TimeUnit.SECONDS), "load generator did not finish");
         assertEquals(0, p.exitValue(), "load generator exit status");
         assertTrue(result != null, "no RESULT line");
-        return LoadBenchmark.keyValues(result);
+        return ProcFacts.keyValues(result);
     }
 
     @Test
@@ -117,20 +117,20 @@ class LoadGeneratorSmokeTest {
 
     @Test
     void driverParsesKeyValuesAndJdkVersions() {
-        Map<String, String> kv = LoadBenchmark.keyValues("READY port=123 unsafe=false detail=netty nio a=b");
+        Map<String, String> kv = ProcFacts.keyValues("READY port=123 unsafe=false detail=netty nio a=b");
         assertEquals("123", kv.get("port"));
         assertEquals("netty nio a=b", kv.get("detail"));
-        assertTrue(LoadBenchmark.jdkFeature(Paths.get(System.getProperty("java.home"))) >= 17);
+        assertTrue(ProcFacts.jdkFeature(Paths.get(System.getProperty("java.home"))) >= 17);
     }
 
     @Test
     void ioThreadCpuTimeCountsTheServersNamedThreads() throws Exception {
         long pid = ProcessHandle.current().pid();
-        long[] before = LoadBenchmark.ioThreadTicks(pid);
-        long[] processBefore = LoadBenchmark.cpuTicks(pid);
+        long[] before = ProcFacts.ioThreadTicks(pid);
+        long[] processBefore = ProcFacts.cpuTicks(pid);
         run("pingpong", "16", "1000", "64");
-        long[] after = LoadBenchmark.ioThreadTicks(pid);
-        long[] processAfter = LoadBenchmark.cpuTicks(pid);
+        long[] after = ProcFacts.ioThreadTicks(pid);
+        long[] processAfter = ProcFacts.cpuTicks(pid);
         long io = (after[0] - before[0]) + (after[1] - before[1]);
         long process = (processAfter[0] - processBefore[0]) + (processAfter[1] - processBefore[1]);
         // a second of echoing costs the I/O thread far more than one 10 ms tick, and it is part of the process
@@ -140,17 +140,17 @@ class LoadGeneratorSmokeTest {
 
     @Test
     void placementsAreParsedAndBadOnesNamed() {
-        var placements = LoadBenchmark.placements(" free, shared ");
+        var placements = Placement.parse(" free, shared ");
         assertEquals(2, placements.size());
         assertEquals("free", placements.get(0).name());
         assertEquals(null, placements.get(0).serverCpus());
         assertEquals("shared", placements.get(1).name());
         assertEquals(placements.get(1).serverCpus(), placements.get(1).clientCpus());
         IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
-                () -> LoadBenchmark.placements("free,pinned"));
+                () -> Placement.parse("free,pinned"));
         assertTrue(unknown.getMessage().contains("'pinned'") && unknown.getMessage().contains("free, shared or split"),
                 unknown.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> LoadBenchmark.placements("shared,shared"));
-        assertThrows(IllegalArgumentException.class, () -> LoadBenchmark.placements(" , "));
+        assertThrows(IllegalArgumentException.class, () -> Placement.parse("shared,shared"));
+        assertThrows(IllegalArgumentException.class, () -> Placement.parse(" , "));
     }
 }
