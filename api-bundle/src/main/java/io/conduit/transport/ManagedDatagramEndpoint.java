@@ -211,7 +211,7 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
 
         Engine() {
             super(LOG, "ManagedDatagramEndpoint", false, "conduit-managed-datagram-" + NEXT_ID.incrementAndGet(),
-                    requestedAddress, TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS));
+                    ManagedDatagramEndpoint.this.requestedAddress, TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS));
         }
 
         @Override

@@ -234,7 +234,8 @@ public final class ManagedServer extends ManagedEndpoint {
     private final class Engine extends SwapEngine<Listener> {
 
         Engine() {
-            super(LOG, "ManagedServer", true, "conduit-managed-server-" + NEXT_ID.incrementAndGet(), requestedAddress,
+            super(LOG, "ManagedServer", true, "conduit-managed-server-" + NEXT_ID.incrementAndGet(),
+                    ManagedServer.this.requestedAddress,
                     TimeUnit.MILLISECONDS.toNanos(DEFAULT_GRACE_PERIOD_MILLIS));
         }
 

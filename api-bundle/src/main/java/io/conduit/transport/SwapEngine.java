@@ -1,18 +1,12 @@
 package io.conduit.transport;
 
-import io.conduit.channel.Channel;
-import io.conduit.channel.ChannelOption;
-import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.EventLoop;
-import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
 
-import java.io.IOException;
 import java.lang.ref.WeakReference;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,14 +21,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * swap thread, and the keep / overlap / fall back / rebind / drain algorithm of DESIGN.md, "Selection and swap". A
  * subclass plugs in what differs between a listener and a datagram socket: whether a transport can serve the
  * endpoint, the probe before a bind, the bind itself, the hand-over of an old socket after an overlap, the socket
- * file, and (in its {@link SwapGeneration}) how the channels tied to a generation are drained.
+ * file, and (in its {@link SwapGeneration}) how the channels tied to a generation are drained; how a generation is
+ * made and bound is {@link SwapBinding}.
  *
  * <p>Threading: configure before {@link #start()}; every swap step runs on the endpoint's own swap thread, one at a
  * time. Fields shared with other threads name their guard.
  *
  * @param <G> the endpoint's generation: one transport's event-loop group, socket and tied channels
  */
-abstract class SwapEngine<G extends SwapGeneration> {
+abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
 
     /**
      * Most attempts of one swap: each attempt whose transport went away while it bound (e.g. a bundle update and
@@ -43,31 +38,22 @@ abstract class SwapEngine<G extends SwapGeneration> {
     static final int MAX_SWAP_ATTEMPTS = 8;
     /** Longest wait for a bind, a socket close or a connect-away during a swap, in milliseconds. */
     static final long STEP_TIMEOUT_MILLIS = 10_000;
-    /** Most time a bind after closing the old socket keeps retrying while it still holds the port, in ms. */
-    static final long REBIND_AFTER_CLOSE_MILLIS = 3_000;
 
     private enum State { NEW, RUNNING, CLOSED }
 
     /** Logs on the facade's logger, so the endpoint's lines keep its name. */
     final System.Logger log;
-    /** {@code "ManagedServer"} or {@code "ManagedDatagramEndpoint"}, for messages and metrics. */
-    final String kind;
     /** What the endpoint's socket is called in log lines: {@code "listener"} or {@code "socket"}. */
     private final String socketNoun;
     /** What its tied channels are called: {@code "connection"} or {@code "adopted channel"}. */
     private final String memberNoun;
     /** {@code true} for a TCP or Unix stream listener, {@code false} for a UDP socket. */
-    private final boolean stream;
     private final String threadName;
-    private final SocketAddress requestedAddress;
-    final Object lock = new Object();
     private final TransportChangeListener changeListener = (previous, current) -> requestFollow();
     /** Told of provider registrations and removals that leave the selection as it was (kept channels). */
     private final Runnable providerListener = this::requestFollow;
 
     // configuration: written before start() only
-    /** Event loops of the group made for each transport. */
-    private int threads = 1;
     /** Grace period of a drain, in nanoseconds. */
     long gracePeriodNanos;
     /** Whether tied channels stay on a still-provided old transport after a selection change. */
@@ -82,13 +68,6 @@ abstract class SwapEngine<G extends SwapGeneration> {
     private G current;                                  // guarded by lock: the socket taking new traffic
     /** Guarded by lock: old generations (socket closed; tied channels kept or draining), group not yet stopped. */
     private final List<G> retiring = new ArrayList<>();
-    /**
-     * Guarded by lock: every generation from the creation of its group until the group terminated, so
-     * {@link #generationOf} finds the generation of a loop in any state of a swap (while the new socket binds,
-     * before it becomes current, and while the old one is being retired).
-     */
-    private final List<G> live = new ArrayList<>();
-    private volatile SocketAddress boundAddress;        // written by the swap thread; the address re-binds use
     private ExecutorService swapThread;                 // guarded by lock, set in start()
     private final DefaultPromise<Void> closeFuture = new DefaultPromise<>(null);
     /** Totals over every generation (io.conduit.metrics); listed from the first bind until close. */
@@ -100,51 +79,13 @@ abstract class SwapEngine<G extends SwapGeneration> {
      */
     SwapEngine(System.Logger log, String kind, boolean stream, String threadName, SocketAddress requestedAddress,
             long gracePeriodNanos) {
+        super(kind, stream, requestedAddress);
         this.log = log;
-        this.kind = kind;
-        this.stream = stream;
         this.socketNoun = stream ? "listener" : "socket";
         this.memberNoun = stream ? "connection" : "adopted channel";
         this.threadName = threadName;
-        this.requestedAddress = requestedAddress;
         this.gracePeriodNanos = gracePeriodNanos;
         this.metrics = new EndpointCounters(kind, this::metricsName, this::transportName, this::members);
-    }
-
-    // ---- the plug-in ----
-
-    /**
-     * @return {@code null} when {@code t} can serve this endpoint, otherwise why not, one line starting with
-     *         {@code "transport '<name>' cannot"}; may throw a {@link LinkageError} for a transport whose bundle is gone
-     */
-    abstract String cannotServe(Transport t);
-
-    /** @return whether a socket of this endpoint on {@code t} is bound with {@code SO_REUSEPORT} */
-    abstract boolean reusesPort(Transport t);
-
-    /**
-     * Binds a plain JDK socket (no {@code SO_REUSEPORT}) to {@code address} and closes it: the probe of
-     * {@link AddressClaims#claimAndProbe}, which must fail when another socket holds the address.
-     */
-    abstract void probeBind(InetSocketAddress address) throws IOException;
-
-    /** @return a generation of {@code t} on {@code group}, without a socket yet */
-    abstract G newGeneration(Transport t, EventLoopGroup group);
-
-    /** @return the bind of {@code g}'s socket on its transport, with {@code SO_REUSEPORT} when {@code reusePort} */
-    abstract Future<Channel> bind(G g, boolean reusePort, SocketAddress address) throws Exception;
-
-    /**
-     * After an overlap bind, before {@code old}'s socket is closed: hands over what it still holds.
-     *
-     * @return what happened, for the swap's log line, or {@code null} when there is nothing to hand over
-     */
-    String handOver(G old) {
-        return null;
-    }
-
-    /** After the socket was closed without a successor bound (fall back, close): removes its socket file, if any. */
-    void socketClosed() {
     }
 
     // ---- configuration ----
@@ -208,12 +149,6 @@ abstract class SwapEngine<G extends SwapGeneration> {
     /** @return the bound address (with the actual port), or {@code null} before the first bind succeeded */
     SocketAddress boundAddress() {
         return boundAddress;
-    }
-
-    /** @return the address a bind uses: the bound one once there is one (a port picked for port 0 stays) */
-    SocketAddress address() {
-        SocketAddress b = boundAddress;
-        return b != null ? b : requestedAddress;
     }
 
     /** @return the current generation, or {@code null} (not started, closed, none) */
@@ -723,110 +658,6 @@ abstract class SwapEngine<G extends SwapGeneration> {
         }
         g.maybeRelease();
         return how;
-    }
-
-    // ---- binding ----
-
-    /**
-     * On the swap thread: a group and a bound socket on {@code t}.
-     *
-     * @param probe whether to check first that no other socket holds the address; {@code false} only for the
-     *        overlap, whose bind joins this endpoint's own old socket (the probe would fail against it)
-     */
-    private G bindOn(Transport t, boolean probe) throws Exception {
-        if (reusesPort(t) && probe) {
-            AddressClaims.claimAndProbe(stream, address(), this, kind, t, this::probeBind); // before any loop starts
-        }
-        G g = newGenerationOn(t);
-        try {
-            bindGeneration(g);
-        } catch (Exception | LinkageError e) {
-            g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS); // done already when the bind itself failed
-            throw e;
-        }
-        return g;
-    }
-
-    /** On the swap thread: a new group on {@code t} and its generation, listed in {@link #live}, not bound yet. */
-    private G newGenerationOn(Transport t) {
-        EventLoopGroup group = t.newEventLoopGroup(threads);
-        for (EventExecutor loop : group) {
-            loop.execute(() -> { }); // starts its thread now, so a bind after a close does not wait for thread starts
-        }
-        G g = newGeneration(t, group);
-        synchronized (lock) {
-            live.add(g); // generationOf finds its loops until the group terminated
-        }
-        group.terminationFuture().addListener(f -> {
-            synchronized (lock) {
-                live.remove(g);
-            }
-        });
-        return g;
-    }
-
-    /** On the swap thread: binds {@code g}'s socket at the endpoint's address; on failure {@code g} stays unbound. */
-    private void bindGeneration(G g) throws Exception {
-        boolean reuse = reusesPort(g.transport);
-        SocketAddress address = address();
-        g.channel = g.awaitBound(bind(g, reuse, address), address);
-        g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
-        if (boundAddress == null) {
-            boundAddress = g.channel.localAddress();
-        }
-    }
-
-    /** On the swap thread, after the old socket was closed: {@link #bindAfterClose(SwapGeneration)} on a new group. */
-    private G bindAfterClose(Transport t) throws Exception {
-        return bindAfterClose(newGenerationOn(t));
-    }
-
-    /**
-     * On the swap thread, after the old socket was closed: binds {@code g}, whose group was made before the close,
-     * retrying every 25 ms for at most {@link #REBIND_AFTER_CLOSE_MILLIS} while it fails and its transport is still
-     * {@linkplain #stillProvided provided}: closing a socket is asynchronous on some transports (with
-     * {@code java.nio} the descriptor is released when its selector next runs), so a bind right after the close can
-     * still see the port in use. A transport that went away is not retried: its classes may be gone (a refreshed
-     * bundle), so every attempt would fail. When it gives up, {@code g}'s group is shut down.
-     *
-     * @return {@code g}, bound
-     * @throws Exception the last failure; a {@link LinkageError} of a withdrawn bundle is thrown as it is
-     */
-    private G bindAfterClose(G g) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REBIND_AFTER_CLOSE_MILLIS);
-        try {
-            for (;;) {
-                try {
-                    if (reusesPort(g.transport)) {
-                        AddressClaims.claimAndProbe(stream, address(), this, kind, g.transport, this::probeBind);
-                    }
-                    bindGeneration(g);
-                    return g;
-                } catch (Exception | LinkageError e) {
-                    if (System.nanoTime() - deadline >= 0 || !stillProvided(g.transport)) {
-                        throw e;
-                    }
-                    Thread.sleep(25);
-                }
-            }
-        } catch (Exception | LinkageError e) {
-            g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-            throw e;
-        }
-    }
-
-    // ---- transports ----
-
-    /**
-     * @return whether {@code t} is still the registered, available transport of its name; a new revision of its
-     *         bundle provides another instance, which counts as going away
-     */
-    static boolean stillProvided(Transport t) {
-        try {
-            return Transports.get(t.name()) == t;
-        } catch (RuntimeException e) {
-            return false; // unregistered or unavailable
-        }
     }
 
     @Override
