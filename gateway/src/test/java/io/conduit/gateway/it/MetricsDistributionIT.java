@@ -71,6 +71,7 @@ class MetricsDistributionIT {
 
     @BeforeAll
     static void start() throws Exception {
+        parserMissing();
         echoPort = Tools.freeTcpPort();
         udpPort = Tools.freeUdpPort();
         relayPort = Tools.freeTcpPort();
@@ -140,15 +141,36 @@ class MetricsDistributionIT {
 
     /** @return {@code /usr/bin/python3} when it imports {@code prometheus_client}; else the test is skipped (CI: fails) */
     private static Path parser() throws IOException, InterruptedException {
-        boolean ok = Files.isExecutable(SYSTEM_PYTHON) && Tools.run(List.of(SYSTEM_PYTHON.toString(), "-c",
-                "import prometheus_client.parser"), 30).startsWith("exit 0\n");
-        if (!ok) {
-            Assumptions.assumeTrue(false, RequiredTools.missing("the Prometheus text parser is not importable by "
-                    + SYSTEM_PYTHON + " (import prometheus_client.parser)", "install it with 'apt-get install -y "
-                    + "python3-prometheus-client'"));
+        String missing = parserMissing();
+        if (missing != null) {
+            Assumptions.assumeTrue(false, missing);
         }
         return SYSTEM_PYTHON;
     }
+
+    /**
+     * Checks the parser once per JVM and reports it missing at once, so its line is printed even when an earlier
+     * missing program (curl, socat) skips every test that would ask for it.
+     *
+     * @return the skip reason, or {@code null} when the parser is there
+     */
+    private static synchronized String parserMissing() throws IOException, InterruptedException {
+        if (parserChecked) {
+            return parserMissing;
+        }
+        parserChecked = true;
+        boolean ok = Files.isExecutable(SYSTEM_PYTHON) && Tools.run(List.of(SYSTEM_PYTHON.toString(), "-c",
+                "import prometheus_client.parser"), 30).startsWith("exit 0\n");
+        if (!ok) {
+            parserMissing = RequiredTools.missing("'python3' with the Prometheus text parser is missing ("
+                    + SYSTEM_PYTHON + " -c 'import prometheus_client.parser' failed)", "install it with 'apt-get "
+                    + "install -y python3 python3-prometheus-client'");
+        }
+        return parserMissing;
+    }
+
+    private static boolean parserChecked;
+    private static String parserMissing;
 
     /** @return the families of a scrape made now, as the Prometheus text parser reads them */
     private static Map<String, Family> scrape() throws IOException, InterruptedException {

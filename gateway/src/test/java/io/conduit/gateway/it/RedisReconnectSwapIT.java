@@ -49,8 +49,14 @@ class RedisReconnectSwapIT {
         Path server = Tools.optional("redis-server", "redis-server");
         Path benchmark = Tools.optional("redis-benchmark", "redis-tools");
         Path unshare = Tools.optional("unshare", "util-linux");
-        Assumptions.assumeTrue(server != null && benchmark != null && unshare != null,
-                "redis-server, redis-benchmark and unshare are needed");
+        List<String> absent = new ArrayList<>();
+        for (Object[] tool : new Object[][] {{"redis-server", server}, {"redis-benchmark", benchmark},
+                {"unshare", unshare}}) {
+            if (tool[1] == null) {
+                absent.add((String) tool[0]);
+            }
+        }
+        Assumptions.assumeTrue(absent.isEmpty(), "not on the PATH: " + String.join(", ", absent));
         List<String> java = new ArrayList<>();
         java.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         java.add("-Dconduit.gateway.dist=" + GatewayProcess.distribution());
