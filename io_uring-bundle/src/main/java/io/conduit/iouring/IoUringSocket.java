@@ -67,6 +67,9 @@ abstract class IoUringSocket implements IoSocket {
         return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG;
     }
 
+    /** closes whose descriptor waited for requests in flight, output among them (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong CLOSES_AFTER_OUTPUT = new java.util.concurrent.atomic.AtomicLong();
+
     private static final VarHandle CLOSED;
 
     static {
@@ -349,6 +352,9 @@ abstract class IoUringSocket implements IoSocket {
             }
             if (handler != null) {
                 closeDeferred = true;
+                if (outputPending()) {
+                    CLOSES_AFTER_OUTPUT.incrementAndGet();
+                }
                 return;
             }
         }
@@ -429,6 +435,8 @@ abstract class IoUringSocket implements IoSocket {
                 NativeAbi.constant(spec.name), v));
         if (ipv6() && option == ChannelOption.IP_TOS) {
             Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS, v);
+        } else if (option == ChannelOption.SO_SNDBUF) {
+            sendBufferSet(v);
         }
         return true;
     }
@@ -452,6 +460,10 @@ abstract class IoUringSocket implements IoSocket {
         check("getsockopt(" + spec.name + ")", Native.getsockoptInt(liveFd("getsockopt"),
                 NativeAbi.constant(spec.level), NativeAbi.constant(spec.name), out));
         return (T) (spec.bool ? Boolean.valueOf(out[0] != 0) : Integer.valueOf(out[0]));
+    }
+
+    /** {@code SO_SNDBUF} was set to {@code bytes} (any thread): a stream socket stages no more than that. */
+    void sendBufferSet(int bytes) {
     }
 
     private static void check(String call, int result) throws IOException {

@@ -62,6 +62,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
     private int stagedEnd;
     private boolean sending;
     private int sendError;
+    /**
+     * the most bytes staged and not yet sent: {@link #SEND_BYTES}, or the {@code SO_SNDBUF} the application set (the
+     * kernel then stops growing its own buffer too), so a small send buffer keeps its back-pressure; any thread
+     * writes (options), the loop reads
+     */
+    private volatile int stagedLimit = SEND_BYTES;
     private boolean shutdownOutputWhenSent;
     // connecting (loop-confined)
     private ByteBuffer connectAddress;
@@ -122,6 +128,16 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
         receiving = true;
     }
 
+    /** Moves the unsent bytes to the buffer's start; only while no send is in flight (none of it is the kernel's). */
+    private void compact() {
+        int staged = stagedEnd - sendStart;
+        ByteBuffer window = sendBuffer.duplicate();
+        window.position(sendStart).limit(stagedEnd);
+        window.compact();
+        sendStart = 0;
+        stagedEnd = staged;
+    }
+
     private boolean readable() {
         return receivedEnd > receivedStart || endOfStream || receiveError != 0;
     }
@@ -138,7 +154,10 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
             sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
             sendAddress = Native.addressOf(sendBuffer);
         }
-        int room = SEND_BYTES - stagedEnd;
+        if (!sending && sendStart > 0) {
+            compact();
+        }
+        int room = room();
         long taken = 0;
         for (int i = offset; i < offset + length && room > 0; i++) {
             ByteBuffer b = srcs[i];
@@ -163,12 +182,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
             return;
         }
         if (sendStart > 0 && !sending) {
-            int staged = stagedEnd - sendStart; // compact: nothing of the buffer is the kernel's now
-            ByteBuffer window = sendBuffer.duplicate();
-            window.position(sendStart).limit(stagedEnd);
-            window.compact();
-            sendStart = 0;
-            stagedEnd = staged;
+            compact();
         }
         sendEnd = stagedEnd;
         submit(REQ_SEND, NativeAbi.IORING_OP_SEND, sendAddress + sendStart, sendEnd - sendStart, 0,
@@ -176,8 +190,18 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
         sending = true;
     }
 
+    /** @return the bytes {@link #write} may stage now: buffer space at the end, within {@link #stagedLimit} */
+    private int room() {
+        return Math.max(0, Math.min(SEND_BYTES - stagedEnd, stagedLimit - (stagedEnd - sendStart)));
+    }
+
     private boolean writable() {
-        return stagedEnd < SEND_BYTES || sendError != 0;
+        return room() > 0 || sendError != 0;
+    }
+
+    @Override
+    void sendBufferSet(int bytes) {
+        stagedLimit = Math.max(1, Math.min(SEND_BYTES, bytes));
     }
 
     @Override
@@ -196,7 +220,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
             sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
             sendAddress = Native.addressOf(sendBuffer);
         }
-        int room = (int) Math.min(SEND_BYTES - stagedEnd, count);
+        int room = (int) Math.min(room(), count);
         if (room <= 0) {
             return 0;
         }

@@ -7,11 +7,11 @@ import io.conduit.transport.spi.TransportProvider;
 
 import java.util.List;
 
-/** {@link ConnectAndCloseTest} for the io_uring transport; permutations: {@link IoUringPermutations#streams()}. */
+/** {@link ConnectAndCloseTest} for the io_uring transport; permutations: {@link IoUringPermutations.pairs()}. */
 class IoUringConnectAndCloseTest extends ConnectAndCloseTest {
     @Override
     protected List<Combo> permutations() {
-        return IoUringPermutations.streams();
+        return IoUringPermutations.pairs();
     }
 
     @Override

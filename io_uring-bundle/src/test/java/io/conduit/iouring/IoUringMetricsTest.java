@@ -8,13 +8,13 @@ import io.conduit.transport.spi.TransportProvider;
 import java.util.List;
 
 /**
- * {@link MetricsTest} for the io_uring transport; permutations: {@link IoUringPermutations#streams()} and
+ * {@link MetricsTest} for the io_uring transport; permutations: {@link IoUringPermutations.pairs()} and
  * {@link IoUringPermutations#datagrams()}.
  */
 class IoUringMetricsTest extends MetricsTest {
     @Override
     protected List<Combo> permutations() {
-        return IoUringPermutations.streams();
+        return IoUringPermutations.pairs();
     }
 
     @Override

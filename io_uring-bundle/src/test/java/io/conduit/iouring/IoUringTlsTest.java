@@ -7,11 +7,11 @@ import io.conduit.transport.spi.TransportProvider;
 
 import java.util.List;
 
-/** {@link TlsTest} for the io_uring transport; permutations: {@link IoUringPermutations#streams()}. */
+/** {@link TlsTest} for the io_uring transport; permutations: {@link IoUringPermutations.pairs()}. */
 class IoUringTlsTest extends TlsTest {
     @Override
     protected List<Combo> permutations() {
-        return IoUringPermutations.streams();
+        return IoUringPermutations.pairs();
     }
 
     @Override
