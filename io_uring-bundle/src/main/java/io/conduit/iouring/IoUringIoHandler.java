@@ -150,7 +150,7 @@ final class IoUringIoHandler implements IoHandler {
             if (r < 0 && r != -NativeAbi.ETIME && r != -NativeAbi.EINTR) {
                 LOG.log(System.Logger.Level.WARNING, ERRORS.message("io_uring_enter on " + thread.getName(), -r));
             }
-        } else if (ring.unsubmitted() > 0 || ring.overflowed()) {
+        } else if (ring.unsubmitted() > 0 || ring.overflowed() || ring.taskWorkPending()) {
             submitAndFlush();
         }
         int n = ring.reap(this::complete);

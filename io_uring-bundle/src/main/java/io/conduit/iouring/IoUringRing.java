@@ -22,8 +22,10 @@ import java.nio.ByteOrder;
  * <p>The SQ's index array is filled once with the identity ({@code array[i] = i}), so an entry's slot is its tail
  * position masked. Entries are zeroed before they are filled.
  *
- * <p><b>Set-up.</b> {@code IORING_SETUP_SINGLE_ISSUER} (Linux 6.0) is asked for, since only the loop thread submits;
- * a kernel that rejects it with {@code EINVAL} gets a ring without it. The CQ has {@value #CQ_FACTOR} times the SQ's
+ * <p><b>Set-up.</b> {@code IORING_SETUP_SINGLE_ISSUER} (Linux 6.0) is asked for, since only the loop thread submits,
+ * and {@code IORING_SETUP_COOP_TASKRUN} with {@code IORING_SETUP_TASKRUN_FLAG} (5.19): completions wait until the loop
+ * enters the kernel instead of interrupting it, and a flag says they wait ({@link #taskWorkPending()}). A kernel that
+ * rejects a flag with {@code EINVAL} gets a ring without it. The CQ has {@value #CQ_FACTOR} times the SQ's
  * entries ({@code IORING_SETUP_CQSIZE}); a CQ that still overflows is kept by the kernel
  * ({@code IORING_FEAT_NODROP}, required) and flushed by the next {@code io_uring_enter} with
  * {@code IORING_ENTER_GETEVENTS} ({@link #overflowed()}).
@@ -134,11 +136,15 @@ final class IoUringRing {
         int[] p = new int[NativeAbi.PARAMS_LENGTH];
         int base = NativeAbi.IORING_SETUP_CQSIZE;
         int cq = SQ_ENTRIES * CQ_FACTOR;
+        int coop = NativeAbi.IORING_SETUP_COOP_TASKRUN | NativeAbi.IORING_SETUP_TASKRUN_FLAG;
         boolean single = true;
-        int fd = Native.ioUringSetup(SQ_ENTRIES, base | NativeAbi.IORING_SETUP_SINGLE_ISSUER, cq, p);
+        int fd = Native.ioUringSetup(SQ_ENTRIES, base | NativeAbi.IORING_SETUP_SINGLE_ISSUER | coop, cq, p);
         if (fd == -NativeAbi.EINVAL) {
             single = false; // before Linux 6.0
-            fd = Native.ioUringSetup(SQ_ENTRIES, base, cq, p);
+            fd = Native.ioUringSetup(SQ_ENTRIES, base | coop, cq, p);
+        }
+        if (fd == -NativeAbi.EINVAL) {
+            fd = Native.ioUringSetup(SQ_ENTRIES, base, cq, p); // before Linux 5.19
         }
         if (fd < 0) {
             throw new IOException(IoUring.setupFailure(fd, IoUring.readDisabledSysctl()).getMessage());
@@ -269,6 +275,15 @@ final class IoUringRing {
     /** @return {@code true} when completions wait in the CQ */
     boolean hasCompletions() {
         return (int) INT.getAcquire(cqRing, cqTailOffset) != cqHead;
+    }
+
+    /**
+     * @return {@code true} when completions wait as task work (the ring is set up with
+     *         {@code IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG}: the kernel does not interrupt the loop
+     *         thread for them, it raises this flag; an {@code io_uring_enter} with {@code GETEVENTS} runs them)
+     */
+    boolean taskWorkPending() {
+        return (sqRing.getInt(sqFlagsOffset) & NativeAbi.IORING_SQ_TASKRUN) != 0;
     }
 
     /** @return {@code true} when the kernel kept completions aside because the CQ was full */

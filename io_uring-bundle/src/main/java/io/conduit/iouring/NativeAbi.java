@@ -84,6 +84,8 @@ final class NativeAbi {
     static final int IORING_SETUP_CQSIZE = constant("IORING_SETUP_CQSIZE");
     static final int IORING_SETUP_SUBMIT_ALL = constant("IORING_SETUP_SUBMIT_ALL");
     static final int IORING_SETUP_SINGLE_ISSUER = constant("IORING_SETUP_SINGLE_ISSUER");
+    static final int IORING_SETUP_COOP_TASKRUN = constant("IORING_SETUP_COOP_TASKRUN");
+    static final int IORING_SETUP_TASKRUN_FLAG = constant("IORING_SETUP_TASKRUN_FLAG");
     static final int IORING_FEAT_SINGLE_MMAP = constant("IORING_FEAT_SINGLE_MMAP");
     static final int IORING_FEAT_NODROP = constant("IORING_FEAT_NODROP");
     static final int IORING_FEAT_EXT_ARG = constant("IORING_FEAT_EXT_ARG");
@@ -106,6 +108,7 @@ final class NativeAbi {
     // io_uring_enter(2), io_uring_register(2), ring flags
     static final int IORING_ENTER_GETEVENTS = constant("IORING_ENTER_GETEVENTS");
     static final int IORING_SQ_CQ_OVERFLOW = constant("IORING_SQ_CQ_OVERFLOW");
+    static final int IORING_SQ_TASKRUN = constant("IORING_SQ_TASKRUN");
 
     // opcodes
     static final int IORING_OP_NOP = constant("IORING_OP_NOP");
