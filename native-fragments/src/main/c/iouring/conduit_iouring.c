@@ -78,7 +78,15 @@ static const struct conduit_constant CONSTANTS[] = {
     K(IORING_OP_ACCEPT), K(IORING_OP_CONNECT), K(IORING_OP_ASYNC_CANCEL), K(IORING_OP_CLOSE),
     K(IORING_OP_POLL_ADD), K(IORING_OP_LAST),
     /* SQE and CQE flags */
-    K(IOSQE_IO_LINK), K(IORING_ACCEPT_MULTISHOT), K(IORING_CQE_F_MORE),
+    K(IOSQE_IO_LINK), K(IOSQE_BUFFER_SELECT), K(IORING_ACCEPT_MULTISHOT), K(IORING_CQE_F_MORE),
+    K(IORING_CQE_F_BUFFER), K(IORING_CQE_BUFFER_SHIFT),
+    /* provided buffer rings (Linux 5.19): struct io_uring_buf, the tail of struct io_uring_buf_ring */
+    K(IORING_REGISTER_PBUF_RING), K(IORING_UNREGISTER_PBUF_RING),
+    KV("BUF_SIZE", sizeof(struct io_uring_buf)),
+    KV("BUF_ADDR_OFFSET", offsetof(struct io_uring_buf, addr)),
+    KV("BUF_LEN_OFFSET", offsetof(struct io_uring_buf, len)),
+    KV("BUF_BID_OFFSET", offsetof(struct io_uring_buf, bid)),
+    KV("BUF_RING_TAIL_OFFSET", offsetof(struct io_uring_buf_ring, tail)),
     /* errno values io_uring reports in CQEs (the common ones are published by conduit_unix.c) */
     K(ECANCELED), K(ETIME), K(EOVERFLOW), K(EBUSY),
     /* socket(2), eventfd(2), send(2) */
@@ -162,6 +170,28 @@ static jint c_ioUringProbe(JNIEnv *env, jclass clazz, jint fd, jbyteArray suppor
     return (jint) probe->last_op + 1;
 }
 
+/*
+ * io_uring_register(IORING_REGISTER_PBUF_RING) of a provided buffer ring of `entries` struct io_uring_buf at
+ * ringAddress (page aligned), as buffer group groupId. Returns 0 or -errno (-EINVAL before Linux 5.19).
+ */
+static jint c_ioUringRegisterBufRing(JNIEnv *env, jclass clazz, jint fd, jlong ringAddress, jint entries,
+                                     jint groupId) {
+    struct io_uring_buf_reg reg;
+    memset(&reg, 0, sizeof reg);
+    reg.ring_addr = (__u64) ringAddress;
+    reg.ring_entries = (__u32) entries;
+    reg.bgid = (__u16) groupId;
+    return syscall(__NR_io_uring_register, fd, IORING_REGISTER_PBUF_RING, &reg, 1) < 0 ? -errno : 0;
+}
+
+/* io_uring_register(IORING_UNREGISTER_PBUF_RING) of buffer group groupId. Returns 0 or -errno. */
+static jint c_ioUringUnregisterBufRing(JNIEnv *env, jclass clazz, jint fd, jint groupId) {
+    struct io_uring_buf_reg reg;
+    memset(&reg, 0, sizeof reg);
+    reg.bgid = (__u16) groupId;
+    return syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_PBUF_RING, &reg, 1) < 0 ? -errno : 0;
+}
+
 /* ---- mapping the rings ---- */
 
 /* mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_POPULATE, fd, offset): the address or -errno. */
@@ -204,6 +234,8 @@ static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
     N("ioUringProbe", "(I[B)I", c_ioUringProbe),
+    N("ioUringRegisterBufRing", "(IJII)I", c_ioUringRegisterBufRing),
+    N("ioUringUnregisterBufRing", "(II)I", c_ioUringUnregisterBufRing),
     N("mmap", "(IJJ)J", c_mmap),
     N("munmap", "(JJ)I", c_munmap),
     N("directBuffer", "(JI)Ljava/nio/ByteBuffer;", c_directBuffer),

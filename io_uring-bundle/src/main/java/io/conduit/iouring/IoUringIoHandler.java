@@ -57,6 +57,14 @@ final class IoUringIoHandler implements IoHandler {
     private int freeCount;
     private int nextSlot = 1;
     private int socketCount;
+    /**
+     * buffers of a provided buffer ring per loop (test hook: a test sets fewer to exhaust the ring); read when a loop
+     * makes its ring
+     */
+    static volatile int bufferRingEntries = 256;
+    /** the loop's provided buffer ring, made on the first receive; {@code null} before or when the kernel has none */
+    private IoUringBufferRing bufferRing;
+    private boolean bufferRingTried;
     /** sockets whose events are handed out again on the next round */
     private List<IoUringSocket> ready = new ArrayList<>();
     private List<IoUringSocket> readySpare = new ArrayList<>();
@@ -90,6 +98,18 @@ final class IoUringIoHandler implements IoHandler {
     /** @return the loop thread this handler belongs to */
     Thread thread() {
         return thread;
+    }
+
+    /**
+     * @return the loop's provided buffer ring, registered on the first call; {@code null} when the kernel has none
+     *         (before Linux 5.19): sockets then receive into buffers of their own
+     */
+    IoUringBufferRing bufferRing() {
+        if (!bufferRingTried) {
+            bufferRingTried = true;
+            bufferRing = IoUringBufferRing.register(ring, bufferRingEntries);
+        }
+        return bufferRing;
     }
 
     /** @return the ring (loop thread only) */

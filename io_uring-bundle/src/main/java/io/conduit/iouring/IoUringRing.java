@@ -195,6 +195,17 @@ final class IoUringRing {
      */
     void add(int opcode, int fd, long address, int length, long offset, int opFlags, int ioprio, long userData)
             throws IOException {
+        add(opcode, 0, -1, fd, address, length, offset, opFlags, ioprio, userData);
+    }
+
+    /**
+     * Writes one SQE with SQE flags ({@code IOSQE_*}) and a buffer group ({@code -1}: none), e.g. a receive into a
+     * buffer the kernel selects from a provided buffer ring ({@code IOSQE_BUFFER_SELECT}).
+     *
+     * @throws IOException when the SQ is full and submitting it failed
+     */
+    void add(int opcode, int sqeFlags, int bufferGroup, int fd, long address, int length, long offset, int opFlags,
+            int ioprio, long userData) throws IOException {
         if (sqTail - (int) INT.getAcquire(sqRing, sqHeadOffset) >= sqEntries) {
             submit();
         }
@@ -210,6 +221,12 @@ final class IoUringRing {
         sqes.putInt(base + NativeAbi.SQE_LEN, length);
         sqes.putInt(base + NativeAbi.SQE_MSG_FLAGS, opFlags); // the same word as accept_flags and cancel_flags
         sqes.putLong(base + NativeAbi.SQE_USER_DATA, userData);
+        if (sqeFlags != 0) {
+            sqes.put(base + NativeAbi.SQE_FLAGS, (byte) sqeFlags);
+        }
+        if (bufferGroup >= 0) {
+            sqes.putShort(base + NativeAbi.SQE_BUF_GROUP, (short) bufferGroup);
+        }
         sqTail++;
         unsubmitted++;
     }

@@ -127,10 +127,11 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     }
 
     @Override
-    void onCompletion(int op, int res, boolean more) {
+    void onCompletion(int op, int res, int flags) {
         if (op != REQ_ACCEPT) {
             return;
         }
+        boolean more = (flags & NativeAbi.IORING_CQE_F_MORE) != 0;
         if (!more) {
             accepting = false;
         }

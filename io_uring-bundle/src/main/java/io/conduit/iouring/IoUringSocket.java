@@ -194,6 +194,21 @@ abstract class IoUringSocket implements IoSocket {
         return false;
     }
 
+    /** The slot is given back (nothing is in flight): give back what the socket holds of the loop's. */
+    void released() {
+    }
+
+    /**
+     * Writes one request that lets the kernel pick a buffer of the loop's provided buffer ring, and counts it.
+     *
+     * @throws IOException when the ring cannot take it
+     */
+    final void submitSelectingBuffer(int op, int opcode, int opFlags) throws IOException {
+        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, IoUringBufferRing.GROUP, fd, 0, 0, 0, opFlags, 0,
+                userData(op));
+        inFlight++;
+    }
+
     /** Cancels the request whose user_data carries {@code op} ({@code REQ_*}); its completion and the cancel's both arrive later. */
     final void cancel(int op) {
         try {
@@ -211,6 +226,7 @@ abstract class IoUringSocket implements IoSocket {
             return;
         }
         h.release(slot);
+        released();
         handler = null;
         if (closeDeferred) {
             closeDeferred = false;
@@ -266,7 +282,7 @@ abstract class IoUringSocket implements IoSocket {
         if (op == REQ_CANCEL) {
             cancelCompleted(res);
         } else {
-            onCompletion(op, res, more);
+            onCompletion(op, res, flags);
         }
         if (deregistered) {
             releaseIfIdle();
@@ -287,8 +303,8 @@ abstract class IoUringSocket implements IoSocket {
         return handler == null && closed;
     }
 
-    /** One completion of {@code op} (not a cancel). */
-    abstract void onCompletion(int op, int res, boolean more);
+    /** One completion of {@code op} (not a cancel), with its CQE flags. */
+    abstract void onCompletion(int op, int res, int flags);
 
     /** The handler's ready list came round: hand the core the events that still hold. */
     abstract void dispatchReady();

@@ -36,18 +36,27 @@ import java.nio.channels.FileChannel;
  */
 final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket {
 
-    /** the receive buffer, owned by the kernel while a receive is in flight */
+    /** the socket's own receive buffer (when the loop's ring is empty or missing), owned by the kernel while a receive is in flight */
     static final int RECEIVE_BYTES = 64 * 1024;
+    /** receives that found the loop's provided buffer ring empty ({@code -ENOBUFS}) and fell back (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong RECEIVE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
     /** the send buffer: staged output, the in-flight part owned by the kernel */
     static final int SEND_BYTES = 128 * 1024;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
+    /** the socket's own receive buffer: made when the loop's provided buffer ring is empty or missing */
     private ByteBuffer receiveBuffer;
     private long receiveAddress;
+    /** where the received bytes are: {@link #receiveBuffer}, or the buffers of the loop's ring */
+    private ByteBuffer received;
+    /** the ring buffer holding the received bytes, or -1 */
+    private int heldBuffer = -1;
     private int receivedStart;
     private int receivedEnd;
     private boolean receiving;
+    /** the next receive goes into {@link #receiveBuffer}: the ring was empty ({@code -ENOBUFS}) */
+    private boolean receiveOwnBufferOnce;
     private boolean endOfStream;
     /** -errno of a failed receive, handed out by the next read */
     private int receiveError;
@@ -95,12 +104,13 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
         int available = receivedEnd - receivedStart;
         if (available > 0) {
             int n = Math.min(dst.remaining(), available);
-            dst.put(dst.position(), receiveBuffer, receivedStart, n);
+            dst.put(dst.position(), received, receivedStart, n);
             dst.position(dst.position() + n);
             receivedStart += n;
             if (receivedStart == receivedEnd) {
                 receivedStart = 0;
                 receivedEnd = 0;
+                giveBackHeldBuffer();
                 receive();
             }
             return n;
@@ -115,17 +125,41 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
         return 0;
     }
 
-    /** Submits the next receive unless one is in flight, input ended, or the socket cannot submit. */
+    /**
+     * Submits the next receive unless one is in flight, input ended, or the socket cannot submit: into a buffer the
+     * kernel picks from the loop's provided buffer ring, or, when the loop has none or it was empty, into the
+     * socket's own buffer.
+     */
     private void receive() throws IOException {
         if (receiving || endOfStream || receiveError != 0 || !connected || !canSubmit()) {
             return;
         }
-        if (receiveBuffer == null) {
-            receiveBuffer = ByteBuffer.allocateDirect(RECEIVE_BYTES);
-            receiveAddress = Native.addressOf(receiveBuffer);
+        if (!receiveOwnBufferOnce && handler().bufferRing() != null) {
+            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, 0);
+        } else {
+            receiveOwnBufferOnce = false;
+            if (receiveBuffer == null) {
+                receiveBuffer = ByteBuffer.allocateDirect(RECEIVE_BYTES);
+                receiveAddress = Native.addressOf(receiveBuffer);
+            }
+            submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
         }
-        submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
         receiving = true;
+    }
+
+    /** Gives the ring buffer whose bytes were all read back to the kernel. */
+    private void giveBackHeldBuffer() {
+        if (heldBuffer >= 0) {
+            handler().bufferRing().provide(heldBuffer);
+            heldBuffer = -1;
+        }
+    }
+
+    @Override
+    void released() {
+        giveBackHeldBuffer(); // the bytes in it will never be read
+        receivedStart = 0;
+        receivedEnd = 0;
     }
 
     /** Moves the unsent bytes to the buffer's start; only while no send is in flight (none of it is the kernel's). */
@@ -312,9 +346,9 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
     // ----------------------------------------------------------------------------------------- completions
 
     @Override
-    void onCompletion(int op, int res, boolean more) {
+    void onCompletion(int op, int res, int flags) {
         switch (op) {
-            case REQ_RECV -> received(res);
+            case REQ_RECV -> received(res, flags);
             case REQ_SEND -> sent(res);
             case REQ_CONNECT -> connectCompleted(res);
             default -> {
@@ -322,11 +356,32 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
         }
     }
 
-    private void received(int res) {
+    private void received(int res, int flags) {
         receiving = false;
+        int bid = (flags & NativeAbi.IORING_CQE_F_BUFFER) != 0 ? flags >>> NativeAbi.IORING_CQE_BUFFER_SHIFT : -1;
+        if (bid >= 0 && (res <= 0 || liveEvents() == null)) {
+            handler().bufferRing().provide(bid); // nothing in it, or nobody reads it any more
+            bid = -1;
+        }
+        if (res > 0 && liveEvents() == null) {
+            return; // deregistered: the bytes are dropped with the connection
+        }
         if (res > 0) {
             receivedStart = 0;
             receivedEnd = res;
+            if (bid >= 0) {
+                heldBuffer = bid;
+                received = handler().bufferRing().buffers();
+                receivedStart = IoUringBufferRing.offset(bid);
+                receivedEnd = receivedStart + res;
+            } else {
+                received = receiveBuffer;
+            }
+        } else if (res == -NativeAbi.ENOBUFS) {
+            RECEIVE_RING_EMPTY.incrementAndGet();
+            receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
+            resubmitReceive();
+            return;
         } else if (res == 0) {
             endOfStream = true;
         } else if (res == -NativeAbi.ECANCELED) {

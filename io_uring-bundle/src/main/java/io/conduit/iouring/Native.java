@@ -106,6 +106,17 @@ final class Native {
      */
     static native int ioUringProbe(int ringFd, byte[] supported);
 
+    /**
+     * {@code io_uring_register(IORING_REGISTER_PBUF_RING)}: a provided buffer ring of {@code entries}
+     * {@code struct io_uring_buf} at {@code ringAddress} (page aligned) as buffer group {@code groupId}.
+     *
+     * @return 0 or -errno ({@code -EINVAL} before Linux 5.19)
+     */
+    static native int ioUringRegisterBufRing(int ringFd, long ringAddress, int entries, int groupId);
+
+    /** {@code io_uring_register(IORING_UNREGISTER_PBUF_RING)} of {@code groupId}. @return 0 or -errno */
+    static native int ioUringUnregisterBufRing(int ringFd, int groupId);
+
     /** {@code mmap(2)} of a ring, shared, read and write. @return the address or -errno */
     static native long mmap(int fd, long offset, long length);
 

@@ -120,8 +120,28 @@ final class NativeAbi {
     static final int IORING_OP_ASYNC_CANCEL = constant("IORING_OP_ASYNC_CANCEL");
 
     // SQE and CQE flags
+    static final int IOSQE_BUFFER_SELECT = constant("IOSQE_BUFFER_SELECT");
     static final int IORING_ACCEPT_MULTISHOT = constant("IORING_ACCEPT_MULTISHOT");
     static final int IORING_CQE_F_MORE = constant("IORING_CQE_F_MORE");
+    static final int IORING_CQE_F_BUFFER = constant("IORING_CQE_F_BUFFER");
+    static final int IORING_CQE_BUFFER_SHIFT = constant("IORING_CQE_BUFFER_SHIFT");
+
+    /**
+     * Provided buffer rings (Linux 5.19):
+     * <pre>
+     * struct io_uring_buf { __u64 addr; __u32 len; __u16 bid; __u16 resv; };
+     * struct io_uring_buf_ring { union { struct { __u64 resv1; __u32 resv2; __u16 resv3; __u16 tail; };
+     *                                    struct io_uring_buf bufs[]; }; };
+     * </pre>
+     * The tail overlays the first entry's {@code resv}.
+     */
+    static final int BUF_SIZE = constant("BUF_SIZE");
+    static final int BUF_ADDR_OFFSET = constant("BUF_ADDR_OFFSET");
+    static final int BUF_LEN_OFFSET = constant("BUF_LEN_OFFSET");
+    static final int BUF_BID_OFFSET = constant("BUF_BID_OFFSET");
+    static final int BUF_RING_TAIL_OFFSET = constant("BUF_RING_TAIL_OFFSET");
+    static final int SQE_BUF_GROUP = constant("SQE_buf_group_OFFSET");
+    static final int ENOBUFS = constant("ENOBUFS");
 
     // errno(3)
     static final int EAGAIN = constant("EAGAIN");

@@ -115,4 +115,43 @@ class IoUringRingTest {
             Native.close(ev);
         }
     }
+
+    @Test
+    void aProvidedBufferRingHandsOutItsBuffersUntilEmptyAndTakesThemBack() throws Exception {
+        IoUringBufferRing buffers = IoUringBufferRing.register(ring, 2);
+        org.junit.jupiter.api.Assertions.assertNotNull(buffers, "Linux 5.19+ has provided buffer rings");
+        int ev = Native.eventfd(0, NativeAbi.EFD_CLOEXEC | NativeAbi.EFD_NONBLOCK);
+        try {
+            for (int i = 0; i < 3; i++) { // three reads, two buffers: the third finds the ring empty
+                assertEquals(0, Native.eventfdWrite(ev, 40 + i));
+                ring.add(NativeAbi.IORING_OP_READ, NativeAbi.IOSQE_BUFFER_SELECT, IoUringBufferRing.GROUP, ev, 0,
+                        8, 0, 0, 0, i);
+                assertEquals(0, ring.submitAndWait(1_000_000_000L));
+                reap();
+            }
+            assertEquals(3, completions.size());
+            int[] bids = new int[2];
+            for (int i = 0; i < 2; i++) {
+                long[] c = completions.get(i);
+                assertEquals(8, c[1], "read " + i);
+                assertTrue((c[2] & NativeAbi.IORING_CQE_F_BUFFER) != 0, "the kernel named the buffer it picked");
+                bids[i] = (int) (c[2] >>> NativeAbi.IORING_CQE_BUFFER_SHIFT);
+                long counter = buffers.buffers().order(java.nio.ByteOrder.nativeOrder())
+                        .getLong(IoUringBufferRing.offset(bids[i]));
+                assertEquals(40 + i, counter, "the bytes are in the buffer the completion names");
+            }
+            assertTrue(bids[0] != bids[1]);
+            assertEquals(-NativeAbi.ENOBUFS, completions.get(2)[1], "an empty ring answers ENOBUFS");
+            buffers.provide(bids[0]); // given back: the next read gets it
+            ring.add(NativeAbi.IORING_OP_READ, NativeAbi.IOSQE_BUFFER_SELECT, IoUringBufferRing.GROUP, ev, 0, 8, 0,
+                    0, 0, 9);
+            assertEquals(0, ring.submitAndWait(1_000_000_000L));
+            reap();
+            long[] last = completions.get(3);
+            assertEquals(8, last[1], "the pending count 42 of the failed read is read now");
+            assertEquals(bids[0], (int) (last[2] >>> NativeAbi.IORING_CQE_BUFFER_SHIFT));
+        } finally {
+            Native.close(ev);
+        }
+    }
 }

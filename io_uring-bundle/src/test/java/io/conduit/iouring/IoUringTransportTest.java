@@ -180,4 +180,62 @@ class IoUringTransportTest {
             assertEquals(before, settledDescriptors(before), "the ring, the eventfd and every socket are closed");
         }
     }
+
+    /** Echoes what it reads; shared by every connection of a listener. */
+    @ChannelHandler.Sharable
+    private static final class Echo implements ChannelHandler {
+        @Override
+        public void channelRead(io.conduit.channel.ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    @Test
+    void anEmptyBufferRingFallsBackToTheSocketsOwnBufferAndLosesNothing() throws Exception {
+        Transport t = PROVIDER.transport();
+        int entries = IoUringIoHandler.bufferRingEntries;
+        IoUringIoHandler.bufferRingEntries = 2; // two shared buffers for twenty connections
+        long emptyBefore = IoUringStreamSocket.RECEIVE_RING_EMPTY.get();
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            Channel server = new io.conduit.channel.ServerBootstrap().transport(t).group(g)
+                    .channelType(ChannelType.TCP).childHandler(new Echo())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            List<Socket> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 20; i++) {
+                    clients.add(new Socket(InetAddress.getLoopbackAddress(),
+                            ((InetSocketAddress) server.localAddress()).getPort()));
+                }
+                Thread.sleep(200); // every connection accepted, its receive submitted
+                byte[][] sent = new byte[clients.size()][];
+                // the loop is busy while every client sends: the completions pile up and take the two buffers
+                io.conduit.concurrent.Future<?> busy = g.next().submit(() -> {
+                    Thread.sleep(300);
+                    return null;
+                });
+                Thread.sleep(50);
+                for (int i = 0; i < clients.size(); i++) {
+                    sent[i] = new byte[3000];
+                    new java.util.Random(i).nextBytes(sent[i]);
+                    clients.get(i).getOutputStream().write(sent[i]);
+                }
+                assertTrue(busy.await(10, TimeUnit.SECONDS));
+                for (int i = 0; i < clients.size(); i++) {
+                    Socket c = clients.get(i);
+                    c.setSoTimeout(10_000);
+                    byte[] back = c.getInputStream().readNBytes(sent[i].length);
+                    assertTrue(java.util.Arrays.equals(sent[i], back), "connection " + i + " echoed every byte");
+                }
+                assertTrue(IoUringStreamSocket.RECEIVE_RING_EMPTY.get() > emptyBefore,
+                        "some receives found the ring empty and used their own buffer");
+            } finally {
+                for (Socket c : clients) {
+                    c.close();
+                }
+                server.close().await(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            IoUringIoHandler.bufferRingEntries = entries;
+        }
+    }
 }
