@@ -117,7 +117,10 @@ public final class EchoServer {
         String[] parts = k.substring(k.indexOf('-') + 1).split("-", 2);
         String transport = parts[0];
         Pipeline pipeline = Pipeline.of(parts.length > 1 ? parts[1] : "plain");
-        if (pipeline == null || !(transport.equals("epoll") || transport.equals("nio"))
+        if (transport.equals("iouring") && className.endsWith("ConduitEchoServer")) {
+            transport = "io_uring"; // Conduit's io_uring transport (issue 20), plain echo only for now
+        }
+        if (pipeline == null || !(transport.equals("epoll") || transport.equals("nio") || transport.equals("io_uring"))
                 || (pipeline == Pipeline.TLS_OPENSSL && !className.endsWith("NettyEchoServer"))) {
             throw unknown(kind);
         }

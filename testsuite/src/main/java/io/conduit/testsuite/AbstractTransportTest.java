@@ -87,6 +87,45 @@ public abstract class AbstractTransportTest {
         return false;
     }
 
+    /**
+     * {@link #runnable(Combo)}, and both transports of {@code combo} have {@code type} channels. A transport without
+     * them must refuse the kind at once, as {@code Transport} documents it: opening a channel (and, for a kind with
+     * listeners, a server channel) of {@code type} throws an {@link UnsupportedOperationException} naming the type.
+     * That is asserted here; it is the test's outcome for that transport, and the test ends with it.
+     *
+     * @return {@code true} when the test of {@code type} runs in full
+     */
+    protected boolean runnable(Combo combo, ChannelType type) {
+        return runnable(combo) && offers(combo, type);
+    }
+
+    /**
+     * @return {@code true} when both transports of {@code combo} have {@code type} channels; otherwise asserts
+     *         that the one without them refuses the kind naming it (see {@link #runnable(Combo, ChannelType)})
+     */
+    protected boolean offers(Combo combo, ChannelType type) {
+        boolean offered = true;
+        for (Transport t : new Transport[] {combo.serverTransport(), combo.clientTransport()}) {
+            if (t.channelTypes().contains(type)) {
+                continue;
+            }
+            offered = false;
+            EventLoopGroup g = group(t);
+            UnsupportedOperationException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    UnsupportedOperationException.class, () -> t.newChannel(type, g.next()),
+                    t.name() + " has no " + type + " channels; opening one must fail at once");
+            assertTrue(e.getMessage().contains(type.toString()), e.getMessage());
+            if (type == ChannelType.TCP || type == ChannelType.UNIX_STREAM) {
+                e = org.junit.jupiter.api.Assertions.assertThrows(UnsupportedOperationException.class,
+                        () -> t.newServerChannel(type, g.next()), t.name() + " has no " + type + " listeners");
+                assertTrue(e.getMessage().contains(type.toString()), e.getMessage());
+            }
+            System.out.println("[conformance] " + getClass().getSimpleName() + " [" + combo + "]: transport '"
+                    + t.name() + "' has no " + type + " channels and refuses them: " + e.getMessage());
+        }
+        return offered;
+    }
+
     /** @return the group of {@code transport} for this test class */
     protected EventLoopGroup group(Transport transport) {
         return groups.computeIfAbsent(transport.name(), n -> transport.newEventLoopGroup(2));

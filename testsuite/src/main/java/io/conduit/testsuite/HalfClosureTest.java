@@ -65,7 +65,7 @@ public abstract class HalfClosureTest extends AbstractTransportTest {
     }
 
     private void halfClosure(Combo combo, ChannelType type, boolean autoRead) throws Exception {
-        if (!runnable(combo)) {
+        if (!runnable(combo, type)) {
             return;
         }
         ReplyOnInputShutdown serverChild = new ReplyOnInputShutdown();
@@ -108,6 +108,9 @@ public abstract class HalfClosureTest extends AbstractTransportTest {
             return;
         }
         for (ChannelType type : new ChannelType[] {ChannelType.TCP, ChannelType.UNIX_STREAM}) {
+            if (!offers(combo, type)) {
+                continue;
+            }
             Recorder serverChild = new Recorder();
             Channel server = bindServer(combo, type, serverAddress(type), serverChild, null);
             Channel ch = null;

@@ -158,7 +158,7 @@ public abstract class MetricsTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("datagramPermutations")
     void loopsCountDatagramsAndTheirPayloadBytes(Combo combo) throws Exception {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UDP)) {
             return;
         }
         EventLoopGroup receiverGroup = combo.serverTransport().newEventLoopGroup(1);

@@ -102,7 +102,7 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void connectWithAnInetAddressOnAUnixChannelFailsAtOnceNamingIt(Combo combo) {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
         InetSocketAddress inet = new InetSocketAddress(loopback().getAddress(), 9);
@@ -119,7 +119,7 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void closingAUnixServerRemovesItsSocketFile(Combo combo) {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
         UnixDomainSocketAddress address = unixAddress();
@@ -136,7 +136,7 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void aUnixServerLeavesAFileThatReplacedItsSocketFileAlone(Combo combo) throws Exception {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
         UnixDomainSocketAddress address = unixAddress();
@@ -151,7 +151,7 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void bindingOverAStaleSocketFileFailsNamingTheFile(Combo combo) throws Exception {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
         UnixDomainSocketAddress address = unixAddress();
@@ -214,7 +214,7 @@ public abstract class SocketAddressTest extends AbstractTransportTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void abstractUnixNamesWorkOnEpollAndFailAtOnceNamingTheAddressElsewhere(Combo combo) {
-        if (!runnable(combo)) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
         UnixAbstractAddress address = UnixAbstractAddress.of("conduit-conformance-" + ProcessHandle.current().pid()

@@ -33,7 +33,8 @@ import io.conduit.transport.spi.TransportProvider;
  *     says so, naming the skipped entries: it never reads as if the preference were {@code auto}.</li>
  * <li><b>{@code conduit.noNative=true}</b>: native providers are unavailable with a cause naming the property,
  *     and are not probed.</li>
- * <li>The first available provider in order wins.</li>
+ * <li>The first available provider in order wins. A provider that is not
+ *     {@linkplain TransportProvider#autoSelectable() auto-selectable} wins only where the list names it.</li>
  * <li><b>Strict</b>, list: when the first listed registered transport is unavailable the selection fails and
  *     the exception's cause is that transport's unavailability cause. Strict, {@code auto}: when a native
  *     provider is registered and not disabled by {@code conduit.noNative}, but no native one is available, the
@@ -194,6 +195,7 @@ public final class SelectionRules {
             }
         }
         boolean explicit = !order.isEmpty();
+        List<TransportProvider> named = List.copyOf(order);
         for (TransportProvider p : autoOrder) {
             if (!order.contains(p)) {
                 order.add(p);
@@ -243,7 +245,7 @@ public final class SelectionRules {
         TransportProvider preferred = order.get(0);
         TransportProvider chosen = null;
         for (TransportProvider p : order) {
-            if (availability.get(p).isAvailable()) {
+            if (availability.get(p).isAvailable() && (p.autoSelectable() || named.contains(p))) {
                 chosen = p;
                 break;
             }
@@ -254,7 +256,7 @@ public final class SelectionRules {
         TransportProvider missedNative = null;
         if (!explicit && (chosen == null || !chosen.isNative()) && !noNative) {
             for (TransportProvider p : autoOrder) {
-                if (p.isNative()) {
+                if (p.isNative() && p.autoSelectable()) {
                     missedNative = p;
                     break;
                 }
@@ -281,8 +283,9 @@ public final class SelectionRules {
         if (chosen == null) {
             StringBuilder reason = new StringBuilder("no registered transport is available:");
             for (TransportProvider p : order) {
-                reason.append(" ").append(p.name()).append(": ")
-                        .append(availability.get(p).unavailabilityCause().getMessage()).append(";");
+                Throwable cause = availability.get(p).unavailabilityCause();
+                reason.append(" ").append(p.name()).append(": ").append(cause != null ? cause.getMessage()
+                        : "available, but selected only when a preference names it").append(";");
             }
             reason.setLength(reason.length() - 1);
             return failed(order, availability, preferenceShown, source, strict, noNative, reason.toString(),

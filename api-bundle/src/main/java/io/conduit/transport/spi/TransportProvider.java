@@ -27,6 +27,18 @@ public interface TransportProvider {
      */
     int ranking();
 
+    /**
+     * Whether {@code auto} (and the rest of a preference list after its named entries) may select this transport.
+     * A transport that lacks channel kinds the others have returns {@code false}: it is then selected only when a
+     * preference names it ({@code conduit.transport=io_uring,nio}), and it is still listed with its availability.
+     *
+     * @return {@code true} (the default) when the automatic order may choose it
+     * @since 0.9.0
+     */
+    default boolean autoSelectable() {
+        return true;
+    }
+
     /** @return whether the transport can be used here, probed once */
     Availability availability();
 

@@ -376,4 +376,47 @@ class SelectionRulesTest {
         assertTrue(text.contains("epoll") && text.contains("nio") && text.contains("selected: nio"), text);
         assertFalse(text.contains("\tat "), "no stack traces: " + text);
     }
+
+    /** A native provider that only a preference naming it may select (TransportProvider.autoSelectable). */
+    private static FakeProvider namedOnly(String name, int ranking) {
+        return new FakeProvider(name, true, ranking, io.conduit.transport.Availability::available) {
+            @Override
+            public boolean autoSelectable() {
+                return false;
+            }
+        };
+    }
+
+    @Test
+    void autoNeverSelectsAProviderThatIsNotAutoSelectable() {
+        FakeProvider uring = namedOnly("io_uring", 50);
+        TransportSelection s = select(props(), null, nio, uring, epollDown());
+        assertEquals("nio", s.selectedName());
+        assertEquals(Outcome.NOT_CHOSEN, s.candidate("io_uring").orElseThrow().outcome());
+        // the missed native transport of auto is epoll, not the named-only one
+        assertTrue(s.warnings().stream().anyMatch(w -> w.contains("epoll")), s.warnings().toString());
+        assertEquals("epoll", select(props(), null, nio, uring, epollUp).selectedName());
+    }
+
+    @Test
+    void aPreferenceNamingIt_selectsAProviderThatIsNotAutoSelectable() {
+        FakeProvider uring = namedOnly("io_uring", 50);
+        assertEquals("io_uring", select(props(ConduitProperties.TRANSPORT, "io_uring,nio"), null, nio, uring,
+                epollUp).selectedName());
+        assertEquals("io_uring", select(props(), "io_uring", nio, uring, epollUp).selectedName());
+        // named after an unavailable one: still chosen; not named: skipped for the auto order after the list
+        assertEquals("io_uring", select(props(ConduitProperties.TRANSPORT, "epoll,io_uring"), null, nio, uring,
+                epollDown()).selectedName());
+        assertEquals("nio", select(props(ConduitProperties.TRANSPORT, "epoll"), null, nio, uring, epollDown())
+                .selectedName());
+    }
+
+    @Test
+    void whenOnlyANamedOnlyProviderIsAvailable_autoFailsAndSaysWhy() {
+        FakeProvider uring = namedOnly("io_uring", 50);
+        TransportSelection s = select(props(), null, uring, epollDown());
+        assertNull(s.selectedName());
+        assertTrue(s.reason().contains("io_uring: available, but selected only when a preference names it"),
+                s.reason());
+    }
 }

@@ -1,0 +1,313 @@
+package io.conduit.iouring;
+
+import static io.conduit.iouring.NativeAbi.ERRORS;
+
+import io.conduit.transport.spi.IoHandler;
+import io.conduit.transport.spi.IoHandlerContext;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The event loop of one io_uring ring: it submits the SQEs its sockets wrote, waits for completions and hands each
+ * CQE to the socket its {@code user_data} names.
+ *
+ * <p><b>user_data</b> is {@code slot << 8 | op}: a socket's slot in {@link #sockets} (1 and up, handed out at
+ * registration and taken back only once the socket has no request in flight, so a late CQE never reaches another
+ * socket) and the socket's operation ({@code IoUringSocket.OP_*}). Slot 0 is the handler's own wake-up read.
+ *
+ * <p><b>Waiting.</b> One {@code io_uring_enter(GETEVENTS)} submits what was written and waits for a completion,
+ * at most until the context's deadline ({@code IORING_ENTER_EXT_ARG} with a timeout: no timer descriptor).
+ * <b>Wake-ups</b> from other threads write an eventfd on which a read request is always pending; its completion
+ * ends the wait, and the read is submitted again.
+ *
+ * <p><b>Ready list.</b> A socket that still holds input (or can take output) after its event was handled, because
+ * the channel core read less than it held, is handed its events again on the next round, like epoll's more-input
+ * list, so the core sees level-triggered readiness.
+ *
+ * <p>Threading: every method except {@link #wakeup()} runs on the loop thread ({@link #thread}); fields are
+ * loop-confined unless stated otherwise. The ring is single issuer: only that thread submits.
+ */
+final class IoUringIoHandler implements IoHandler {
+
+    private static final System.Logger LOG = System.getLogger(IoUringIoHandler.class.getName());
+    /** the wake-up read's user_data: slot 0 */
+    private static final long WAKEUP_DATA = 1;
+    /** a wait longer than this is cut (the loop re-arms): 1 hour */
+    private static final long MAX_WAIT_NANOS = 3_600_000_000_000L;
+    /** how long {@link #destroy()} waits for the kernel to finish cancelled requests */
+    private static final long DESTROY_DRAIN_NANOS = 2_000_000_000L;
+
+    private final IoUringRing ring;
+    private final int eventFd;
+    private final Thread thread;
+    private final AtomicBoolean closed = new AtomicBoolean(); // any thread reads (wakeup)
+    /** the wake-up read's 8-byte target; owned by the kernel while the read is pending */
+    private final ByteBuffer wakeupBuffer = ByteBuffer.allocateDirect(8);
+    private final long wakeupAddress;
+    private boolean wakeupPending;
+    /** sockets by slot; slot 0 is never used */
+    private IoUringSocket[] sockets = new IoUringSocket[64];
+    /** free slots, a stack */
+    private int[] freeSlots = new int[0];
+    private int freeCount;
+    private int nextSlot = 1;
+    private int socketCount;
+    /**
+     * buffers of a provided buffer ring per loop (test hook: a test sets fewer to exhaust the ring); read when a loop
+     * makes its ring
+     */
+    static volatile int bufferRingEntries = 256;
+    /** the loop's provided buffer ring, made on the first receive; {@code null} before or when the kernel has none */
+    private IoUringBufferRing bufferRing;
+    private boolean bufferRingTried;
+    /** sockets whose events are handed out again on the next round */
+    private List<IoUringSocket> ready = new ArrayList<>();
+    private List<IoUringSocket> readySpare = new ArrayList<>();
+
+    /**
+     * Creates the ring and the wake-up eventfd. Called on the new loop's thread, which is the ring's single issuer.
+     *
+     * @throws IllegalStateException naming the failed call and errno
+     */
+    IoUringIoHandler() {
+        IoUring.ensureAvailability();
+        IoUringRing r = null;
+        int ev = -1;
+        try {
+            r = IoUringRing.create();
+            ev = ERRORS.check("eventfd", Native.eventfd(0, NativeAbi.EFD_CLOEXEC));
+        } catch (IOException e) {
+            if (r != null) {
+                r.close();
+            }
+            throw new IllegalStateException("creating an io_uring event loop failed: " + e.getMessage()
+                    + "; check the open-files limit (ulimit -n) and the locked-memory limit (ulimit -l)", e);
+        }
+        this.ring = r;
+        this.eventFd = ev;
+        this.thread = Thread.currentThread();
+        this.wakeupAddress = Native.addressOf(wakeupBuffer);
+        armWakeup();
+    }
+
+    /** @return the loop thread this handler belongs to */
+    Thread thread() {
+        return thread;
+    }
+
+    /**
+     * @return the loop's provided buffer ring, registered on the first call; {@code null} when the kernel has none
+     *         (before Linux 5.19): sockets then receive into buffers of their own
+     */
+    IoUringBufferRing bufferRing() {
+        if (!bufferRingTried) {
+            bufferRingTried = true;
+            bufferRing = IoUringBufferRing.register(ring, bufferRingEntries);
+        }
+        return bufferRing;
+    }
+
+    /** @return the ring (loop thread only) */
+    IoUringRing ring() {
+        return ring;
+    }
+
+    // ------------------------------------------------------------------------------- registration (loop)
+
+    /** @return a new slot for {@code socket}, which its requests' user_data carry */
+    int register(IoUringSocket socket) {
+        int slot;
+        if (freeCount > 0) {
+            slot = freeSlots[--freeCount];
+        } else {
+            slot = nextSlot++;
+            if (slot >= sockets.length) {
+                sockets = Arrays.copyOf(sockets, sockets.length * 2);
+            }
+        }
+        sockets[slot] = socket;
+        socketCount++;
+        return slot;
+    }
+
+    /** Takes back {@code slot}: its socket has no request in flight any more. */
+    void release(int slot) {
+        if (sockets[slot] == null) {
+            return;
+        }
+        sockets[slot] = null;
+        socketCount--;
+        if (freeCount == freeSlots.length) {
+            freeSlots = Arrays.copyOf(freeSlots, Math.max(16, freeSlots.length * 2));
+        }
+        freeSlots[freeCount++] = slot;
+    }
+
+    /** Hands {@code socket} its events again on the next round. */
+    void readyAgain(IoUringSocket socket) {
+        if (!socket.onReadyList) {
+            socket.onReadyList = true;
+            ready.add(socket);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- the loop
+
+    @Override
+    public int run(IoHandlerContext context) {
+        boolean block = context.canBlock() && ready.isEmpty() && !ring.hasCompletions();
+        if (block) {
+            long deadline = context.deadlineNanos();
+            long timeout = deadline < 0 ? -1 : Math.min(context.delayNanos(System.nanoTime()), MAX_WAIT_NANOS);
+            context.waitStarting();
+            int r = ring.submitAndWait(Math.max(timeout, -1));
+            context.waitEnded();
+            if (r < 0 && r != -NativeAbi.ETIME && r != -NativeAbi.EINTR) {
+                LOG.log(System.Logger.Level.WARNING, ERRORS.message("io_uring_enter on " + thread.getName(), -r));
+            }
+        } else if (ring.unsubmitted() > 0 || ring.overflowed() || ring.taskWorkPending()) {
+            submitAndFlush();
+        }
+        int n = ring.reap(this::complete);
+        if (ring.overflowed()) {
+            submitAndFlush();
+            n += ring.reap(this::complete);
+        }
+        if (!ready.isEmpty()) {
+            List<IoUringSocket> again = ready;
+            ready = readySpare;
+            readySpare = again;
+            for (IoUringSocket s : again) {
+                s.onReadyList = false;
+                dispatchReady(s);
+            }
+            again.clear();
+        }
+        return n;
+    }
+
+    private void submitAndFlush() {
+        int r = ring.submitAndFlush();
+        if (r < 0 && r != -NativeAbi.EINTR && r != -NativeAbi.EBUSY) {
+            LOG.log(System.Logger.Level.WARNING, ERRORS.message("io_uring_enter on " + thread.getName(), -r));
+        }
+    }
+
+    /** Submits what sockets wrote now (before a descriptor is closed, so no written request names a stale fd). */
+    void submitNow() {
+        try {
+            ring.submit();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "submitting on " + thread.getName() + " failed", e);
+        }
+    }
+
+    private void complete(long userData, int res, int flags) {
+        int slot = (int) (userData >>> 8);
+        if (slot == 0) {
+            if (userData == WAKEUP_DATA) {
+                wakeupPending = false;
+                armWakeup();
+            }
+            return;
+        }
+        IoUringSocket s = slot < sockets.length ? sockets[slot] : null;
+        if (s == null) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "completion for free slot " + slot + ": res " + res);
+            return;
+        }
+        try {
+            s.completed((int) (userData & 0xff), res, flags);
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "completion handling of " + s + " threw", t);
+        }
+    }
+
+    private static void dispatchReady(IoUringSocket s) {
+        try {
+            s.dispatchReady();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "I/O event handling of " + s + " threw", t);
+        }
+    }
+
+    private void armWakeup() {
+        if (wakeupPending || closed.get()) {
+            return;
+        }
+        try {
+            ring.add(NativeAbi.IORING_OP_READ, eventFd, wakeupAddress, 8, 0, 0, 0, WAKEUP_DATA);
+            wakeupPending = true;
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "arming the wake-up read on " + thread.getName() + " failed", e);
+        }
+    }
+
+    @Override
+    public void wakeup() {
+        if (Thread.currentThread() != thread && !closed.get()) {
+            Native.eventfdWrite(eventFd, 1L);
+        }
+    }
+
+    @Override
+    public void prepareToDestroy() {
+        for (IoUringSocket s : sockets.clone()) {
+            if (s == null) {
+                continue;
+            }
+            try {
+                s.loopShuttingDown();
+            } catch (Throwable t) {
+                LOG.log(System.Logger.Level.WARNING, "closing " + s + " at loop shutdown failed", t);
+            }
+        }
+    }
+
+    /**
+     * Cancels what is still in flight and waits (bounded) for the kernel to give every buffer back, then closes the
+     * descriptors whose close waited for their requests, the ring and the eventfd.
+     */
+    @Override
+    public void destroy() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (wakeupPending) {
+                ring.add(NativeAbi.IORING_OP_ASYNC_CANCEL, -1, WAKEUP_DATA, 0, 0, 0, 0, 0);
+            }
+            for (IoUringSocket s : sockets.clone()) {
+                if (s != null) {
+                    s.abort();
+                }
+            }
+            long end = System.nanoTime() + DESTROY_DRAIN_NANOS;
+            while ((socketCount > 0 || wakeupPending) && System.nanoTime() - end < 0) {
+                ring.submitAndWait(10_000_000L);
+                ring.reap(this::complete);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "cancelling requests on " + thread.getName() + " failed", e);
+        }
+        for (IoUringSocket s : sockets.clone()) {
+            if (s != null) {
+                s.closeDescriptorNow();
+            }
+        }
+        Arrays.fill(sockets, null);
+        socketCount = 0;
+        ring.close();
+        Native.close(eventFd);
+    }
+
+    @Override
+    public String toString() {
+        return "IoUringIoHandler[" + thread.getName() + ", " + ring + ", " + socketCount + " sockets]";
+    }
+}

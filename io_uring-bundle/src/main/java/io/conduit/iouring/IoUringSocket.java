@@ -1,0 +1,495 @@
+package io.conduit.iouring;
+
+import static io.conduit.iouring.NativeAbi.ERRORS;
+import static io.conduit.iouring.NativeAbi.SOCKADDR;
+
+import io.conduit.channel.ChannelClosedException;
+import io.conduit.channel.ChannelOption;
+import io.conduit.concurrent.EventLoop;
+import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.IoEventLoop;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoSocket;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.Map;
+
+/**
+ * What every io_uring socket shares: the descriptor, its slot in the loop's {@link IoUringIoHandler}, the requests
+ * it has in flight, the interest set the channel core asked for, addresses and options.
+ *
+ * <p><b>Completion, not readiness.</b> The channel core calls {@code read}/{@code write}/{@code accept} as it would
+ * on a readiness transport. A socket answers from what completed (received bytes, accepted descriptors) and keeps
+ * one request of each kind in flight to the kernel; a completion is reported to the core as the readiness event it
+ * means ({@link IoEvents#readReady()} for received bytes, and so on), but only for the interest the core set.
+ *
+ * <p><b>Ownership.</b> Memory a request names (a receive or send buffer, a socket address) belongs to the kernel from
+ * submission until the request's completion: the socket keeps it reachable until then. On
+ * {@link #deregister(Runnable)} the requests still in flight are cancelled ({@code IORING_OP_ASYNC_CANCEL}); the
+ * slot, the buffers and the descriptor are given up only once every one of them completed. So {@code close(2)} of
+ * the descriptor waits for that moment too: no request ever names a closed (and perhaps reused) descriptor.
+ *
+ * <p>Threading (see {@link IoSocket}): registration, interest and I/O on the loop thread; {@link #close()},
+ * {@link #setOption}/{@link #getOption} and {@link #isOpen()} from any thread.
+ */
+abstract class IoUringSocket implements IoSocket {
+
+    /** Requests, in user_data (the low byte). */
+    static final int REQ_RECV = 1;
+    static final int REQ_SEND = 2;
+    static final int REQ_CONNECT = 3;
+    static final int REQ_ACCEPT = 4;
+    static final int REQ_CANCEL = 5;
+
+    /** Socket kinds an option applies to. */
+    static final int TCP = 1;
+    static final int TCP_SERVER = 2;
+
+    private record Spec(String level, String name, boolean bool, int kinds) {
+    }
+
+    /** Socket-level options this transport honours (core options, SO_LINGER and SO_BACKLOG apart). */
+    private static final Map<ChannelOption<?>, Spec> OPTIONS = Map.of(
+            ChannelOption.SO_SNDBUF, new Spec("SOL_SOCKET", "SO_SNDBUF", false, TCP | TCP_SERVER),
+            ChannelOption.SO_RCVBUF, new Spec("SOL_SOCKET", "SO_RCVBUF", false, TCP | TCP_SERVER),
+            ChannelOption.SO_KEEPALIVE, new Spec("SOL_SOCKET", "SO_KEEPALIVE", true, TCP | TCP_SERVER),
+            ChannelOption.SO_REUSEADDR, new Spec("SOL_SOCKET", "SO_REUSEADDR", true, TCP | TCP_SERVER),
+            ChannelOption.SO_REUSEPORT, new Spec("SOL_SOCKET", "SO_REUSEPORT", true, TCP | TCP_SERVER),
+            ChannelOption.IP_TOS, new Spec("IPPROTO_IP", "IP_TOS", false, TCP | TCP_SERVER),
+            ChannelOption.TCP_NODELAY, new Spec("IPPROTO_TCP", "TCP_NODELAY", true, TCP | TCP_SERVER));
+
+    /** @return {@code true} when some io_uring socket kind honours {@code option} (for {@code Transport.supports}) */
+    static boolean mapsOption(ChannelOption<?> option) {
+        return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG;
+    }
+
+    /** closes whose descriptor waited for requests in flight, output among them (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong CLOSES_AFTER_OUTPUT = new java.util.concurrent.atomic.AtomicLong();
+
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(IoUringSocket.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** the descriptor; closed once {@link #closed} is set and no request is in flight */
+    private final int fd;
+    /** {@code AF_INET6} or {@code AF_INET} */
+    final int domain;
+    /** {@link #TCP} or {@link #TCP_SERVER} */
+    final int kind;
+    /** set once by {@link #close()}; any thread */
+    private volatile boolean closed;
+
+    private IoUringIoHandler handler; // loop-confined: set by register, cleared when the slot is given back
+    private int slot;                 // loop-confined
+    private IoEvents events;          // loop-confined
+    private int interest;             // loop-confined: OP_* bits of IoSocket
+    /** loop-confined: requests in flight (each completes once; a multishot request counts once until its last CQE) */
+    private int inFlight;
+    /** loop-confined: deregistered, no event goes to the core any more */
+    private boolean deregistered;
+    /** loop-confined: run when the slot is given back after deregistration */
+    private Runnable whenReleased;
+    /** loop-confined: {@link #close()} came while requests were in flight; the descriptor closes when they are done */
+    private boolean closeDeferred;
+    /** loop-confined: on the handler's ready list */
+    boolean onReadyList;
+    private volatile SocketAddress cachedLocal;
+
+    IoUringSocket(int fd, int domain, int kind) {
+        this.fd = fd;
+        this.domain = domain;
+        this.kind = kind;
+    }
+
+    /**
+     * Opens a non-blocking, close-on-exec TCP socket: {@code AF_INET6} dual-stack, or {@code AF_INET} when the host
+     * has no IPv6.
+     *
+     * @return {fd, domain}
+     */
+    static int[] openTcp() throws IOException {
+        int type = NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
+        int fd = Native.socket(NativeAbi.AF_INET6, type, 0);
+        if (fd == -NativeAbi.EAFNOSUPPORT) {
+            return new int[] {ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0)),
+                    NativeAbi.AF_INET};
+        }
+        ERRORS.check("socket(AF_INET6)", fd);
+        int r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
+        if (r < 0) {
+            Native.close(fd);
+            throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", r);
+        }
+        return new int[] {fd, NativeAbi.AF_INET6};
+    }
+
+    final int fd() {
+        return fd;
+    }
+
+    final boolean ipv6() {
+        return domain == NativeAbi.AF_INET6;
+    }
+
+    /** @throws ChannelClosedException when closed */
+    final int liveFd(String call) throws ChannelClosedException {
+        if (closed) {
+            throw new ChannelClosedException(call + " on a closed io_uring socket (fd " + fd + " was closed)", null);
+        }
+        return fd;
+    }
+
+    // -------------------------------------------------------------------------------------- registration
+
+    @Override
+    public void register(EventLoop loop, IoEvents events) throws IOException {
+        if (!(loop instanceof IoEventLoop l) || !(l.ioHandler() instanceof IoUringIoHandler h)
+                || h.thread() != Thread.currentThread()) {
+            throw new IllegalStateException("an io_uring socket must be registered on its own loop thread of an"
+                    + " io_uring event loop group (Transport.newEventLoopGroup of the 'io_uring' transport); got "
+                    + loop);
+        }
+        liveFd("register");
+        this.events = events;
+        this.handler = h;
+        this.slot = h.register(this);
+        this.deregistered = false;
+        interestChanged(0, interest);
+    }
+
+    @Override
+    public void deregister(Runnable whenReleased) {
+        IoUringIoHandler h = handler;
+        if (h == null || deregistered) {
+            if (whenReleased != null) {
+                whenReleased.run();
+            }
+            return;
+        }
+        deregistered = true;
+        this.whenReleased = whenReleased;
+        cancelInFlight();
+        h.submitNow();
+        releaseIfIdle();
+    }
+
+    /** Deregistered: submits {@code IORING_OP_ASYNC_CANCEL} for each request the socket does not wait for. */
+    abstract void cancelInFlight();
+
+    /** The loop ends: cancel every request, output included. */
+    abstract void abort();
+
+    /** @return {@code true} while staged output still goes to the kernel (it is sent before the descriptor closes) */
+    boolean outputPending() {
+        return false;
+    }
+
+    /** The slot is given back (nothing is in flight): give back what the socket holds of the loop's. */
+    void released() {
+    }
+
+    /**
+     * Writes one request that lets the kernel pick a buffer of the loop's provided buffer ring, and counts it.
+     *
+     * @throws IOException when the ring cannot take it
+     */
+    final void submitSelectingBuffer(int op, int opcode, int opFlags) throws IOException {
+        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, IoUringBufferRing.GROUP, fd, 0, 0, 0, opFlags, 0,
+                userData(op));
+        inFlight++;
+    }
+
+    /** Cancels the request whose user_data carries {@code op} ({@code REQ_*}); its completion and the cancel's both arrive later. */
+    final void cancel(int op) {
+        try {
+            handler.ring().add(NativeAbi.IORING_OP_ASYNC_CANCEL, -1, userData(op), 0, 0, 0, 0, userData(REQ_CANCEL));
+            inFlight++;
+        } catch (IOException e) {
+            // the SQ could not take it: the request completes by itself (or at ring close)
+        }
+    }
+
+    /** Gives the slot back once nothing is in flight, then closes a descriptor whose close waited. */
+    final void releaseIfIdle() {
+        IoUringIoHandler h = handler;
+        if (h == null || !deregistered || inFlight > 0 || outputPending()) {
+            return;
+        }
+        h.release(slot);
+        released();
+        handler = null;
+        if (closeDeferred) {
+            closeDeferred = false;
+            closeDescriptorNow();
+        }
+        Runnable r = whenReleased;
+        whenReleased = null;
+        if (r != null) {
+            r.run();
+        }
+    }
+
+    /** Closes the descriptor (loop shut down, or its requests are done). */
+    final void closeDescriptorNow() {
+        int r = Native.close(fd);
+        if (r < 0 && r != -NativeAbi.EINTR) {
+            System.getLogger(IoUringSocket.class.getName()).log(System.Logger.Level.DEBUG,
+                    () -> ERRORS.message("close of fd " + fd, -r));
+        }
+    }
+
+    /** @return the user_data of this socket's {@code op} request */
+    final long userData(int op) {
+        return ((long) slot << 8) | op;
+    }
+
+    /**
+     * Writes one request of this socket into the ring and counts it in flight.
+     *
+     * @throws IOException when the ring cannot take it
+     */
+    final void submit(int op, int opcode, long address, int length, long offset, int opFlags, int ioprio)
+            throws IOException {
+        handler.ring().add(opcode, fd, address, length, offset, opFlags, ioprio, userData(op));
+        inFlight++;
+    }
+
+    /** @return {@code true} when requests may be submitted: registered, not deregistered, not closed */
+    final boolean canSubmit() {
+        return handler != null && !deregistered && !closed;
+    }
+
+    final IoUringIoHandler handler() {
+        return handler;
+    }
+
+    /** A completion of this socket's {@code op}. {@code last}: the request is done (no more CQEs for it). */
+    final void completed(int op, int res, int flags) {
+        boolean more = (flags & NativeAbi.IORING_CQE_F_MORE) != 0;
+        if (!more) {
+            inFlight--;
+        }
+        if (op == REQ_CANCEL) {
+            cancelCompleted(res);
+        } else {
+            onCompletion(op, res, flags);
+        }
+        if (deregistered) {
+            releaseIfIdle();
+        }
+    }
+
+    /**
+     * A cancel finished. {@code -EALREADY}: the request is running and cannot be cancelled; shutting the socket
+     * down ends it. {@code -ENOENT}: it had completed already.
+     */
+    void cancelCompleted(int res) {
+        if (res == -NativeAbi.EALREADY && !closedDescriptor()) {
+            Native.shutdown(fd, NativeAbi.SHUT_RD);
+        }
+    }
+
+    private boolean closedDescriptor() {
+        return handler == null && closed;
+    }
+
+    /** One completion of {@code op} (not a cancel), with its CQE flags. */
+    abstract void onCompletion(int op, int res, int flags);
+
+    /** The handler's ready list came round: hand the core the events that still hold. */
+    abstract void dispatchReady();
+
+    /** @return the core's events, or {@code null} when nothing may be reported (deregistered) */
+    final IoEvents liveEvents() {
+        return deregistered || handler == null ? null : events;
+    }
+
+    final void loopShuttingDown() {
+        IoEvents e = liveEvents();
+        if (e != null) {
+            e.loopShuttingDown();
+        }
+    }
+
+    @Override
+    public void interestOps(int ops) {
+        int old = interest;
+        if (ops == old) {
+            return;
+        }
+        interest = ops;
+        if (canSubmit()) {
+            interestChanged(old, ops);
+        }
+    }
+
+    /** The core changed its interest from {@code old} to {@code now} while registered. */
+    abstract void interestChanged(int old, int now);
+
+    final int interest() {
+        return interest;
+    }
+
+    final boolean wants(int op) {
+        return (interest & op) != 0;
+    }
+
+    // ------------------------------------------------------------------------------------------ lifecycle
+
+    @Override
+    public boolean isOpen() {
+        return !closed;
+    }
+
+    /**
+     * Closes the socket. While requests are still in flight (the core closes right after deregistering), the
+     * descriptor stays open until they completed, so no request outlives it; the channel sees the socket closed at
+     * once.
+     */
+    @Override
+    public void close() throws IOException {
+        if (!CLOSED.compareAndSet(this, false, true)) {
+            return;
+        }
+        IoUringIoHandler h = handler;
+        if (h != null && Thread.currentThread() == h.thread()) {
+            if (!deregistered) {
+                deregister(null);
+            }
+            if (handler != null) {
+                closeDeferred = true;
+                if (outputPending()) {
+                    CLOSES_AFTER_OUTPUT.incrementAndGet();
+                }
+                return;
+            }
+        }
+        int r = Native.close(fd);
+        if (r < 0 && r != -NativeAbi.EINTR) {
+            throw ERRORS.newIoException("close", r);
+        }
+    }
+
+    @Override
+    public void bind(SocketAddress localAddress) throws IOException {
+        AddressErrors.check(localAddress, "TCP", true);
+        SocketAddress a = localAddress != null ? localAddress : new InetSocketAddress(0);
+        if (ipv6() && a instanceof InetSocketAddress i && i.getAddress() != null
+                && i.getAddress().isAnyLocalAddress() && i.getAddress() instanceof java.net.Inet4Address) {
+            // 0.0.0.0 on a dual-stack socket means "every address", as with java.nio: bind to ::
+            a = new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[16]), i.getPort());
+        }
+        byte[] sa = SOCKADDR.newSockaddr();
+        int len = SOCKADDR.encode(a, sa, ipv6());
+        int r = Native.bind(liveFd("bind"), sa, len);
+        if (r < 0) {
+            throw ERRORS.newIoException("bind", r);
+        }
+        cachedLocal = null;
+    }
+
+    @Override
+    public SocketAddress localAddress() {
+        SocketAddress a = cachedLocal;
+        if (a != null || closed) {
+            return a;
+        }
+        byte[] out = SOCKADDR.newAddressOut();
+        if (Native.getsockname(fd, out) < 0) {
+            return null;
+        }
+        a = SOCKADDR.decodeAddressOut(out);
+        if (a instanceof InetSocketAddress i && i.getPort() == 0 || kind == TCP) {
+            return a; // not bound yet, or a connection (its channel keeps the address)
+        }
+        cachedLocal = a;
+        return a;
+    }
+
+    /** @return the peer, or {@code null} when not connected */
+    final SocketAddress peerAddress() {
+        if (closed) {
+            return null;
+        }
+        byte[] out = SOCKADDR.newAddressOut();
+        if (Native.getpeername(fd, out) < 0) {
+            return null;
+        }
+        return SOCKADDR.decodeAddressOut(out);
+    }
+
+    // -------------------------------------------------------------------------------------------- options
+
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.SO_LINGER) {
+            if (kind != TCP) {
+                return false;
+            }
+            int seconds = (Integer) value;
+            check("setsockopt(SO_LINGER)", Native.setsockoptLinger(liveFd("setsockopt"), seconds >= 0 ? 1 : 0,
+                    Math.max(0, seconds)));
+            return true;
+        }
+        Spec spec = OPTIONS.get(option);
+        if (spec == null || (spec.kinds & kind) == 0) {
+            return false;
+        }
+        int v = spec.bool ? (((Boolean) value) ? 1 : 0) : (Integer) value;
+        int fd = liveFd("setsockopt");
+        check("setsockopt(" + spec.name + ")", Native.setsockoptInt(fd, NativeAbi.constant(spec.level),
+                NativeAbi.constant(spec.name), v));
+        if (ipv6() && option == ChannelOption.IP_TOS) {
+            Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS, v);
+        } else if (option == ChannelOption.SO_SNDBUF) {
+            sendBufferSet(v);
+        }
+        return true;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.SO_LINGER) {
+            if (kind != TCP) {
+                return null;
+            }
+            int[] out = new int[2];
+            check("getsockopt(SO_LINGER)", Native.getsockoptLinger(liveFd("getsockopt"), out));
+            return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
+        }
+        Spec spec = OPTIONS.get(option);
+        if (spec == null || (spec.kinds & kind) == 0) {
+            return null;
+        }
+        int[] out = new int[1];
+        check("getsockopt(" + spec.name + ")", Native.getsockoptInt(liveFd("getsockopt"),
+                NativeAbi.constant(spec.level), NativeAbi.constant(spec.name), out));
+        return (T) (spec.bool ? Boolean.valueOf(out[0] != 0) : Integer.valueOf(out[0]));
+    }
+
+    /** {@code SO_SNDBUF} was set to {@code bytes} (any thread): a stream socket stages no more than that. */
+    void sendBufferSet(int bytes) {
+    }
+
+    private static void check(String call, int result) throws IOException {
+        if (result < 0) {
+            throw ERRORS.newIoException(call, result);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return getClass().getSimpleName() + "[fd " + fd + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,512 @@
+package io.conduit.iouring;
+
+import static io.conduit.iouring.NativeAbi.ERRORS;
+import static io.conduit.iouring.NativeAbi.SOCKADDR;
+
+import io.conduit.transport.spi.AddressErrors;
+import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoStreamSocket;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+
+/**
+ * A TCP connection over completions: {@code IORING_OP_RECV} into a receive buffer the socket owns,
+ * {@code IORING_OP_SEND} from a send buffer it owns, {@code IORING_OP_CONNECT}.
+ *
+ * <p><b>Receiving.</b> At most one receive is in flight, into {@link #RECEIVE_BYTES} bytes the kernel owns until
+ * the completion. Its bytes are what {@link #read} hands out (copied into the core's buffer); once they are all
+ * handed out, the next receive is submitted. So one buffer of input is read ahead, like a socket's receive queue; end
+ * of stream (a receive of 0 bytes) and errors wait behind the bytes before them.
+ *
+ * <p><b>Sending.</b> {@link #write} copies what the core hands it into the send buffer ({@link #SEND_BYTES}) and
+ * returns the bytes it took, as a kernel send buffer does; a full buffer takes nothing (0), and the core then waits
+ * for write readiness, which the next send completion reports. One send is in flight: it covers the bytes staged
+ * when it was submitted, and bytes staged meanwhile go with the next one (a short send resubmits the rest). Bytes
+ * beyond the in-flight range may be appended while the kernel reads it; the buffer is compacted only when no send is
+ * in flight. {@link #shutdownOutput()} waits for the staged bytes, and a close keeps the descriptor open until they
+ * are sent, so the peer gets every byte the core was told was written, then end of stream.
+ *
+ * <p>The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
+ * (provided buffer rings, zero-copy send) is the next step.
+ *
+ * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
+ */
+final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket {
+
+    /** the socket's own receive buffer (when the loop's ring is empty or missing), owned by the kernel while a receive is in flight */
+    static final int RECEIVE_BYTES = 64 * 1024;
+    /** receives that found the loop's provided buffer ring empty ({@code -ENOBUFS}) and fell back (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong RECEIVE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
+    /** the send buffer: staged output, the in-flight part owned by the kernel */
+    static final int SEND_BYTES = 128 * 1024;
+
+    private boolean connected;           // loop-confined
+    // receiving (loop-confined)
+    /** the socket's own receive buffer: made when the loop's provided buffer ring is empty or missing */
+    private ByteBuffer receiveBuffer;
+    private long receiveAddress;
+    /** where the received bytes are: {@link #receiveBuffer}, or the buffers of the loop's ring */
+    private ByteBuffer received;
+    /** the ring buffer holding the received bytes, or -1 */
+    private int heldBuffer = -1;
+    private int receivedStart;
+    private int receivedEnd;
+    private boolean receiving;
+    /** the next receive goes into {@link #receiveBuffer}: the ring was empty ({@code -ENOBUFS}) */
+    private boolean receiveOwnBufferOnce;
+    private boolean endOfStream;
+    /** -errno of a failed receive, handed out by the next read */
+    private int receiveError;
+    // sending (loop-confined)
+    private ByteBuffer sendBuffer;
+    private long sendAddress;
+    /** first staged byte not yet confirmed sent */
+    private int sendStart;
+    /** end of the range the in-flight send covers */
+    private int sendEnd;
+    /** end of the staged bytes */
+    private int stagedEnd;
+    private boolean sending;
+    private int sendError;
+    /**
+     * the most bytes staged and not yet sent: {@link #SEND_BYTES}, or the {@code SO_SNDBUF} the application set (the
+     * kernel then stops growing its own buffer too), so a small send buffer keeps its back-pressure; any thread
+     * writes (options), the loop reads
+     */
+    private volatile int stagedLimit = SEND_BYTES;
+    private boolean shutdownOutputWhenSent;
+    // connecting (loop-confined)
+    private ByteBuffer connectAddress;
+    private boolean connecting;
+    private boolean connectDone;
+    private int connectResult;
+
+    /** A new, unconnected socket. */
+    static IoUringStreamSocket open() throws IOException {
+        int[] fdAndDomain = IoUringSocket.openTcp();
+        return new IoUringStreamSocket(fdAndDomain[0], fdAndDomain[1], false);
+    }
+
+    /** @param connected {@code true} for an accepted socket */
+    IoUringStreamSocket(int fd, int domain, boolean connected) {
+        super(fd, domain, TCP);
+        this.connected = connected;
+    }
+
+    // ------------------------------------------------------------------------------------------- reading
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        liveFd("read");
+        int available = receivedEnd - receivedStart;
+        if (available > 0) {
+            int n = Math.min(dst.remaining(), available);
+            dst.put(dst.position(), received, receivedStart, n);
+            dst.position(dst.position() + n);
+            receivedStart += n;
+            if (receivedStart == receivedEnd) {
+                receivedStart = 0;
+                receivedEnd = 0;
+                giveBackHeldBuffer();
+                receive();
+            }
+            return n;
+        }
+        if (receiveError != 0) {
+            throw ERRORS.newIoException("recv", receiveError);
+        }
+        if (endOfStream) {
+            return -1;
+        }
+        receive();
+        return 0;
+    }
+
+    /**
+     * Submits the next receive unless one is in flight, input ended, or the socket cannot submit: into a buffer the
+     * kernel picks from the loop's provided buffer ring, or, when the loop has none or it was empty, into the
+     * socket's own buffer.
+     */
+    private void receive() throws IOException {
+        if (receiving || endOfStream || receiveError != 0 || !connected || !canSubmit()) {
+            return;
+        }
+        if (!receiveOwnBufferOnce && handler().bufferRing() != null) {
+            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, 0);
+        } else {
+            receiveOwnBufferOnce = false;
+            if (receiveBuffer == null) {
+                receiveBuffer = ByteBuffer.allocateDirect(RECEIVE_BYTES);
+                receiveAddress = Native.addressOf(receiveBuffer);
+            }
+            submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
+        }
+        receiving = true;
+    }
+
+    /** Gives the ring buffer whose bytes were all read back to the kernel. */
+    private void giveBackHeldBuffer() {
+        if (heldBuffer >= 0) {
+            handler().bufferRing().provide(heldBuffer);
+            heldBuffer = -1;
+        }
+    }
+
+    @Override
+    void released() {
+        giveBackHeldBuffer(); // the bytes in it will never be read
+        receivedStart = 0;
+        receivedEnd = 0;
+    }
+
+    /** Moves the unsent bytes to the buffer's start; only while no send is in flight (none of it is the kernel's). */
+    private void compact() {
+        int staged = stagedEnd - sendStart;
+        ByteBuffer window = sendBuffer.duplicate();
+        window.position(sendStart).limit(stagedEnd);
+        window.compact();
+        sendStart = 0;
+        stagedEnd = staged;
+    }
+
+    private boolean readable() {
+        return receivedEnd > receivedStart || endOfStream || receiveError != 0;
+    }
+
+    // ------------------------------------------------------------------------------------------- writing
+
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        liveFd("send");
+        if (sendError != 0) {
+            throw ERRORS.newIoException("send", sendError);
+        }
+        if (sendBuffer == null) {
+            sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
+            sendAddress = Native.addressOf(sendBuffer);
+        }
+        if (!sending && sendStart > 0) {
+            compact();
+        }
+        int room = room();
+        long taken = 0;
+        for (int i = offset; i < offset + length && room > 0; i++) {
+            ByteBuffer b = srcs[i];
+            int n = Math.min(b.remaining(), room);
+            if (n > 0) {
+                sendBuffer.put(stagedEnd, b, b.position(), n);
+                b.position(b.position() + n);
+                stagedEnd += n;
+                room -= n;
+                taken += n;
+            }
+        }
+        if (taken > 0 && !sending) {
+            send();
+        }
+        return taken;
+    }
+
+    /** Submits a send of every staged byte not yet sent. */
+    private void send() throws IOException {
+        if (handler() == null) {
+            return;
+        }
+        if (sendStart > 0 && !sending) {
+            compact();
+        }
+        sendEnd = stagedEnd;
+        submit(REQ_SEND, NativeAbi.IORING_OP_SEND, sendAddress + sendStart, sendEnd - sendStart, 0,
+                NativeAbi.MSG_NOSIGNAL, 0);
+        sending = true;
+    }
+
+    /** @return the bytes {@link #write} may stage now: buffer space at the end, within {@link #stagedLimit} */
+    private int room() {
+        return Math.max(0, Math.min(SEND_BYTES - stagedEnd, stagedLimit - (stagedEnd - sendStart)));
+    }
+
+    private boolean writable() {
+        return room() > 0 || sendError != 0;
+    }
+
+    @Override
+    void sendBufferSet(int bytes) {
+        stagedLimit = Math.max(1, Math.min(SEND_BYTES, bytes));
+    }
+
+    @Override
+    boolean outputPending() {
+        return stagedEnd > sendStart && sendError == 0;
+    }
+
+    /** File regions are read into the send buffer, then sent like any bytes. */
+    @Override
+    public long transferFrom(FileChannel file, long position, long count) throws IOException {
+        liveFd("send");
+        if (sendError != 0) {
+            throw ERRORS.newIoException("send", sendError);
+        }
+        if (sendBuffer == null) {
+            sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
+            sendAddress = Native.addressOf(sendBuffer);
+        }
+        int room = (int) Math.min(room(), count);
+        if (room <= 0) {
+            return 0;
+        }
+        ByteBuffer window = sendBuffer.duplicate();
+        window.position(stagedEnd).limit(stagedEnd + room);
+        int n = file.read(window, position);
+        if (n <= 0) {
+            return 0;
+        }
+        stagedEnd += n;
+        if (!sending) {
+            send();
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------------------------------- connect
+
+    @Override
+    public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
+        AddressErrors.check(remoteAddress, "TCP", true);
+        if (localAddress != null) {
+            bind(localAddress);
+        }
+        liveFd("connect");
+        if (!canSubmit()) {
+            throw new IllegalStateException("connect of an io_uring socket needs its loop: register it first");
+        }
+        connectAddress = ByteBuffer.allocateDirect(SOCKADDR.storageSize()).order(java.nio.ByteOrder.nativeOrder());
+        int len = SOCKADDR.encode(remoteAddress, connectAddress, 0, ipv6());
+        submit(REQ_CONNECT, NativeAbi.IORING_OP_CONNECT, Native.addressOf(connectAddress), 0, len, 0, 0);
+        connecting = true;
+        return false;
+    }
+
+    @Override
+    public boolean finishConnect() throws IOException {
+        if (connected) {
+            return true;
+        }
+        if (!connectDone) {
+            return false;
+        }
+        if (connectResult < 0) {
+            throw ERRORS.newConnectException("connect", connectResult);
+        }
+        connected = true;
+        if (wants(OP_READ)) {
+            receive();
+        }
+        return true;
+    }
+
+    @Override
+    public boolean isConnected() {
+        return connected;
+    }
+
+    @Override
+    public SocketAddress remoteAddress() {
+        return connected ? peerAddress() : null;
+    }
+
+    // ------------------------------------------------------------------------------------------ shutdown
+
+    @Override
+    public void shutdownInput() throws IOException {
+        shutdown(NativeAbi.SHUT_RD, "shutdown(SHUT_RD)");
+    }
+
+    /** {@code shutdown(SHUT_WR)} once the staged bytes are sent (at once when none are). */
+    @Override
+    public void shutdownOutput() throws IOException {
+        liveFd("shutdown(SHUT_WR)");
+        if (outputPending()) {
+            shutdownOutputWhenSent = true;
+            return;
+        }
+        shutdown(NativeAbi.SHUT_WR, "shutdown(SHUT_WR)");
+    }
+
+    private void shutdown(int how, String call) throws IOException {
+        int r = Native.shutdown(liveFd(call), how);
+        if (r < 0 && r != -NativeAbi.ENOTCONN) {
+            throw ERRORS.newIoException(call, r);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------- completions
+
+    @Override
+    void onCompletion(int op, int res, int flags) {
+        switch (op) {
+            case REQ_RECV -> received(res, flags);
+            case REQ_SEND -> sent(res);
+            case REQ_CONNECT -> connectCompleted(res);
+            default -> {
+            }
+        }
+    }
+
+    private void received(int res, int flags) {
+        receiving = false;
+        int bid = (flags & NativeAbi.IORING_CQE_F_BUFFER) != 0 ? flags >>> NativeAbi.IORING_CQE_BUFFER_SHIFT : -1;
+        if (bid >= 0 && (res <= 0 || liveEvents() == null)) {
+            handler().bufferRing().provide(bid); // nothing in it, or nobody reads it any more
+            bid = -1;
+        }
+        if (res > 0 && liveEvents() == null) {
+            return; // deregistered: the bytes are dropped with the connection
+        }
+        if (res > 0) {
+            receivedStart = 0;
+            receivedEnd = res;
+            if (bid >= 0) {
+                heldBuffer = bid;
+                received = handler().bufferRing().buffers();
+                receivedStart = IoUringBufferRing.offset(bid);
+                receivedEnd = receivedStart + res;
+            } else {
+                received = receiveBuffer;
+            }
+        } else if (res == -NativeAbi.ENOBUFS) {
+            RECEIVE_RING_EMPTY.incrementAndGet();
+            receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
+            resubmitReceive();
+            return;
+        } else if (res == 0) {
+            endOfStream = true;
+        } else if (res == -NativeAbi.ECANCELED) {
+            return;
+        } else if (res == -NativeAbi.EAGAIN || res == -NativeAbi.EINTR) {
+            resubmitReceive();
+            return;
+        } else {
+            receiveError = res;
+        }
+        IoEvents e = liveEvents();
+        if (e != null && wants(OP_READ)) {
+            e.readReady();
+            if (wants(OP_READ) && readable() && liveEvents() != null) {
+                handler().readyAgain(this);
+            }
+        }
+    }
+
+    private void resubmitReceive() {
+        try {
+            receive();
+        } catch (IOException ex) {
+            receiveError = -NativeAbi.EBUSY;
+        }
+    }
+
+    private void sent(int res) {
+        sending = false;
+        if (res >= 0) {
+            sendStart += res;
+            if (sendStart == stagedEnd) {
+                sendStart = 0;
+                sendEnd = 0;
+                stagedEnd = 0;
+            }
+        } else if (res != -NativeAbi.EINTR && res != -NativeAbi.EAGAIN) {
+            sendError = res == -NativeAbi.ECANCELED ? -NativeAbi.ECANCELED : res;
+            sendStart = 0;
+            sendEnd = 0;
+            stagedEnd = 0;
+        }
+        if (outputPending() && handler() != null) {
+            try {
+                send();
+            } catch (IOException ex) {
+                sendError = -NativeAbi.EBUSY;
+            }
+        }
+        if (!outputPending() && shutdownOutputWhenSent) {
+            shutdownOutputWhenSent = false;
+            Native.shutdown(fd(), NativeAbi.SHUT_WR);
+        }
+        IoEvents e = liveEvents();
+        if (e != null && wants(OP_WRITE) && writable()) {
+            e.writeReady();
+        }
+    }
+
+    private void connectCompleted(int res) {
+        connecting = false;
+        connectDone = true;
+        connectResult = res;
+        IoEvents e = liveEvents();
+        if (e != null && wants(OP_CONNECT)) {
+            e.connectReady();
+        }
+    }
+
+    @Override
+    void interestChanged(int old, int now) {
+        int added = now & ~old;
+        if (added == 0) {
+            return;
+        }
+        if ((added & OP_READ) != 0) {
+            if (readable()) {
+                handler().readyAgain(this);
+            } else {
+                resubmitReceive();
+            }
+        }
+        if ((added & OP_WRITE) != 0 && writable()) {
+            handler().readyAgain(this);
+        }
+        if ((added & OP_CONNECT) != 0 && connectDone) {
+            handler().readyAgain(this);
+        }
+    }
+
+    @Override
+    void dispatchReady() {
+        IoEvents e = liveEvents();
+        if (e == null) {
+            return;
+        }
+        if (wants(OP_CONNECT) && connectDone) {
+            e.connectReady();
+        } else if (wants(OP_WRITE) && writable()) {
+            e.writeReady();
+        }
+        if (wants(OP_READ) && readable() && liveEvents() != null) {
+            e.readReady();
+            if (wants(OP_READ) && readable() && liveEvents() != null) {
+                handler().readyAgain(this);
+            }
+        }
+    }
+
+    @Override
+    void cancelInFlight() {
+        if (receiving) {
+            cancel(REQ_RECV);
+        }
+        if (connecting) {
+            cancel(REQ_CONNECT);
+        }
+    }
+
+    @Override
+    void abort() {
+        cancelInFlight();
+        if (sending) {
+            cancel(REQ_SEND);
+        }
+        sendError = -NativeAbi.ECANCELED; // nothing more is sent
+    }
+}

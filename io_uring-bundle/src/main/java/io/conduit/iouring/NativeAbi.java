@@ -1,0 +1,177 @@
+package io.conduit.iouring;
+
+import io.conduit.transport.spi.unix.NativeConstants;
+import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.UnixErrors;
+
+import java.util.Map;
+
+/**
+ * ABI facts of the loaded library, read once from {@link Native#constantNames()} / {@link Native#constantValues()}:
+ * the layouts of {@code struct io_uring_sqe} and {@code struct io_uring_cqe}, the ring offsets, opcodes, flags,
+ * errno values and socket constants. Nothing is hard-coded in Java.
+ *
+ * <p>A separate class from {@link Native}, which must have no static initialiser; initialise this one only after
+ * the library is loaded.
+ *
+ * <p>Immutable after initialisation; thread-safe.
+ */
+final class NativeAbi {
+
+    private NativeAbi() {
+    }
+
+    private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
+            Native.constantValues(), "io.conduit.iouring");
+
+    /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
+    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
+
+    /** Raw socket addresses with the library's layouts. */
+    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, true);
+
+    /** @return the value of the named native constant */
+    static int constant(String name) {
+        return CONSTANTS.get(name);
+    }
+
+    /** @return a copy of every constant the library publishes, for diagnostics */
+    static Map<String, Integer> constants() {
+        return CONSTANTS.asMap();
+    }
+
+    /**
+     * <pre>
+     * struct io_uring_sqe {
+     *     __u8 opcode; __u8 flags; __u16 ioprio; __s32 fd;
+     *     union { __u64 off; __u64 addr2; ... };
+     *     union { __u64 addr; __u64 splice_off_in; ... };
+     *     __u32 len;
+     *     union { __kernel_rwf_t rw_flags; __u32 msg_flags; __u32 accept_flags; __u32 cancel_flags; ... };
+     *     __u64 user_data;
+     *     union { __u16 buf_index; __u16 buf_group; } __attribute__((packed));
+     *     __u16 personality;
+     *     union { __s32 splice_fd_in; __u32 file_index; ... };
+     *     __u64 addr3; __u64 __pad2[1];
+     * };
+     * </pre>
+     */
+    static final int SQE_SIZE = constant("SQE_SIZE");
+    static final int SQE_OPCODE = constant("SQE_opcode_OFFSET");
+    static final int SQE_FLAGS = constant("SQE_flags_OFFSET");
+    static final int SQE_IOPRIO = constant("SQE_ioprio_OFFSET");
+    static final int SQE_FD = constant("SQE_fd_OFFSET");
+    static final int SQE_OFF = constant("SQE_off_OFFSET");
+    static final int SQE_ADDR = constant("SQE_addr_OFFSET");
+    static final int SQE_LEN = constant("SQE_len_OFFSET");
+    static final int SQE_MSG_FLAGS = constant("SQE_msg_flags_OFFSET");
+    static final int SQE_ACCEPT_FLAGS = constant("SQE_accept_flags_OFFSET");
+    static final int SQE_CANCEL_FLAGS = constant("SQE_cancel_flags_OFFSET");
+    static final int SQE_USER_DATA = constant("SQE_user_data_OFFSET");
+
+    /** {@code struct io_uring_cqe { __u64 user_data; __s32 res; __u32 flags; };} */
+    static final int CQE_SIZE = constant("CQE_SIZE");
+    static final int CQE_USER_DATA = constant("CQE_USER_DATA_OFFSET");
+    static final int CQE_RES = constant("CQE_RES_OFFSET");
+    static final int CQE_FLAGS = constant("CQE_FLAGS_OFFSET");
+
+    /** mmap(2) offsets of the submission ring, the completion ring and the submission entries */
+    static final int IORING_OFF_SQ_RING = constant("IORING_OFF_SQ_RING");
+    static final int IORING_OFF_CQ_RING = constant("IORING_OFF_CQ_RING");
+    static final int IORING_OFF_SQES = constant("IORING_OFF_SQES");
+
+    // io_uring_setup(2)
+    static final int IORING_SETUP_CQSIZE = constant("IORING_SETUP_CQSIZE");
+    static final int IORING_SETUP_SUBMIT_ALL = constant("IORING_SETUP_SUBMIT_ALL");
+    static final int IORING_SETUP_SINGLE_ISSUER = constant("IORING_SETUP_SINGLE_ISSUER");
+    static final int IORING_SETUP_COOP_TASKRUN = constant("IORING_SETUP_COOP_TASKRUN");
+    static final int IORING_SETUP_TASKRUN_FLAG = constant("IORING_SETUP_TASKRUN_FLAG");
+    static final int IORING_FEAT_SINGLE_MMAP = constant("IORING_FEAT_SINGLE_MMAP");
+    static final int IORING_FEAT_NODROP = constant("IORING_FEAT_NODROP");
+    static final int IORING_FEAT_EXT_ARG = constant("IORING_FEAT_EXT_ARG");
+
+    /** indices into the {@code int[]} {@link Native#ioUringSetup} fills */
+    static final int PARAMS_LENGTH = constant("PARAMS_LENGTH");
+    static final int PARAMS_SQ_ENTRIES = constant("PARAMS_SQ_ENTRIES");
+    static final int PARAMS_CQ_ENTRIES = constant("PARAMS_CQ_ENTRIES");
+    static final int PARAMS_FEATURES = constant("PARAMS_FEATURES");
+    static final int PARAMS_SQ_HEAD = constant("PARAMS_SQ_HEAD");
+    static final int PARAMS_SQ_TAIL = constant("PARAMS_SQ_TAIL");
+    static final int PARAMS_SQ_RING_MASK = constant("PARAMS_SQ_RING_MASK");
+    static final int PARAMS_SQ_FLAGS = constant("PARAMS_SQ_FLAGS");
+    static final int PARAMS_SQ_ARRAY = constant("PARAMS_SQ_ARRAY");
+    static final int PARAMS_CQ_HEAD = constant("PARAMS_CQ_HEAD");
+    static final int PARAMS_CQ_TAIL = constant("PARAMS_CQ_TAIL");
+    static final int PARAMS_CQ_RING_MASK = constant("PARAMS_CQ_RING_MASK");
+    static final int PARAMS_CQES = constant("PARAMS_CQES");
+
+    // io_uring_enter(2), io_uring_register(2), ring flags
+    static final int IORING_ENTER_GETEVENTS = constant("IORING_ENTER_GETEVENTS");
+    static final int IORING_SQ_CQ_OVERFLOW = constant("IORING_SQ_CQ_OVERFLOW");
+    static final int IORING_SQ_TASKRUN = constant("IORING_SQ_TASKRUN");
+
+    // opcodes
+    static final int IORING_OP_NOP = constant("IORING_OP_NOP");
+    static final int IORING_OP_READ = constant("IORING_OP_READ");
+    static final int IORING_OP_SEND = constant("IORING_OP_SEND");
+    static final int IORING_OP_RECV = constant("IORING_OP_RECV");
+    static final int IORING_OP_ACCEPT = constant("IORING_OP_ACCEPT");
+    static final int IORING_OP_CONNECT = constant("IORING_OP_CONNECT");
+    static final int IORING_OP_ASYNC_CANCEL = constant("IORING_OP_ASYNC_CANCEL");
+
+    // SQE and CQE flags
+    static final int IOSQE_BUFFER_SELECT = constant("IOSQE_BUFFER_SELECT");
+    static final int IORING_ACCEPT_MULTISHOT = constant("IORING_ACCEPT_MULTISHOT");
+    static final int IORING_CQE_F_MORE = constant("IORING_CQE_F_MORE");
+    static final int IORING_CQE_F_BUFFER = constant("IORING_CQE_F_BUFFER");
+    static final int IORING_CQE_BUFFER_SHIFT = constant("IORING_CQE_BUFFER_SHIFT");
+
+    /**
+     * Provided buffer rings (Linux 5.19):
+     * <pre>
+     * struct io_uring_buf { __u64 addr; __u32 len; __u16 bid; __u16 resv; };
+     * struct io_uring_buf_ring { union { struct { __u64 resv1; __u32 resv2; __u16 resv3; __u16 tail; };
+     *                                    struct io_uring_buf bufs[]; }; };
+     * </pre>
+     * The tail overlays the first entry's {@code resv}.
+     */
+    static final int BUF_SIZE = constant("BUF_SIZE");
+    static final int BUF_ADDR_OFFSET = constant("BUF_ADDR_OFFSET");
+    static final int BUF_LEN_OFFSET = constant("BUF_LEN_OFFSET");
+    static final int BUF_BID_OFFSET = constant("BUF_BID_OFFSET");
+    static final int BUF_RING_TAIL_OFFSET = constant("BUF_RING_TAIL_OFFSET");
+    static final int SQE_BUF_GROUP = constant("SQE_buf_group_OFFSET");
+    static final int ENOBUFS = constant("ENOBUFS");
+
+    // errno(3)
+    static final int EAGAIN = constant("EAGAIN");
+    static final int EINTR = constant("EINTR");
+    static final int EINVAL = constant("EINVAL");
+    static final int EPERM = constant("EPERM");
+    static final int ENOSYS = constant("ENOSYS");
+    static final int ENOENT = constant("ENOENT");
+    static final int EALREADY = constant("EALREADY");
+    static final int ECANCELED = constant("ECANCELED");
+    static final int ETIME = constant("ETIME");
+    static final int EBUSY = constant("EBUSY");
+    static final int ENOTCONN = constant("ENOTCONN");
+    static final int ECONNABORTED = constant("ECONNABORTED");
+    static final int EAFNOSUPPORT = constant("EAFNOSUPPORT");
+
+    // socket(2), shutdown(2), send(2), eventfd(2)
+    static final int AF_INET = constant("AF_INET");
+    static final int AF_INET6 = constant("AF_INET6");
+    static final int SOCK_STREAM = constant("SOCK_STREAM");
+    static final int SOCK_NONBLOCK = constant("SOCK_NONBLOCK");
+    static final int SOCK_CLOEXEC = constant("SOCK_CLOEXEC");
+    static final int IPPROTO_IPV6 = constant("IPPROTO_IPV6");
+    static final int IPV6_V6ONLY = constant("IPV6_V6ONLY");
+    static final int IPV6_TCLASS = constant("IPV6_TCLASS");
+    static final int SHUT_RD = constant("SHUT_RD");
+    static final int SHUT_WR = constant("SHUT_WR");
+    static final int MSG_NOSIGNAL = constant("MSG_NOSIGNAL");
+    static final int EFD_CLOEXEC = constant("EFD_CLOEXEC");
+    static final int EFD_NONBLOCK = constant("EFD_NONBLOCK");
+    static final int SOL_SOCKET = constant("SOL_SOCKET");
+    static final int SO_REUSEADDR = constant("SO_REUSEADDR");
+}

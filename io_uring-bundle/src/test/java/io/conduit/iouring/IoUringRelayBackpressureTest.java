@@ -1,0 +1,21 @@
+package io.conduit.iouring;
+
+import io.conduit.testsuite.Combo;
+import io.conduit.testsuite.RelayBackpressureTest;
+import io.conduit.transport.Availability;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.util.List;
+
+/** {@link RelayBackpressureTest} for the io_uring transport; permutations: {@link IoUringPermutations#pairs()}. */
+class IoUringRelayBackpressureTest extends RelayBackpressureTest {
+    @Override
+    protected List<Combo> permutations() {
+        return IoUringPermutations.pairs();
+    }
+
+    @Override
+    protected void assertExpectedUnavailability(TransportProvider provider, Availability availability) {
+        IoUringPermutations.assertExpectedUnavailability(provider, availability);
+    }
+}

@@ -1,0 +1,241 @@
+package io.conduit.iouring;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.conduit.channel.Bootstrap;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.transport.ChannelType;
+import io.conduit.transport.Transport;
+import io.conduit.transport.spi.TransportProvider;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The provider's place in the selection, the kinds the transport offers, and the ownership rules of completion I/O
+ * seen from outside: a close with a receive in flight ends the connection at once, output staged before a close
+ * reaches the peer before its end of stream, and neither a close nor the end of a loop leaves a descriptor behind.
+ */
+@Timeout(60)
+class IoUringTransportTest {
+
+    private static final TransportProvider PROVIDER = new IoUringTransportProvider();
+
+    @Test
+    void ranksBelowEpollAndIsSelectedOnlyByName() {
+        assertEquals("io_uring", PROVIDER.name());
+        assertTrue(PROVIDER.isNative());
+        assertTrue(PROVIDER.ranking() < 90 && PROVIDER.ranking() > 10, "below epoll (100) and kqueue (90), above nio");
+        assertFalse(PROVIDER.autoSelectable(), "TCP only: auto must not pick it for a kind it lacks");
+        assertTrue(ServiceLoader.load(TransportProvider.class).stream()
+                .anyMatch(p -> p.type() == IoUringTransportProvider.class), "found through ServiceLoader");
+    }
+
+    @Test
+    void offersTcpOnlyAndRefusesTheOtherKindsNamingWhatItHas() throws Exception {
+        Transport t = PROVIDER.transport();
+        assertEquals(Set.of(ChannelType.TCP), t.channelTypes());
+        assertFalse(t.supportsAddress(UnixDomainSocketAddress.of("/tmp/x.sock")));
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            for (ChannelType type : new ChannelType[] {ChannelType.UDP, ChannelType.UNIX_STREAM,
+                    ChannelType.UNIX_DATAGRAM}) {
+                UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                        () -> t.newChannel(type, g.next()));
+                assertTrue(e.getMessage().contains("'io_uring' transport has no " + type)
+                        && e.getMessage().contains("[TCP]"), e.getMessage());
+            }
+        }
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
+        }
+    }
+
+    private static long settledDescriptors(long expected) throws Exception {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long n = openDescriptors();
+        while (n != expected && System.nanoTime() - end < 0) {
+            Thread.sleep(20);
+            n = openDescriptors();
+        }
+        return n;
+    }
+
+    @Test
+    void closingWithAReceiveInFlightEndsTheConnectionAndFreesItsDescriptor() throws Exception {
+        Transport t = PROVIDER.transport();
+        try (EventLoopGroup g = t.newEventLoopGroup(2);
+                ServerSocket peer = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+            g.submit(() -> null).get(); // the loops' own descriptors exist before the count
+            g.next().submit(() -> null).get();
+            long before = settledDescriptors(openDescriptors());
+            int n = 20;
+            List<Channel> channels = new ArrayList<>();
+            List<Socket> accepted = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                channels.add(new Bootstrap().transport(t).group(g).channelType(ChannelType.TCP)
+                        .handler(new ChannelHandler() { }).connect(peer.getLocalSocketAddress())
+                        .get(10, TimeUnit.SECONDS));
+                accepted.add(peer.accept());
+            }
+            for (Channel ch : channels) {
+                assertTrue(ch.close().await(10, TimeUnit.SECONDS)); // auto-read: a receive is in flight
+            }
+            for (Socket s : accepted) {
+                s.setSoTimeout(5_000);
+                assertEquals(-1, s.getInputStream().read(), "the peer sees end of stream after the close");
+                s.close();
+            }
+            assertEquals(before, settledDescriptors(before), "every descriptor of the closed connections is closed");
+        }
+    }
+
+    @Test
+    void bytesStagedBeforeACloseReachThePeerBeforeItsEndOfStream() throws Exception {
+        Transport t = PROVIDER.transport();
+        int chunk = 1000;
+        int chunks = 200;
+        byte[] data = new byte[chunk * chunks];
+        new java.util.Random(20).nextBytes(data);
+        long deferredBefore = IoUringSocket.CLOSES_AFTER_OUTPUT.get();
+        try (EventLoopGroup g = t.newEventLoopGroup(1);
+                ServerSocket peer = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            peer.setReceiveBufferSize(4096);
+            // a small send buffer: the kernel and the peer hold a few KiB, the channel stages 4 KiB more
+            Channel ch = new Bootstrap().transport(t).group(g).channelType(ChannelType.TCP)
+                    .option(io.conduit.channel.ChannelOption.SO_SNDBUF, 4096)
+                    .handler(new ChannelHandler() { }).connect(peer.getLocalSocketAddress()).get(10, TimeUnit.SECONDS);
+            try (Socket s = peer.accept()) {
+                List<io.conduit.concurrent.Future<Void>> writes = new ArrayList<>();
+                for (int i = 0; i < chunks; i++) {
+                    writes.add(ch.write(ch.alloc().buffer(chunk).writeBytes(data, i * chunk, chunk)));
+                }
+                ch.flush();
+                Thread.sleep(300); // the peer does not read: the send in flight waits, the rest waits in the core
+                assertTrue(ch.close().await(10, TimeUnit.SECONDS));
+                int accepted = 0;
+                for (io.conduit.concurrent.Future<Void> w : writes) {
+                    assertTrue(w.await(10, TimeUnit.SECONDS));
+                    if (w.isSuccess()) {
+                        assertEquals(accepted, writes.indexOf(w), "writes succeed in order");
+                        accepted++;
+                    }
+                }
+                assertTrue(accepted > 0 && accepted < chunks, accepted + " of " + chunks + " writes succeeded");
+                assertTrue(IoUringSocket.CLOSES_AFTER_OUTPUT.get() > deferredBefore,
+                        "the close waited for staged output");
+                s.setSoTimeout(10_000);
+                byte[] got = s.getInputStream().readAllBytes();
+                // every byte of the writes that succeeded, then end of stream; the socket may have taken a part of
+                // the next write before the close failed it, as a kernel send buffer would
+                assertTrue(got.length >= accepted * chunk && got.length < (accepted + 1) * chunk,
+                        got.length + " bytes for " + accepted + " writes of " + chunk);
+                assertTrue(java.util.Arrays.equals(java.util.Arrays.copyOf(data, got.length), got));
+            }
+        }
+    }
+
+    @Test
+    void aLoopThatEndsWithConnectionsOpenCancelsTheirRequestsAndClosesThem() throws Exception {
+        Transport t = PROVIDER.transport();
+        try (ServerSocket peer = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+            long before = openDescriptors();
+            EventLoopGroup g = t.newEventLoopGroup(1);
+            List<Socket> accepted = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                new Bootstrap().transport(t).group(g).channelType(ChannelType.TCP).handler(new ChannelHandler() { })
+                        .connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), peer.getLocalPort()))
+                        .get(10, TimeUnit.SECONDS);
+                accepted.add(peer.accept());
+            }
+            assertTrue(g.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(15, TimeUnit.SECONDS));
+            for (Socket s : accepted) {
+                s.setSoTimeout(5_000);
+                assertEquals(-1, s.getInputStream().read());
+                s.close();
+            }
+            assertEquals(before, settledDescriptors(before), "the ring, the eventfd and every socket are closed");
+        }
+    }
+
+    /** Echoes what it reads; shared by every connection of a listener. */
+    @ChannelHandler.Sharable
+    private static final class Echo implements ChannelHandler {
+        @Override
+        public void channelRead(io.conduit.channel.ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    @Test
+    void anEmptyBufferRingFallsBackToTheSocketsOwnBufferAndLosesNothing() throws Exception {
+        Transport t = PROVIDER.transport();
+        int entries = IoUringIoHandler.bufferRingEntries;
+        IoUringIoHandler.bufferRingEntries = 2; // two shared buffers for twenty connections
+        long emptyBefore = IoUringStreamSocket.RECEIVE_RING_EMPTY.get();
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            Channel server = new io.conduit.channel.ServerBootstrap().transport(t).group(g)
+                    .channelType(ChannelType.TCP).childHandler(new Echo())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            List<Socket> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 20; i++) {
+                    clients.add(new Socket(InetAddress.getLoopbackAddress(),
+                            ((InetSocketAddress) server.localAddress()).getPort()));
+                }
+                Thread.sleep(200); // every connection accepted, its receive submitted
+                byte[][] sent = new byte[clients.size()][];
+                // the loop is busy while every client sends: the completions pile up and take the two buffers
+                io.conduit.concurrent.Future<?> busy = g.next().submit(() -> {
+                    Thread.sleep(300);
+                    return null;
+                });
+                Thread.sleep(50);
+                for (int i = 0; i < clients.size(); i++) {
+                    sent[i] = new byte[3000];
+                    new java.util.Random(i).nextBytes(sent[i]);
+                    clients.get(i).getOutputStream().write(sent[i]);
+                }
+                assertTrue(busy.await(10, TimeUnit.SECONDS));
+                for (int i = 0; i < clients.size(); i++) {
+                    Socket c = clients.get(i);
+                    c.setSoTimeout(10_000);
+                    byte[] back = c.getInputStream().readNBytes(sent[i].length);
+                    assertTrue(java.util.Arrays.equals(sent[i], back), "connection " + i + " echoed every byte");
+                }
+                assertTrue(IoUringStreamSocket.RECEIVE_RING_EMPTY.get() > emptyBefore,
+                        "some receives found the ring empty and used their own buffer");
+            } finally {
+                for (Socket c : clients) {
+                    c.close();
+                }
+                server.close().await(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            IoUringIoHandler.bufferRingEntries = entries;
+        }
+    }
+}
