@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.conduit.channel.Bootstrap;
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.concurrent.EventLoopGroup;
@@ -197,7 +197,7 @@ class IoUringTransportTest {
         IoUringIoHandler.bufferRingEntries = 2; // two shared buffers for twenty connections
         long emptyBefore = IoUringStreamSocket.RECEIVE_RING_EMPTY.get();
         try (EventLoopGroup g = t.newEventLoopGroup(1)) {
-            Channel server = new io.conduit.channel.ServerBootstrap().transport(t).group(g)
+            Channel server = new io.conduit.bootstrap.ServerBootstrap().transport(t).group(g)
                     .channelType(ChannelType.TCP).childHandler(new Echo())
                     .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
             List<Socket> clients = new ArrayList<>();
