@@ -2,7 +2,6 @@ package io.conduit.transport;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
-import io.conduit.concurrent.EventExecutor;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 
@@ -117,9 +116,6 @@ abstract class SwapBinding<G extends SwapGeneration> {
     /** On the swap thread: a new group on {@code t} and its generation, listed in {@link #live}, not bound yet. */
     G newGenerationOn(Transport t) {
         EventLoopGroup group = t.newEventLoopGroup(threads);
-        for (EventExecutor loop : group) {
-            loop.execute(() -> { }); // starts its thread now, so a bind after a close does not wait for thread starts
-        }
         G g = newGeneration(t, group);
         synchronized (lock) {
             live.add(g); // generationOf finds its loops until the group terminated

@@ -486,8 +486,8 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         if (next == null) {
             G prepared = null;
             try {
-                // the new transport's group and loop threads start while the old socket still serves: the window
-                // without a listener is the close and the bind alone
+                // the new transport's group is made while the old socket still serves; its loop threads start on
+                // first use (a thread started early and idle outlived a refreshed bundle's classes in a CI run)
                 prepared = newGenerationOn(target);
             } catch (Exception | LinkageError e) {
                 failure = e;
