@@ -174,8 +174,10 @@ public abstract class ConnectAndCloseTest extends AbstractTransportTest {
                 org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                         () -> connectFuture(combo, ChannelType.TCP, server.localAddress(), notSharable, null));
             }
-            assertEquals(before, OpenDescriptors.settledCount(),
-                    "open descriptors after 20 failed set-ups, before: " + before);
+            // at most as many: a descriptor an earlier test was still closing (a group in its quiet period) may go
+            // meanwhile, as one CI run saw (49 before, 47 after); one left open by a failed set-up would add one
+            long after = OpenDescriptors.settledCount();
+            assertTrue(after <= before, "open descriptors after 20 failed set-ups: " + after + ", before: " + before);
         } finally {
             closeAll(server);
         }
