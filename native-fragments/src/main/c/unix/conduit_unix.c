@@ -23,6 +23,9 @@
 #include <netinet/tcp.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#if defined(__linux__)
+#include <linux/filter.h>
+#endif
 
 #ifndef SO_REUSEPORT
 #define SO_REUSEPORT (-1) /* published as -1: Java treats it as unsupported */
@@ -245,6 +248,32 @@ static jint c_setsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jint onoff, j
     return setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, sizeof l) < 0 ? -errno : 0;
 }
 
+/*
+ * SO_ATTACH_REUSEPORT_CBPF (socket(7), Linux 4.5+): attaches to fd's SO_REUSEPORT group a classic BPF program that
+ * answers the constant `index`, so the kernel gives every new connection (TCP) or datagram (UDP) of the group to the
+ * listening socket at that place in the group (the order they joined it; an index past the end falls back to the
+ * hash). -ENOPROTOOPT where the option does not exist.
+ */
+static jint c_attachReuseportCbpf(JNIEnv *env, jclass clazz, jint fd, jint index) {
+#if defined(__linux__) && defined(SO_ATTACH_REUSEPORT_CBPF)
+    struct sock_filter code[] = { BPF_STMT(BPF_RET | BPF_K, (__u32) index) };
+    struct sock_fprog program = { .len = 1, .filter = code };
+    return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &program, sizeof program) < 0 ? -errno : 0;
+#else
+    return -ENOPROTOOPT;
+#endif
+}
+
+/* SO_DETACH_REUSEPORT_BPF (Linux 5.3+): removes the program of fd's SO_REUSEPORT group; -ENOENT when none. */
+static jint c_detachReuseportBpf(JNIEnv *env, jclass clazz, jint fd) {
+#if defined(__linux__) && defined(SO_DETACH_REUSEPORT_BPF)
+    int unused = 0;
+    return setsockopt(fd, SOL_SOCKET, SO_DETACH_REUSEPORT_BPF, &unused, sizeof unused) < 0 ? -errno : 0;
+#else
+    return -ENOPROTOOPT;
+#endif
+}
+
 static jint c_getsockoptLinger(JNIEnv *env, jclass clazz, jint fd, jintArray out) {
     struct linger l;
     socklen_t length = sizeof l;
@@ -313,6 +342,8 @@ static const JNINativeMethod UNIX_METHODS[] = {
     N("setsockoptLinger", "(III)I", c_setsockoptLinger),
     N("getsockoptLinger", "(I[I)I", c_getsockoptLinger),
     N("getPeerCredentials", "(I[I)I", c_getPeerCredentials),
+    N("attachReuseportCbpf", "(II)I", c_attachReuseportCbpf),
+    N("detachReuseportBpf", "(I)I", c_detachReuseportBpf),
 };
 
 /*

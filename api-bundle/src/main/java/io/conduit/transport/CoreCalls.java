@@ -6,9 +6,10 @@ import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.channel.access.DatagramHandOver;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The two operations the managed endpoints need from the channel core beyond the {@link Channel} API. They are the
+ * The four operations the managed endpoints need from the channel core beyond the {@link Channel} API. They are the
  * only places the swap engine and its plug-ins reach into the core, so a change of the core's shape touches this
  * class alone.
  */
@@ -37,5 +38,34 @@ final class CoreCalls {
      */
     static Future<Boolean> connectAway(Channel c, InetSocketAddress sink) {
         return DatagramHandOver.connectAway(c, sink);
+    }
+
+    /**
+     * Closes {@code c}; a listener of the core first accepts the connections queued in it
+     * ({@link CoreChannel#closeAcceptingQueued()}). A channel outside the core is closed plainly.
+     */
+    static Future<Void> closeAcceptingQueued(Channel c) {
+        return c instanceof CoreChannel core ? core.closeAcceptingQueued() : c.close();
+    }
+
+    /**
+     * Steers the {@code SO_REUSEPORT} group of the TCP listener {@code c} to its listener at {@code index}, or
+     * removes the steering ({@code steer} false), waiting at most {@link SwapEngine#STEP_TIMEOUT_MILLIS}.
+     *
+     * @return what failed, or {@code null} when done; {@code ""} when {@code c}'s transport cannot steer or there
+     *         was nothing to remove
+     */
+    static String steerReuseportGroup(Channel c, boolean steer, int index) throws InterruptedException {
+        if (!(c instanceof CoreChannel core)) {
+            return "";
+        }
+        Future<Boolean> f = core.steerReuseportGroup(steer, index);
+        if (!f.await(SwapEngine.STEP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS)) {
+            return "no answer within " + SwapEngine.STEP_TIMEOUT_MILLIS + " ms";
+        }
+        if (f.cause() != null) {
+            return f.cause().toString();
+        }
+        return Boolean.TRUE.equals(f.getNow()) ? null : "";
     }
 }

@@ -256,7 +256,7 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
          * sink sends (its receive queue is FIFO); see DESIGN.md, "Selection and swap".
          */
         @Override
-        String handOver(Socket old) {
+        String handOver(Socket old, boolean keep) {
             Channel ch = old.channel;
             InetSocketAddress local = (InetSocketAddress) ch.localAddress();
             InetAddress sinkIp = local.getAddress();

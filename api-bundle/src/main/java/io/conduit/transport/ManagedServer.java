@@ -66,6 +66,11 @@ public final class ManagedServer extends ManagedEndpoint {
 
     private static final System.Logger LOG = System.getLogger(ManagedServer.class.getName());
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    /**
+     * How long an overlap waits, after steering new connections to the new listener, before it closes the old one,
+     * in milliseconds: handshakes the old listener answered just before complete into its queue meanwhile.
+     */
+    static final long HANDSHAKE_SETTLE_MILLIS = 100;
     /** Default grace period of a drained connection, in milliseconds. */
     public static final long DEFAULT_GRACE_PERIOD_MILLIS = 10_000;
 
@@ -233,6 +238,8 @@ public final class ManagedServer extends ManagedEndpoint {
     /** The swap engine with what a listener needs: its probe, its bind, its socket file. */
     private final class Engine extends SwapEngine<Listener> {
 
+        private boolean steered; // swap thread only: the last hand-over steered the group
+
         Engine() {
             super(LOG, "ManagedServer", true, "conduit-managed-server-" + NEXT_ID.incrementAndGet(),
                     ManagedServer.this.requestedAddress,
@@ -281,6 +288,64 @@ public final class ManagedServer extends ManagedEndpoint {
             try (java.net.Socket probe = new java.net.Socket()) {
                 probe.setReuseAddress(true);
                 probe.bind(address);
+            }
+        }
+
+        /**
+         * Steers the {@code SO_REUSEPORT} group to the new listener (the last to join it, index 1 next to the old
+         * one at 0) through whichever of the two transports can (Linux: epoll, io_uring), then waits
+         * {@value #HANDSHAKE_SETTLE_MILLIS} ms. New connections then reach only the new listener, so the old one
+         * closes with no handshake in flight: Linux resets a connection whose handshake completes while its listener
+         * closes, even with {@code tcp_migrate_req}. Connections that stay open are accepted meanwhile; connections
+         * that would be drained wait in the queue, for {@code tcp_migrate_req} to move them at the close.
+         */
+        @Override
+        String handOver(Listener old, boolean keep) {
+            Listener next = current();
+            Channel oldChannel = old.channel;
+            if (next == null || next.channel == null || oldChannel == null) {
+                return null;
+            }
+            try {
+                String viaNew = CoreCalls.steerReuseportGroup(next.channel, true, 1);
+                String failure = viaNew;
+                if (viaNew != null) {
+                    String viaOld = CoreCalls.steerReuseportGroup(oldChannel, true, 1);
+                    failure = viaOld == null ? null : viaNew.isEmpty() ? viaOld : viaNew;
+                }
+                if (failure != null) {
+                    return failure.isEmpty() ? null : "steering new connections to the new listener failed ("
+                            + failure + "); connections in the old listener's handshake may be reset";
+                }
+                if (!keep) {
+                    oldChannel.config().setAutoRead(false); // queued ones stay for tcp_migrate_req to move
+                }
+                Thread.sleep(HANDSHAKE_SETTLE_MILLIS);
+                steered = true;
+                return "new connections steered to the new listener (SO_ATTACH_REUSEPORT_CBPF) "
+                        + HANDSHAKE_SETTLE_MILLIS + " ms before the old one closed";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "the hand-over was interrupted";
+            }
+        }
+
+        /** Removes the steering, so the kernel's hash spreads connections again (over the one listener left). */
+        @Override
+        void handedOver(Listener old) {
+            Listener next = current();
+            if (!steered || next == null || next.channel == null) {
+                return;
+            }
+            steered = false;
+            try {
+                String failure = CoreCalls.steerReuseportGroup(next.channel, false, 0);
+                if (failure != null && !failure.isEmpty()) {
+                    LOG.log(System.Logger.Level.DEBUG, "removing the SO_REUSEPORT steering of " + address()
+                            + " failed (" + failure + "); with one listener left it has no effect");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
 

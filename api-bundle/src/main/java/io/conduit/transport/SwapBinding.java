@@ -75,10 +75,15 @@ abstract class SwapBinding<G extends SwapGeneration> {
     /**
      * After an overlap bind, before {@code old}'s socket is closed: hands over what it still holds.
      *
+     * @param keep whether {@code old}'s tied channels stay open (otherwise they are drained)
      * @return what happened, for the swap's log line, or {@code null} when there is nothing to hand over
      */
-    String handOver(G old) {
+    String handOver(G old, boolean keep) {
         return null;
+    }
+
+    /** After {@link #handOver} and the close of {@code old}'s socket: undoes what the hand-over set up. */
+    void handedOver(G old) {
     }
 
     /** After the socket was closed without a successor bound (fall back, close): removes its socket file, if any. */

@@ -493,7 +493,8 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
                 failure = e;
             }
             if (old != null) {
-                old.closeSocket(); // fall back: a short window where the address is not served
+                // fall back: a short window where the address is not served; kept connections: none queued is lost
+                old.closeSocket(drainCause(old, why) == null);
                 socketClosed();
             }
             if (prepared != null) {
@@ -651,8 +652,13 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
             retiring.add(g);
         }
         g.retired = true;
-        String how = overlap ? handOver(g) : null;
-        g.closeSocket();
+        String how = overlap ? handOver(g, drainCause == null) : null;
+        // kept: what waits in the accept queue is served here too; drained: closing moves it to the successor
+        // when tcp_migrate_req is set (accepting it here would only drain it)
+        g.closeSocket(drainCause == null);
+        if (overlap) {
+            handedOver(g);
+        }
         if (drainCause != null) {
             g.startDrain(drainCause);
         }

@@ -62,12 +62,19 @@ abstract class SwapGeneration {
         throw new IOException("binding " + address + " on '" + transport.name() + "' failed: " + failure, failure);
     }
 
-    /** Closes the socket, waiting at most {@link SwapEngine#STEP_TIMEOUT_MILLIS}. */
-    void closeSocket() {
+    /**
+     * Closes the socket, waiting at most {@link SwapEngine#STEP_TIMEOUT_MILLIS}.
+     *
+     * @param takeQueued whether a listener first accepts what waits in its accept queue (its connections stay open
+     *        on this generation); otherwise closing resets them, unless {@code tcp_migrate_req} moves them to the
+     *        successor
+     */
+    void closeSocket(boolean takeQueued) {
         Channel c = channel;
         if (c != null) {
             try {
-                c.close().await(SwapEngine.STEP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+                Future<Void> closed = takeQueued ? CoreCalls.closeAcceptingQueued(c) : c.close();
+                closed.await(SwapEngine.STEP_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

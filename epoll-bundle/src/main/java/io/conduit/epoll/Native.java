@@ -237,6 +237,16 @@ final class Native {
     static native int getPeerCredentials(int fd, int[] out);
 
     /**
+     * {@code setsockopt(SO_ATTACH_REUSEPORT_CBPF)} with a one-instruction program answering {@code index}: the
+     * {@code SO_REUSEPORT} group of {@code fd} gives new connections to its listener at that index (socket(7)).
+     * @return 0 or -errno ({@code -ENOPROTOOPT} where the system lacks the option)
+     */
+    static native int attachReuseportCbpf(int fd, int index);
+
+    /** {@code setsockopt(SO_DETACH_REUSEPORT_BPF)}. @return 0 or -errno ({@code -ENOENT}: no program attached) */
+    static native int detachReuseportBpf(int fd);
+
+    /**
      * {@code getsockopt(TCP_INFO)}, {@code tcp(7)}: {@code out[0..15)} = state, ca_state, retransmits, rto, snd_mss,
      * rcv_mss, unacked, lost, retrans, pmtu, rtt, rttvar, snd_ssthresh, snd_cwnd, total_retrans (times in
      * microseconds). @return 0 or -errno

@@ -56,6 +56,16 @@ final class Native {
     /** {@code getsockopt(SO_PEERCRED)} (registered with the shared natives; for Unix-domain sockets, later). */
     static native int getPeerCredentials(int fd, int[] out);
 
+    /**
+     * {@code setsockopt(SO_ATTACH_REUSEPORT_CBPF)} with a one-instruction program answering {@code index}: the
+     * {@code SO_REUSEPORT} group of {@code fd} gives new connections to its listener at that index (socket(7)).
+     * @return 0 or -errno ({@code -ENOPROTOOPT} where the system lacks the option)
+     */
+    static native int attachReuseportCbpf(int fd, int index);
+
+    /** {@code setsockopt(SO_DETACH_REUSEPORT_BPF)}. @return 0 or -errno ({@code -ENOENT}: no program attached) */
+    static native int detachReuseportBpf(int fd);
+
     /** {@code shutdown(2)}. @return 0 or -errno */
     static native int shutdown(int fd, int how);
 

@@ -105,6 +105,61 @@ public abstract class ManagedServerSwapTest {
         assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
     }
 
+    /**
+     * A swap that keeps the old connections accepts what waits in the old listener's accept queue before it closes
+     * the listener: closing would reset those connections (Linux without {@code tcp_migrate_req}). A CI run found
+     * it: a client that connected right after the swap was reset. Here the old listener's only loop is held busy
+     * while clients connect, so their connections wait in the queue when the swap's close runs on that loop.
+     */
+    @Test
+    void aSwapThatKeepsConnectionsServesThoseStillQueuedInTheOldListener() throws Exception {
+        RenamedTransport.Provider a = register("swap-a", true);
+        register("swap-b", true);
+        Transports.setPreference("swap-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        echoOnce(address, 16);
+        EventLoop oldLoop = a.transport.groups().get(0).next(); // one thread: the listener's loop
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        oldLoop.execute(() -> {
+            held.countDown();
+            try {
+                hold.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertTrue(held.await(5, TimeUnit.SECONDS), "the old loop is held");
+        List<Socket> queued = new ArrayList<>();
+        try {
+            byte[] out = new byte[100];
+            for (int i = 0; i < 3; i++) {
+                Socket s = new Socket();
+                queued.add(s);
+                s.connect(address, 2000); // the kernel completes the handshake; nobody accepts while the loop is held
+                s.setSoTimeout(5000);
+                out[0] = (byte) i;
+                s.getOutputStream().write(out);
+            }
+            Transports.setPreference("swap-b");
+            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
+            Thread.sleep(200); // the swap thread queues the old listener's close behind the held task
+            hold.countDown();
+            for (int i = 0; i < queued.size(); i++) {
+                out[0] = (byte) i;
+                assertArrayEquals(out, queued.get(i).getInputStream().readNBytes(out.length),
+                        "connection " + i + ", queued in the old listener when it closed, is served, not reset");
+            }
+        } finally {
+            hold.countDown();
+            for (Socket s : queued) {
+                s.close();
+            }
+        }
+        echoOnce(address, 16);
+    }
+
     @Test
     void whenTheOldTransportGoesAwayAnIdleConnectionIsClosedAndItsGroupStopped() throws Exception {
         RenamedTransport.Provider a = register("swap-a", true);

@@ -70,4 +70,30 @@ public interface CoreChannel {
     default Future<Boolean> connectAway(InetSocketAddress sink) {
         return DatagramHandOver.notSteered();
     }
+
+    /**
+     * Closes the channel; a listener first accepts every connection waiting in its accept queue ({@code accept(2)}
+     * until {@code EAGAIN}) and fires each into its pipeline as it would have, in the same event-loop task as the
+     * close. Closing a listener resets the connections still queued in it (unless Linux's
+     * {@code net.ipv4.tcp_migrate_req} moves them to another socket of its {@code SO_REUSEPORT} group); this leaves
+     * only the connections that arrive within that one task. A swap whose old connections stay open uses it.
+     * Channels other than listeners close as {@link #close(Throwable)} would with no cause.
+     *
+     * @return succeeds when the channel is closed (also when it was closed already)
+     */
+    Future<Void> closeAcceptingQueued();
+
+    /**
+     * For a TCP listener in a {@code SO_REUSEPORT} group: gives every new connection of the group to its listener
+     * at {@code index} ({@code IoServerSocket.steerReuseportGroup}), on the channel's loop.
+     *
+     * @param steer {@code true} to steer to {@code index}; {@code false} to remove the steering ({@code index}
+     *        unused)
+     * @return {@code true} when done; {@code false} when the channel's transport cannot steer or there was
+     *         nothing to remove (the default, for every channel but a listener); fails with the system call's error,
+     *         or when the channel is closed
+     */
+    default Future<Boolean> steerReuseportGroup(boolean steer, int index) {
+        return DatagramHandOver.notSteered();
+    }
 }

@@ -21,6 +21,9 @@ final class AcceptIo extends KindIo {
     /** Pause of accepting after an accept error ({@code EMFILE}, {@code ENFILE}, …), in milliseconds. */
     static final int ACCEPT_BACKOFF_MILLIS = 100;
 
+    /** Most connections {@link #takeQueued()} accepts: a bound on a close under a connection flood. */
+    static final int MAX_TAKEN_ON_CLOSE = 4096;
+
     private boolean acceptPaused;              // loop-confined: backing off after an accept error
     private boolean acceptErrorReported;       // loop-confined: the current burst was reported
 
@@ -80,6 +83,30 @@ final class AcceptIo extends KindIo {
             pauseAccepting(failure);
         } else if (!ch.config.isAutoRead() && !ch.readPending) {
             ch.setInterest(IoSocket.OP_READ, false);
+        }
+    }
+
+    /**
+     * Accepts until the queue is empty ({@code accept} answers nothing) or {@value #MAX_TAKEN_ON_CLOSE} connections,
+     * whatever auto-read and {@code maxMessagesPerRead} say: the listener closes right after. An accept error ends
+     * it and is fired as usual.
+     */
+    @Override
+    void takeQueued() {
+        IoServerSocket s = (IoServerSocket) ch.socket;
+        int messages = 0;
+        try {
+            for (IoStreamSocket child; messages < MAX_TAKEN_ON_CLOSE && (child = s.accept()) != null; ) {
+                messages++;
+                ch.loopCounters.accepted();
+                ch.pipeline.fireChannelRead(newChildChannel(child));
+            }
+        } catch (Throwable t) {
+            ch.loopCounters.ioError();
+            ch.pipeline.fireExceptionCaught(t);
+        }
+        if (messages > 0) {
+            ch.pipeline.fireChannelReadComplete();
         }
     }
 

@@ -391,6 +391,20 @@ public abstract class ChannelCore implements Channel, CoreChannel {
     }
 
     @Override
+    public Future<Void> closeAcceptingQueued() {
+        Promise<Void> promise = newPromise();
+        onLoop(() -> {
+            if (promise.setUncancellable()) {
+                if (open && registered) {
+                    io.takeQueued();
+                }
+                close0(null, promise);
+            }
+        }, promise);
+        return promise;
+    }
+
+    @Override
     public Promise<Void> newPromise() {
         return new DefaultPromise<>(loopOrThrow());
     }

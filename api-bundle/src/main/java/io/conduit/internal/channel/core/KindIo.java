@@ -101,6 +101,13 @@ abstract class KindIo implements ChannelIoOperations, IoEvents, IoChannelConfig.
         return ops;
     }
 
+    /**
+     * Right before a {@link ChannelCore#closeAcceptingQueued()}, on the loop, open and registered: take in what the
+     * kernel queued for the channel that closing would lose. Default: nothing.
+     */
+    void takeQueued() {
+    }
+
     /** The close began, before anything changed: detach what works with other channels. Default: nothing. */
     void closeStarted() {
     }

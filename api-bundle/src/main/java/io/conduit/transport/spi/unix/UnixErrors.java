@@ -37,6 +37,8 @@ public final class UnixErrors {
     private final int eacces;
     private final int ebadf;
     private final int emsgsize;
+    private final int enoent;
+    private final int enoprotoopt;
 
     /**
      * @param constants the library's constants (the errno values of {@code conduit_unix.c})
@@ -58,6 +60,8 @@ public final class UnixErrors {
         eacces = constants.get("EACCES");
         ebadf = constants.get("EBADF");
         emsgsize = constants.get("EMSGSIZE");
+        enoent = constants.get("ENOENT");
+        enoprotoopt = constants.get("ENOPROTOOPT");
     }
 
     /** @return {@code true} for {@code -EAGAIN}/{@code -EWOULDBLOCK}: try again when the fd is ready */
@@ -68,6 +72,16 @@ public final class UnixErrors {
     /** @return {@code true} for {@code -EINTR}: a signal interrupted the call; retry */
     public boolean isInterrupted(long result) {
         return result == -eintr;
+    }
+
+    /** @return {@code true} for {@code -ENOENT}: e.g. no such file, or no program to detach */
+    public boolean isNoEntry(long result) {
+        return result == -enoent;
+    }
+
+    /** @return {@code true} for {@code -ENOPROTOOPT}: the system does not know the socket option */
+    public boolean isNoProtocolOption(long result) {
+        return result == -enoprotoopt;
     }
 
     /** @return {@code true} for {@code -EINPROGRESS}: a non-blocking connect has started */
