@@ -66,4 +66,34 @@ final class EpollLoaders {
             Thread.sleep(50);
         }
     }
+
+    /**
+     * For a failure message: each recorded loader still reachable, with the live threads that hold it (as their
+     * context class loader or through their own class), and the names of the live threads that look like Conduit's.
+     */
+    String suspects() {
+        StringBuilder out = new StringBuilder();
+        java.util.Set<Thread> threads = Thread.getAllStackTraces().keySet();
+        for (WeakReference<ClassLoader> r : loaders) {
+            ClassLoader l = r.get();
+            if (l == null) {
+                continue;
+            }
+            out.append("\n  reachable: ").append(l);
+            for (Thread t : threads) {
+                if (t.getContextClassLoader() == l || t.getClass().getClassLoader() == l) {
+                    out.append("\n    held by thread '").append(t.getName()).append("' (")
+                            .append(t.getClass().getName()).append(", ").append(t.getState()).append(')');
+                }
+            }
+        }
+        out.append("\n  Conduit-like threads:");
+        for (Thread t : threads) {
+            String n = t.getName().toLowerCase(java.util.Locale.ROOT);
+            if (n.contains("conduit") || n.contains("epoll") || n.contains("loop")) {
+                out.append(' ').append('\'').append(t.getName()).append('\'');
+            }
+        }
+        return out.toString();
+    }
 }

@@ -97,8 +97,8 @@ public class GatewayEpollLeakTest {
             System.out.println("GATEWAY-EPOLL-LEAK [" + context.getBundle(0).getSymbolicName() + ", JDK "
                     + Runtime.version().feature() + "] update+refresh cycles=" + CYCLES + " epoll class loaders seen="
                     + loaders.seen() + " reachable after GC=" + left);
-            assertTrue("at most one epoll class loader reachable after GC, got " + left + " of " + loaders.seen(),
-                    left <= 1);
+            assertTrue("at most one epoll class loader reachable after GC, got " + left + " of " + loaders.seen()
+                    + (left <= 1 ? "" : loaders.suspects()), left <= 1);
         } finally {
             echo.delete();
         }

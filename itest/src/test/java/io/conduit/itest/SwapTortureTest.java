@@ -248,7 +248,8 @@ public class SwapTortureTest {
                     fdsAfter <= fdsBefore + FD_LEAK_ALLOWANCE);
             assertTrue("threads back to their start value: " + figures, threadsAfter <= threadsBefore);
             assertTrue("at most " + (1 + LOADER_LEAK_ALLOWANCE) + " epoll class loaders reachable after GC: "
-                    + figures, epollLoadersLeft <= 1 + LOADER_LEAK_ALLOWANCE);
+                    + figures + (epollLoadersLeft <= 1 + LOADER_LEAK_ALLOWANCE ? "" : epollLoaders.suspects()),
+                    epollLoadersLeft <= 1 + LOADER_LEAK_ALLOWANCE);
             assertEquals("no stack trace logged: " + figures, 0, logThrowables);
             assertTrue("at most " + LOG_LINES_PER_CYCLE + " log lines per cycle: " + figures,
                     logLines <= (long) LOG_LINES_PER_CYCLE * (CYCLES + FLIPS));
