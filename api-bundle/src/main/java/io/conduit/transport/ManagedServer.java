@@ -301,6 +301,9 @@ public final class ManagedServer extends ManagedEndpoint {
          */
         @Override
         String handOver(Listener old, boolean keep) {
+            if (channelType != ChannelType.TCP) {
+                return null;
+            }
             Listener next = current();
             Channel oldChannel = old.channel;
             if (next == null || next.channel == null || oldChannel == null) {
@@ -347,6 +350,13 @@ public final class ManagedServer extends ManagedEndpoint {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        /** A Unix-domain listener on a path (not an abstract name) swaps by binding beside and renaming over. */
+        @Override
+        Path renamesOver() {
+            return channelType == ChannelType.UNIX_STREAM && requestedAddress instanceof UnixDomainSocketAddress u
+                    && !u.getPath().toString().isEmpty() ? u.getPath() : null;
         }
 
         @Override

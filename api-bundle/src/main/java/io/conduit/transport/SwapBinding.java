@@ -10,6 +10,10 @@ import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.net.UnixDomainSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -141,6 +145,44 @@ abstract class SwapBinding<G extends SwapGeneration> {
         g.reusePort = reuse && Boolean.TRUE.equals(g.channel.config().getOption(ChannelOption.SO_REUSEPORT));
         if (boundAddress == null) {
             boundAddress = g.channel.localAddress();
+        }
+    }
+
+    /**
+     * @return the socket file of a Unix-domain listener, whose swap binds the new listener beside the old one and
+     *         renames it over the old one's path; {@code null} (the default) for every other endpoint
+     */
+    Path renamesOver() {
+        return null;
+    }
+
+    /**
+     * On the swap thread, while the old listener still serves {@code path}: binds a new generation on {@code t} at
+     * a sibling path ({@code .<name>.swap}), then {@code rename(2)}s that file over {@code path}. From the rename on,
+     * every connect to {@code path} reaches the new listener; the old one keeps what is queued in it and no longer
+     * has a name. No connect is refused meanwhile.
+     *
+     * @return the new generation, bound
+     * @throws Exception when the bind or the rename fails (the new generation is closed again and {@code path}
+     *         still names the old listener), e.g. a sibling path longer than {@code sun_path}
+     */
+    G bindBesideAndRename(Transport t, Path path) throws Exception {
+        Path temp = path.resolveSibling("." + path.getFileName() + ".swap");
+        Files.deleteIfExists(temp);
+        G g = newGenerationOn(t);
+        try {
+            SocketAddress beside = UnixDomainSocketAddress.of(temp);
+            g.channel = g.awaitBound(bind(g, false, beside), beside);
+            Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE);
+            return g;
+        } catch (Exception | LinkageError e) {
+            if (g.channel != null) {
+                g.closeSocket(false);
+                g.channel = null;
+            }
+            Files.deleteIfExists(temp);
+            g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw e;
         }
     }
 

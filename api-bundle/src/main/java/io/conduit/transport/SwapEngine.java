@@ -471,6 +471,20 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         G next = null;
         Throwable failure = null;
         String overlapFailure = null;
+        java.nio.file.Path renamed = old != null && !overlap ? renamesOver() : null;
+        if (renamed != null) {
+            try {
+                next = bindBesideAndRename(target, renamed);
+            } catch (Exception | LinkageError e) {
+                if (!stillProvided(target)) {
+                    skipped.add(target, e);
+                    return false; // the old listener is untouched and still takes traffic
+                }
+                overlapFailure = "binding beside the old " + socketNoun + " and renaming over " + renamed
+                        + " failed (" + e + ")";
+                renamed = null;
+            }
+        }
         if (overlap) {
             try {
                 next = bindOn(target, false);
@@ -527,10 +541,11 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
             log.log(System.Logger.Level.INFO, why + " (bound)" + skipped.text());
             return true;
         }
-        metrics.swapped(overlap);
+        metrics.swapped(overlap || renamed != null);
         String drain = drainCause(old, why);
         String how = retire(old, drain, overlap);
-        log.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : " (close, then bind)")
+        log.log(System.Logger.Level.INFO, why + (overlap ? " (SO_REUSEPORT overlap)" : renamed != null
+                ? " (bound beside, renamed over " + renamed + ")" : " (close, then bind)")
                 + (overlapFailure == null ? "" : " after " + overlapFailure) + (how == null ? "" : ": " + how)
                 + "; " + membersText(old) + " on '" + oldName + "' " + (drain == null ? "stay open on it until they "
                 + "close ('" + oldName + "' is still available)" : "are drained") + skipped.text());
@@ -654,8 +669,12 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         g.retired = true;
         String how = overlap ? handOver(g, drainCause == null) : null;
         // kept: what waits in the accept queue is served here too; drained: closing moves it to the successor
-        // when tcp_migrate_req is set (accepting it here would only drain it)
-        g.closeSocket(drainCause == null);
+        // when tcp_migrate_req is set (accepting it here would only drain it); closing the endpoint: refused
+        boolean closing;
+        synchronized (lock) {
+            closing = state == State.CLOSED;
+        }
+        g.closeSocket(drainCause == null && !closing);
         if (overlap) {
             handedOver(g);
         }

@@ -563,8 +563,14 @@ public abstract class ManagedServerSwapTest {
         assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
     }
 
+    /**
+     * A Unix-domain listener swaps without a gap: the new listener binds beside the old one and is renamed over its
+     * path, so a client connecting all the while is never refused. Before, the old socket file was deleted and the
+     * new one bound after it, and connects in between failed with ENOENT or ECONNREFUSED. A connection opened before
+     * the swaps keeps working on the old transport.
+     */
     @Test
-    void aUnixDomainListenerRebindsItsPathOnTheNewTransport() throws Exception {
+    void aUnixDomainListenerSwapsWithoutRefusingAConnect() throws Exception {
         register("swap-a", true);
         register("swap-b", true);
         Transports.setPreference("swap-a");
@@ -573,14 +579,45 @@ public abstract class ManagedServerSwapTest {
         try {
             ManagedServer server = track(new ManagedServer(UnixDomainSocketAddress.of(path))
                     .channelType(ChannelType.UNIX_STREAM).childHandler(new EchoHandler()));
-            SocketAddress bound = server.start().sync().getNow();
-            assertNotNull(bound);
+            assertNotNull(server.start().sync().getNow());
             unixEcho(path);
-            Transports.setPreference("swap-b");
-            await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
-            unixEcho(path);
+            java.util.concurrent.atomic.AtomicInteger exchanges = new java.util.concurrent.atomic.AtomicInteger();
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            try (SocketChannel early = SocketChannel.open(UnixDomainSocketAddress.of(path))) {
+                Thread client = SwapTransports.thread("unix-swap-client", () -> {
+                    for (int i = 0; i < 50_000 && !stop.get(); i++) {
+                        try {
+                            unixEcho(path);
+                            exchanges.incrementAndGet();
+                        } catch (Throwable t) {
+                            failures.add(t);
+                        }
+                    }
+                });
+                String[] names = {"swap-b", "swap-a"};
+                for (int swap = 0; swap < 4; swap++) {
+                    String next = names[swap % 2];
+                    Transports.setPreference(next);
+                    await(() -> next.equals(server.transportName()), "the server to move to " + next);
+                    Thread.sleep(100);
+                }
+                stop.set(true);
+                client.join(10_000);
+                assertTrue(failures.isEmpty(), failures.size() + " of " + (failures.size() + exchanges.get())
+                        + " connects failed during the swaps, the first: " + (failures.isEmpty() ? "" : failures.get(0)));
+                assertTrue(exchanges.get() > 0, "exchanges during the swaps");
+                ByteBuffer out = ByteBuffer.wrap(new byte[] {1, 2, 3});
+                early.write(out);
+                ByteBuffer in = ByteBuffer.allocate(3);
+                while (in.hasRemaining()) {
+                    assertTrue(early.read(in) >= 0, "the early connection still echoes on its old transport");
+                }
+                assertArrayEquals(new byte[] {1, 2, 3}, in.array());
+            }
             server.close().await(10, TimeUnit.SECONDS);
             assertFalse(Files.exists(path), "socket file deleted on close");
+            assertFalse(Files.exists(dir.resolve(".echo.sock.swap")), "no sibling file left");
         } finally {
             Files.deleteIfExists(path);
             Files.deleteIfExists(dir);
