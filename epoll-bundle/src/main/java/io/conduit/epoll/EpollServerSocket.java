@@ -62,11 +62,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             super.bind(localAddress);
             return localAddress();
         });
-        int n = IoTransportSupport.listenBacklog(backlog, this.backlog);
-        int r = Native.listen(liveFd("listen"), n);
-        if (r < 0) {
-            throw ERRORS.newIoException("listen", r);
-        }
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
     }
 
     /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */

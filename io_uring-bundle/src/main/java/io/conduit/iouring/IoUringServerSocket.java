@@ -68,10 +68,7 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         super.bind(localAddress);
-        int r = Native.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
-        if (r < 0) {
-            throw ERRORS.newIoException("listen", r);
-        }
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
         listening = true;
         if (wants(OP_READ)) {
             arm();
