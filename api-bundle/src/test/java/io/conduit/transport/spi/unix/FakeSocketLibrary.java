@@ -39,55 +39,31 @@ final class FakeSocketLibrary implements SocketCalls {
     static final int SHUT_RD = 0;
     static final int SHUT_WR = 1;
 
+    /** What a Linux x86_64 library publishes beyond the constants above, as "NAME value" pairs. */
+    private static final String MORE_CONSTANTS = "EAGAIN 11 EWOULDBLOCK 11 EINTR 4 EINPROGRESS 115 ECONNREFUSED 111"
+            + " ETIMEDOUT 110 EHOSTUNREACH 113 ENETUNREACH 101 EADDRNOTAVAIL 99 EMSGSIZE 90 AF_UNSPEC 0"
+            + " SA_FAMILY_SIZE 2 SOCKADDR_STORAGE_SIZE 128 ADDRESS_OUT_SIZE 132"
+            + " SOCKADDR_IN_SIZE 16 SOCKADDR_IN_FAMILY_OFFSET 0 SOCKADDR_IN_PORT_OFFSET 2 SOCKADDR_IN_ADDR_OFFSET 4"
+            + " SOCKADDR_IN6_SIZE 28 SOCKADDR_IN6_FAMILY_OFFSET 0 SOCKADDR_IN6_PORT_OFFSET 2"
+            + " SOCKADDR_IN6_ADDR_OFFSET 8 SOCKADDR_IN6_SCOPE_ID_OFFSET 24"
+            + " SOCKADDR_UN_SIZE 110 SOCKADDR_UN_FAMILY_OFFSET 0 SOCKADDR_UN_PATH_OFFSET 2";
+
+    /** @return the constants table of the fake library: the named fields of this class and {@link #MORE_CONSTANTS} */
     static NativeConstants constants() {
         Map<String, Integer> c = new LinkedHashMap<>();
-        c.put("EAGAIN", 11);
-        c.put("EWOULDBLOCK", 11);
-        c.put("EINTR", 4);
-        c.put("EINPROGRESS", 115);
-        c.put("ECONNREFUSED", 111);
-        c.put("ETIMEDOUT", 110);
-        c.put("EHOSTUNREACH", 113);
-        c.put("ENETUNREACH", 101);
-        c.put("EADDRINUSE", EADDRINUSE);
-        c.put("EADDRNOTAVAIL", 99);
-        c.put("EACCES", EACCES);
-        c.put("EBADF", EBADF);
-        c.put("EMSGSIZE", 90);
-        c.put("EAFNOSUPPORT", EAFNOSUPPORT);
-        c.put("ENOTCONN", ENOTCONN);
-        c.put("SA_FAMILY_SIZE", 2);
-        c.put("SOCKADDR_STORAGE_SIZE", 128);
-        c.put("ADDRESS_OUT_SIZE", 132);
-        c.put("AF_UNSPEC", 0);
-        c.put("AF_INET", AF_INET);
-        c.put("AF_INET6", AF_INET6);
-        c.put("AF_UNIX", AF_UNIX);
-        c.put("SOCKADDR_IN_SIZE", 16);
-        c.put("SOCKADDR_IN_FAMILY_OFFSET", 0);
-        c.put("SOCKADDR_IN_PORT_OFFSET", 2);
-        c.put("SOCKADDR_IN_ADDR_OFFSET", 4);
-        c.put("SOCKADDR_IN6_SIZE", 28);
-        c.put("SOCKADDR_IN6_FAMILY_OFFSET", 0);
-        c.put("SOCKADDR_IN6_PORT_OFFSET", 2);
-        c.put("SOCKADDR_IN6_ADDR_OFFSET", 8);
-        c.put("SOCKADDR_IN6_SCOPE_ID_OFFSET", 24);
-        c.put("SOCKADDR_UN_SIZE", 110);
-        c.put("SOCKADDR_UN_FAMILY_OFFSET", 0);
-        c.put("SOCKADDR_UN_PATH_OFFSET", 2);
-        c.put("IPPROTO_IPV6", IPPROTO_IPV6);
-        c.put("IPV6_V6ONLY", IPV6_V6ONLY);
-        c.put("SHUT_RD", SHUT_RD);
-        c.put("SHUT_WR", SHUT_WR);
-        c.put("SOL_SOCKET", SOL_SOCKET);
-        c.put("IPPROTO_IP", IPPROTO_IP);
-        c.put("IPPROTO_TCP", IPPROTO_TCP);
-        c.put("TCP_NODELAY", TCP_NODELAY);
-        c.put("SO_SNDBUF", SO_SNDBUF);
-        c.put("IP_TOS", IP_TOS);
-        c.put("IPV6_TCLASS", IPV6_TCLASS);
-        c.put("IP_RECVORIGDSTADDR", IP_RECVORIGDSTADDR);
-        c.put("IPV6_RECVORIGDSTADDR", IPV6_RECVORIGDSTADDR);
+        String[] more = MORE_CONSTANTS.split(" ");
+        for (int i = 0; i < more.length; i += 2) {
+            c.put(more[i], Integer.parseInt(more[i + 1]));
+        }
+        for (java.lang.reflect.Field f : FakeSocketLibrary.class.getDeclaredFields()) {
+            if (f.getType() == int.class && java.lang.reflect.Modifier.isStatic(f.getModifiers())) {
+                try {
+                    c.put(f.getName(), f.getInt(null));
+                } catch (IllegalAccessException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        }
         String[] names = c.keySet().toArray(String[]::new);
         int[] values = c.values().stream().mapToInt(Integer::intValue).toArray();
         return NativeConstants.of(names, values, "io.conduit.test");
