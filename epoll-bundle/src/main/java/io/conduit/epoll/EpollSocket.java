@@ -289,7 +289,8 @@ abstract class EpollSocket implements IoSocket {
 
     @Override
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        return SOCKETS.options().appliesTo(option, kind) ? SOCKETS.getOption(liveFd("getsockopt"), kind, option) : null;
+        return SOCKETS.options().appliesTo(option, kind)
+                ? SOCKETS.getOption(liveFd("getsockopt"), kind, ipv6(), option) : null;
     }
 
     // ------------------------------------------------------------------------------------------- helpers

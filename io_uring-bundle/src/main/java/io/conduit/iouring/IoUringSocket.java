@@ -414,7 +414,8 @@ abstract class IoUringSocket implements IoSocket {
 
     @Override
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        return SOCKETS.options().appliesTo(option, kind) ? SOCKETS.getOption(liveFd("getsockopt"), kind, option) : null;
+        return SOCKETS.options().appliesTo(option, kind)
+                ? SOCKETS.getOption(liveFd("getsockopt"), kind, ipv6(), option) : null;
     }
 
     /** {@code SO_SNDBUF} was set to {@code bytes} (any thread): a stream socket stages no more than that. */

@@ -21,9 +21,10 @@ import java.util.Objects;
  * {@code Integer} of seconds: a negative value turns lingering off ({@code l_onoff = 0}), and reading it back
  * gives -1 when it is off.
  *
- * <p><b>IPv6 companions.</b> Where an IPv4-level option has an IPv6 counterpart ({@code IP_TOS} and
+ * <p><b>IPv6 counterparts.</b> Where an IPv4-level option has an IPv6 counterpart ({@code IP_TOS} and
  * {@code IPV6_TCLASS}), {@link Builder#ipv6Also} makes a set on an {@code AF_INET6} socket set both, so a
- * dual-stack socket behaves the same for IPv4 and IPv6 peers.
+ * dual-stack socket behaves the same for IPv4 and IPv6 peers (Linux); {@link Builder#ipv6Instead} uses only the
+ * IPv6 option on such a socket (the BSDs).
  *
  * <p><b>Errors.</b> A failed call throws the exception {@link UnixErrors#newIoException} makes for it; its message
  * names the call and the kernel's option name, e.g. {@code setsockopt(TCP_NODELAY)(..) failed: Bad file descriptor
@@ -57,8 +58,11 @@ public final class SocketOptionTable {
     private record Spec(int level, int name, boolean bool, int kinds, String setCall, String getCall, Companion ipv6) {
     }
 
-    /** The option set along with it on an {@code AF_INET6} socket. */
-    private record Companion(int level, int name, boolean checked, String setCall) {
+    /**
+     * The IPv6 option of an entry: set along with it on an {@code AF_INET6} socket, or ({@code instead}) set and
+     * read in its place there.
+     */
+    private record Companion(int level, int name, boolean checked, boolean instead, String setCall, String getCall) {
     }
 
     /** option → spec; never modified after construction */
@@ -122,9 +126,11 @@ public final class SocketOptionTable {
             return false;
         }
         int v = spec.bool ? (((Boolean) value) ? 1 : 0) : (Integer) value;
-        errors.check(spec.setCall, calls.setsockoptInt(fd, spec.level, spec.name, v));
-        Companion c = spec.ipv6;
-        if (ipv6 && c != null) {
+        Companion c = ipv6 ? spec.ipv6 : null;
+        if (c == null || !c.instead) {
+            errors.check(spec.setCall, calls.setsockoptInt(fd, spec.level, spec.name, v));
+        }
+        if (c != null) {
             int r = calls.setsockoptInt(fd, c.level, c.name, v);
             if (c.checked) {
                 errors.check(c.setCall, r);
@@ -134,15 +140,17 @@ public final class SocketOptionTable {
     }
 
     /**
-     * Reads {@code option} of descriptor {@code fd} with one {@code getsockopt(2)}.
+     * Reads {@code option} of descriptor {@code fd} with one {@code getsockopt(2)}; on an IPv6 socket, of the
+     * option's IPv6 replacement where it has one ({@link Builder#ipv6Instead}).
      *
      * @param kind the socket's kind (one bit)
+     * @param ipv6 whether the socket is {@code AF_INET6}
      * @return the value, of the option's {@link ChannelOption#valueType()}; {@code null} when the option does not
      *         apply to {@code kind}
      * @throws IOException when the call fails (typed by {@link UnixErrors#newIoException})
      */
     @SuppressWarnings("unchecked")
-    public <T> T get(SocketCalls calls, UnixErrors errors, int fd, int kind, ChannelOption<T> option)
+    public <T> T get(SocketCalls calls, UnixErrors errors, int fd, int kind, boolean ipv6, ChannelOption<T> option)
             throws IOException {
         if (option == ChannelOption.SO_LINGER) {
             if ((lingerKinds & kind) == 0) {
@@ -157,7 +165,12 @@ public final class SocketOptionTable {
             return null;
         }
         int[] out = new int[1];
-        errors.check(spec.getCall, calls.getsockoptInt(fd, spec.level, spec.name, out));
+        Companion c = ipv6 ? spec.ipv6 : null;
+        if (c != null && c.instead) {
+            errors.check(c.getCall, calls.getsockoptInt(fd, c.level, c.name, out));
+        } else {
+            errors.check(spec.getCall, calls.getsockoptInt(fd, spec.level, spec.name, out));
+        }
         return (T) (spec.bool ? Boolean.valueOf(out[0] != 0) : Integer.valueOf(out[0]));
     }
 
@@ -207,12 +220,30 @@ public final class SocketOptionTable {
          * @throws IllegalStateException when the library does not publish {@code level} or {@code name}
          */
         public Builder ipv6Also(ChannelOption<?> option, String level, String name, boolean checked) {
+            return ipv6(option, level, name, checked, false);
+        }
+
+        /**
+         * On an {@code AF_INET6} socket, {@code option} (mapped before with {@link #option}) is {@code name} at
+         * {@code level} instead, for both set and get (e.g. {@code IPV6_TCLASS} for {@code IP_TOS} where the
+         * system applies only the IPv6 option to an IPv6 socket).
+         *
+         * @return this builder
+         * @throws IllegalArgumentException when {@code option} is not mapped yet
+         * @throws IllegalStateException when the library does not publish {@code level} or {@code name}
+         */
+        public Builder ipv6Instead(ChannelOption<?> option, String level, String name) {
+            return ipv6(option, level, name, true, true);
+        }
+
+        private Builder ipv6(ChannelOption<?> option, String level, String name, boolean checked, boolean instead) {
             Spec spec = specs.get(option);
             if (spec == null) {
                 throw new IllegalArgumentException(option.name() + " is not mapped yet");
             }
-            specs.put(option, new Spec(spec.level, spec.name, spec.bool, spec.kinds, spec.setCall, spec.getCall,
-                    new Companion(constants.get(level), constants.get(name), checked, "setsockopt(" + name + ")")));
+            Companion c = new Companion(constants.get(level), constants.get(name), checked, instead,
+                    "setsockopt(" + name + ")", "getsockopt(" + name + ")");
+            specs.put(option, new Spec(spec.level, spec.name, spec.bool, spec.kinds, spec.setCall, spec.getCall, c));
             return this;
         }
 

@@ -242,7 +242,7 @@ public final class UnixSockets {
      * @return the value, or {@code null} when the option does not apply to {@code kind}
      * @throws IOException when the call fails
      */
-    public <T> T getOption(int fd, int kind, ChannelOption<T> option) throws IOException {
-        return options.get(calls, errors, fd, kind, option);
+    public <T> T getOption(int fd, int kind, boolean ipv6, ChannelOption<T> option) throws IOException {
+        return options.get(calls, errors, fd, kind, ipv6, option);
     }
 }

@@ -53,9 +53,9 @@ class SocketOptionTableTest {
                 library.calls.stream().map(FakeSocketLibrary.Call::args).toList());
 
         library.optionValue = 4; // any non-zero value reads as true
-        assertEquals(Boolean.TRUE, table.get(library, errors, FD, TCP_SERVER, ChannelOption.TCP_NODELAY));
+        assertEquals(Boolean.TRUE, table.get(library, errors, FD, TCP_SERVER, false, ChannelOption.TCP_NODELAY));
         library.optionValue = 0;
-        assertEquals(Boolean.FALSE, table.get(library, errors, FD, TCP_SERVER, ChannelOption.TCP_NODELAY));
+        assertEquals(Boolean.FALSE, table.get(library, errors, FD, TCP_SERVER, false, ChannelOption.TCP_NODELAY));
     }
 
     @Test
@@ -63,16 +63,16 @@ class SocketOptionTableTest {
         assertTrue(table.set(library, errors, FD, UNIX, false, ChannelOption.SO_SNDBUF, 65_536));
         assertEquals(List.of(FD, SOL_SOCKET, SO_SNDBUF, 65_536), library.calls.get(0).args());
         library.optionValue = 131_072;
-        assertEquals(131_072, table.get(library, errors, FD, UNIX, ChannelOption.SO_SNDBUF));
+        assertEquals(131_072, table.get(library, errors, FD, UNIX, false, ChannelOption.SO_SNDBUF));
     }
 
     @Test
     void anOptionOfAnotherKindOrUnmappedMakesNoCall() throws IOException {
         assertFalse(table.appliesTo(ChannelOption.TCP_NODELAY, UNIX));
         assertFalse(table.set(library, errors, FD, UNIX, false, ChannelOption.TCP_NODELAY, true));
-        assertNull(table.get(library, errors, FD, UDP, ChannelOption.TCP_NODELAY));
+        assertNull(table.get(library, errors, FD, UDP, false, ChannelOption.TCP_NODELAY));
         assertFalse(table.set(library, errors, FD, TCP, false, ChannelOption.SO_KEEPALIVE, true));
-        assertNull(table.get(library, errors, FD, UDP, ChannelOption.SO_LINGER));
+        assertNull(table.get(library, errors, FD, UDP, false, ChannelOption.SO_LINGER));
         assertEquals(List.of(), library.calls);
 
         assertTrue(table.maps(ChannelOption.TCP_NODELAY) && table.maps(ChannelOption.SO_LINGER));
@@ -103,6 +103,27 @@ class SocketOptionTableTest {
     }
 
     @Test
+    void anIpv6ReplacementIsSetAndReadInsteadOnAnIpv6SocketOnly() throws IOException {
+        SocketOptionTable bsd = SocketOptionTable.builder(constants)
+                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", TCP)
+                .ipv6Instead(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS")
+                .build();
+        bsd.set(library, errors, FD, TCP, true, ChannelOption.IP_TOS, 0x20);
+        bsd.set(library, errors, FD, TCP, false, ChannelOption.IP_TOS, 0x10);
+        library.optionValue = 0x20;
+        assertEquals(0x20, bsd.get(library, errors, FD, TCP, true, ChannelOption.IP_TOS));
+        bsd.get(library, errors, FD, TCP, false, ChannelOption.IP_TOS);
+        assertEquals(List.of(List.of(FD, IPPROTO_IPV6, IPV6_TCLASS, 0x20), List.of(FD, IPPROTO_IP, IP_TOS, 0x10),
+                List.of(FD, IPPROTO_IPV6, IPV6_TCLASS), List.of(FD, IPPROTO_IP, IP_TOS)),
+                library.calls.stream().map(FakeSocketLibrary.Call::args).toList());
+
+        library.answer("setsockoptInt", -EINVAL);
+        IOException e = assertThrows(IOException.class,
+                () -> bsd.set(library, errors, FD, TCP, true, ChannelOption.IP_TOS, 0x20));
+        assertEquals("setsockopt(IPV6_TCLASS)(..) failed: error 22 (errno 22)", e.getMessage());
+    }
+
+    @Test
     void soLingerIsSecondsAndANegativeValueTurnsItOff() throws IOException {
         assertTrue(table.set(library, errors, FD, UNIX, false, ChannelOption.SO_LINGER, 5));
         assertTrue(table.set(library, errors, FD, TCP, false, ChannelOption.SO_LINGER, -1));
@@ -111,9 +132,9 @@ class SocketOptionTableTest {
         assertFalse(table.set(library, errors, FD, TCP_SERVER, false, ChannelOption.SO_LINGER, 5));
 
         library.linger = new int[] {1, 7};
-        assertEquals(7, table.get(library, errors, FD, TCP, ChannelOption.SO_LINGER));
+        assertEquals(7, table.get(library, errors, FD, TCP, false, ChannelOption.SO_LINGER));
         library.linger = new int[] {0, 7};
-        assertEquals(-1, table.get(library, errors, FD, TCP, ChannelOption.SO_LINGER));
+        assertEquals(-1, table.get(library, errors, FD, TCP, false, ChannelOption.SO_LINGER));
     }
 
     @Test
@@ -126,7 +147,7 @@ class SocketOptionTableTest {
 
         library.answer("getsockoptInt", -FakeSocketLibrary.EBADF);
         IOException closed = assertThrows(IOException.class,
-                () -> table.get(library, errors, FD, TCP, ChannelOption.SO_SNDBUF));
+                () -> table.get(library, errors, FD, TCP, false, ChannelOption.SO_SNDBUF));
         assertTrue(closed instanceof io.conduit.channel.ChannelClosedException, closed.toString());
         assertTrue(closed.getMessage().startsWith("getsockopt(SO_SNDBUF)(..) failed"), closed.getMessage());
     }

@@ -182,8 +182,8 @@ class UnixSocketsTest {
         assertEquals(List.of(FD, FakeSocketLibrary.IPPROTO_TCP, FakeSocketLibrary.TCP_NODELAY, 1),
                 library.calls.get(0).args());
         library.optionValue = 1;
-        assertEquals(Boolean.TRUE, sockets.getOption(FD, SocketOptionTable.TCP, ChannelOption.TCP_NODELAY));
-        assertNull(sockets.getOption(FD, SocketOptionTable.UDP, ChannelOption.TCP_NODELAY));
+        assertEquals(Boolean.TRUE, sockets.getOption(FD, SocketOptionTable.TCP, false, ChannelOption.TCP_NODELAY));
+        assertNull(sockets.getOption(FD, SocketOptionTable.UDP, false, ChannelOption.TCP_NODELAY));
     }
 
     @Test
