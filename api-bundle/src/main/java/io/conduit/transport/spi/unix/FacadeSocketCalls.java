@@ -26,6 +26,8 @@ final class FacadeSocketCalls implements SocketCalls {
     private final MethodHandle getsockoptInt;
     private final MethodHandle setsockoptLinger;
     private final MethodHandle getsockoptLinger;
+    private final MethodHandle attachReuseportCbpf;
+    private final MethodHandle detachReuseportBpf;
 
     FacadeSocketCalls(MethodHandles.Lookup lookup, Class<?> facade) {
         Objects.requireNonNull(lookup, "lookup");
@@ -43,6 +45,8 @@ final class FacadeSocketCalls implements SocketCalls {
         getsockoptInt = find(lookup, facade, "getsockoptInt", i, i, i, int[].class);
         setsockoptLinger = find(lookup, facade, "setsockoptLinger", i, i, i);
         getsockoptLinger = find(lookup, facade, "getsockoptLinger", i, int[].class);
+        attachReuseportCbpf = find(lookup, facade, "attachReuseportCbpf", i, i);
+        detachReuseportBpf = find(lookup, facade, "detachReuseportBpf", i);
     }
 
     private static MethodHandle find(MethodHandles.Lookup lookup, Class<?> facade, String name, Class<?>... params) {
@@ -160,6 +164,24 @@ final class FacadeSocketCalls implements SocketCalls {
     public int getsockoptLinger(int fd, int[] out) {
         try {
             return (int) getsockoptLinger.invokeExact(fd, out);
+        } catch (Throwable t) {
+            throw propagate(t);
+        }
+    }
+
+    @Override
+    public int attachReuseportCbpf(int fd, int index) {
+        try {
+            return (int) attachReuseportCbpf.invokeExact(fd, index);
+        } catch (Throwable t) {
+            throw propagate(t);
+        }
+    }
+
+    @Override
+    public int detachReuseportBpf(int fd) {
+        try {
+            return (int) detachReuseportBpf.invokeExact(fd);
         } catch (Throwable t) {
             throw propagate(t);
         }

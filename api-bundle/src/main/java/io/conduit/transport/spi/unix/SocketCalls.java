@@ -73,4 +73,15 @@ public interface SocketCalls {
 
     /** {@code getsockopt(SO_LINGER)}: {@code out = {l_onoff, l_linger}} ({@code l_linger} in seconds). */
     int getsockoptLinger(int fd, int[] out);
+
+    /**
+     * {@code setsockopt(SO_ATTACH_REUSEPORT_CBPF)} with a one-instruction program answering {@code index}, so the
+     * {@code SO_REUSEPORT} group of {@code fd} gives new connections to its listener at that index ({@code socket(7)}).
+     *
+     * @return 0 or -errno ({@code -ENOPROTOOPT} where the system lacks the option)
+     */
+    int attachReuseportCbpf(int fd, int index);
+
+    /** {@code setsockopt(SO_DETACH_REUSEPORT_BPF)}. @return 0 or -errno ({@code -ENOENT}: no program attached) */
+    int detachReuseportBpf(int fd);
 }

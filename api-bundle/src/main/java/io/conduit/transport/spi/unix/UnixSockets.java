@@ -13,8 +13,9 @@ import java.util.function.IntFunction;
 
 /**
  * SPI for transport implementers: the socket logic that every Unix transport shares above its system calls —
- * opening a dual-stack IP socket, {@code bind(2)} with Conduit's address rules, {@code listen(2)},
- * {@code shutdown(2)}, the local and peer address, and socket options through a {@link SocketOptionTable}. A
+ * opening a dual-stack IP socket, {@code bind(2)} with Conduit's address rules, {@code listen(2)}, steering a
+ * {@code SO_REUSEPORT} group, {@code shutdown(2)}, the local and peer address, and socket options through a
+ * {@link SocketOptionTable}. A
  * transport makes one instance when its library is loaded, from the library's {@link NativeConstants}, its
  * {@code strerror(3)} and a {@link SocketCalls} that delegates to its natives; its sockets then call this with
  * their descriptor. The instance also holds the transport's {@link UnixErrors} and {@link SockaddrCodec}.
@@ -166,6 +167,44 @@ public final class UnixSockets {
      */
     public void listen(int fd, int backlog) throws IOException {
         errors.check("listen", calls.listen(fd, backlog));
+    }
+
+    /**
+     * Steers the {@code SO_REUSEPORT} group of listener {@code fd} to its listener at {@code index}
+     * ({@code SO_ATTACH_REUSEPORT_CBPF}, {@code socket(7)}; see
+     * {@link io.conduit.transport.spi.IoServerSocket#steerReuseportGroup}).
+     *
+     * @param index the place in the group, &gt;= 0
+     * @return {@code true} when the group is steered; {@code false} where the system lacks the option
+     * @throws IllegalArgumentException when {@code index < 0}
+     * @throws IOException when the call fails otherwise, e.g. the socket is in no {@code SO_REUSEPORT} group
+     */
+    public boolean steerReuseportGroup(int fd, int index) throws IOException {
+        if (index < 0) {
+            throw new IllegalArgumentException("index " + index + " < 0");
+        }
+        int r = calls.attachReuseportCbpf(fd, index);
+        if (errors.isNoProtocolOption(r)) {
+            return false;
+        }
+        errors.check("setsockopt(SO_ATTACH_REUSEPORT_CBPF)", r);
+        return true;
+    }
+
+    /**
+     * Removes what {@link #steerReuseportGroup} attached ({@code SO_DETACH_REUSEPORT_BPF}, Linux 5.3+).
+     *
+     * @return {@code true} when a program was removed; {@code false} when none was attached ({@code ENOENT}) or
+     *         the system lacks the option
+     * @throws IOException when the call fails otherwise
+     */
+    public boolean unsteerReuseportGroup(int fd) throws IOException {
+        int r = calls.detachReuseportBpf(fd);
+        if (errors.isNoEntry(r) || errors.isNoProtocolOption(r)) {
+            return false;
+        }
+        errors.check("setsockopt(SO_DETACH_REUSEPORT_BPF)", r);
+        return true;
     }
 
     /**

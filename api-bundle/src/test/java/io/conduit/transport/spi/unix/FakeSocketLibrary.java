@@ -16,6 +16,8 @@ import java.net.SocketAddress;
 final class FakeSocketLibrary implements SocketCalls {
 
     static final int EPERM = 1;
+    static final int ENOENT = 2;
+    static final int ENOPROTOOPT = 92;
     static final int EBADF = 9;
     static final int EACCES = 13;
     static final int EINVAL = 22;
@@ -185,5 +187,15 @@ final class FakeSocketLibrary implements SocketCalls {
         out[0] = linger[0];
         out[1] = linger[1];
         return result("getsockoptLinger", fd);
+    }
+
+    @Override
+    public int attachReuseportCbpf(int fd, int index) {
+        return result("attachReuseportCbpf", fd, index);
+    }
+
+    @Override
+    public int detachReuseportBpf(int fd) {
+        return result("detachReuseportBpf", fd);
     }
 }

@@ -70,6 +70,14 @@ class SocketCallsTest {
             return log("getsockoptLinger", fd);
         }
 
+        static int attachReuseportCbpf(int fd, int index) {
+            return log("attachReuseportCbpf", fd, index);
+        }
+
+        static int detachReuseportBpf(int fd) {
+            return log("detachReuseportBpf", fd);
+        }
+
         private static int log(String name, int... args) {
             StringBuilder b = new StringBuilder(name);
             for (int a : args) {
@@ -109,9 +117,12 @@ class SocketCallsTest {
         assertEquals(-12, calls.setsockoptLinger(12, 1, 3));
         assertEquals(-13, calls.getsockoptLinger(13, linger));
         assertArrayEquals(new int[] {1, 5}, linger);
+        assertEquals(-14, calls.attachReuseportCbpf(14, 1));
+        assertEquals(-15, calls.detachReuseportBpf(15));
         assertEquals(List.of("socket 1 2 3", "close 4", "bind 5 16 16", "listen 6 128", "shutdown 7 1",
                 "getsockname 8", "getpeername 9", "setsockoptInt 10 6 1 1", "getsockoptInt 11 6 1",
-                "setsockoptLinger 12 1 3", "getsockoptLinger 13"), Facade.CALLS);
+                "setsockoptLinger 12 1 3", "getsockoptLinger 13", "attachReuseportCbpf 14 1",
+                "detachReuseportBpf 15"), Facade.CALLS);
     }
 
     @Test

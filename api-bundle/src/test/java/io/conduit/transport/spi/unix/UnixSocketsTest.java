@@ -144,6 +144,29 @@ class UnixSocketsTest {
     }
 
     @Test
+    void steeringAReuseportGroupIsFalseWhereTheSystemLacksTheOptionAndUnsteeringWhereNothingIsAttached()
+            throws IOException {
+        assertTrue(sockets.steerReuseportGroup(FD, 1));
+        assertTrue(sockets.unsteerReuseportGroup(FD));
+        assertEquals(List.of(List.of(FD, 1), List.of(FD)),
+                library.calls.stream().map(FakeSocketLibrary.Call::args).toList());
+
+        library.answer("attachReuseportCbpf", -FakeSocketLibrary.ENOPROTOOPT);
+        library.answer("detachReuseportBpf", -FakeSocketLibrary.ENOENT, -FakeSocketLibrary.ENOPROTOOPT, -EINVAL);
+        assertFalse(sockets.steerReuseportGroup(FD, 0));
+        assertFalse(sockets.unsteerReuseportGroup(FD));
+        assertFalse(sockets.unsteerReuseportGroup(FD));
+        IOException e = assertThrows(IOException.class, () -> sockets.unsteerReuseportGroup(FD));
+        assertEquals("setsockopt(SO_DETACH_REUSEPORT_BPF)(..) failed: error 22 (errno 22)", e.getMessage());
+
+        library.answer("attachReuseportCbpf", -EINVAL);
+        IOException attach = assertThrows(IOException.class, () -> sockets.steerReuseportGroup(FD, 0));
+        assertTrue(attach.getMessage().startsWith("setsockopt(SO_ATTACH_REUSEPORT_CBPF)(..) failed"),
+                attach.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> sockets.steerReuseportGroup(FD, -1));
+    }
+
+    @Test
     void shutdownOfAnUnconnectedSocketIsNoError() throws IOException {
         library.answer("shutdown", -ENOTCONN);
         sockets.shutdownInput(FD);
