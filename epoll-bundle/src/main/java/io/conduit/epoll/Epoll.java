@@ -4,9 +4,9 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
-import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.NativeLibraryLoader;
-import java.util.Locale;
+import io.conduit.transport.spi.unix.NativeTransportProbe;
+
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
@@ -25,7 +25,7 @@ import java.util.function.UnaryOperator;
 final class Epoll {
 
     /** System property that disables every native transport. */
-    static final String NO_NATIVE_PROPERTY = "conduit.noNative";
+    static final String NO_NATIVE_PROPERTY = NativeTransportProbe.NO_NATIVE_PROPERTY;
 
     /** the transport's name in messages and selection */
     static final String NAME = "epoll";
@@ -82,23 +82,8 @@ final class Epoll {
      * @param properties system-property lookup
      */
     static Availability probe(UnaryOperator<String> properties) {
-        boolean noNative;
-        try {
-            noNative = IoTransportSupport.booleanProperty(properties, NO_NATIVE_PROPERTY, false);
-        } catch (IllegalArgumentException e) {
-            return Availability.unavailable(e); // malformed: not probed, as the selection does not probe it either
-        }
-        if (noNative) {
-            return Availability.unavailable(new UnsupportedOperationException("epoll is disabled by the system"
-                    + " property " + NO_NATIVE_PROPERTY + "=true (no native library was loaded); remove it or set"
-                    + " it to false to use native transports"));
-        }
-        String os = String.valueOf(properties.apply("os.name"));
-        if (!os.toLowerCase(Locale.ROOT).startsWith("linux")) {
-            return Availability.unavailable(new UnsupportedOperationException("epoll needs Linux; this is " + os));
-        }
-        LOADING_PROBES.incrementAndGet();
-        try {
+        return NativeTransportProbe.probeLinux(NAME, properties, () -> {
+            LOADING_PROBES.incrementAndGet();
             loadedHow = NativeLibraryLoader.load(libraryName(), Epoll.class, System::loadLibrary, System::load);
             int epfd = ERRORS.check("epoll_create1", Native.epollCreate());
             try {
@@ -107,9 +92,6 @@ final class Epoll {
             } finally {
                 Native.close(epfd);
             }
-            return Availability.available();
-        } catch (Exception | LinkageError e) {
-            return Availability.unavailable(e);
-        }
+        });
     }
 }

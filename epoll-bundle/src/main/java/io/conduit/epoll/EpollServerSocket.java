@@ -62,11 +62,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             super.bind(localAddress);
             return localAddress();
         });
-        int n = IoTransportSupport.listenBacklog(backlog, this.backlog);
-        int r = Native.listen(liveFd("listen"), n);
-        if (r < 0) {
-            throw ERRORS.newIoException("listen", r);
-        }
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
     }
 
     /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
@@ -87,25 +83,12 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
 
     @Override
     public boolean steerReuseportGroup(int index) throws IOException {
-        if (index < 0) {
-            throw new IllegalArgumentException("index " + index + " < 0");
-        }
-        int r = Native.attachReuseportCbpf(liveFd("setsockopt"), index);
-        if (ERRORS.isNoProtocolOption(r)) {
-            return false;
-        }
-        ERRORS.check("setsockopt(SO_ATTACH_REUSEPORT_CBPF)", r);
-        return true;
+        return NativeAbi.SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
     }
 
     @Override
     public boolean unsteerReuseportGroup() throws IOException {
-        int r = Native.detachReuseportBpf(liveFd("setsockopt"));
-        if (ERRORS.isNoEntry(r) || ERRORS.isNoProtocolOption(r)) {
-            return false;
-        }
-        ERRORS.check("setsockopt(SO_DETACH_REUSEPORT_BPF)", r);
-        return true;
+        return NativeAbi.SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
     }
 
     @Override

@@ -1,23 +1,23 @@
 package io.conduit.epoll;
 
 import static io.conduit.epoll.NativeAbi.ERRORS;
-import static io.conduit.epoll.NativeAbi.SOCKADDR;
+import static io.conduit.epoll.NativeAbi.SOCKETS;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.unix.NativeConstants;
+import io.conduit.transport.spi.unix.SocketOptionTable;
+import io.conduit.transport.spi.unix.UnixSockets;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
-import java.util.Map;
 
 /**
  * What every epoll socket shares: the descriptor, its registration with the loop's {@link EpollIoHandler}, the
@@ -29,50 +29,55 @@ import java.util.Map;
  */
 abstract class EpollSocket implements IoSocket {
 
-    /** Socket kinds an option applies to. */
-    static final int TCP = 1;
-    static final int TCP_SERVER = 2;
-    static final int UDP = 4;
-    static final int UNIX = 8;
-    static final int UNIX_SERVER = 16;
+    /** Socket kinds (the bits of {@link SocketOptionTable}). */
+    static final int TCP = SocketOptionTable.TCP;
+    static final int TCP_SERVER = SocketOptionTable.TCP_SERVER;
+    static final int UDP = SocketOptionTable.UDP;
+    static final int UNIX = SocketOptionTable.UNIX;
+    static final int UNIX_SERVER = SocketOptionTable.UNIX_SERVER;
     /** a Unix-domain datagram socket ({@code AF_UNIX}, {@code SOCK_DGRAM}) */
-    static final int UNIX_DGRAM = 32;
-    static final int INET = TCP | TCP_SERVER | UDP;
-    static final int ALL = INET | UNIX | UNIX_SERVER | UNIX_DGRAM;
+    static final int UNIX_DGRAM = SocketOptionTable.UNIX_DGRAM;
+    static final int INET = SocketOptionTable.INET;
+    static final int ALL = SocketOptionTable.ALL;
 
-    /** How a {@link ChannelOption} maps to {@code setsockopt}: level and name (read from the library), kinds. */
-    private record Spec(String level, String name, boolean bool, int kinds) {
+    /**
+     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options,
+     * {@code SO_BACKLOG} and {@code IP_MULTICAST_IF} are handled apart).
+     */
+    static SocketOptionTable optionTable(NativeConstants constants) {
+        return SocketOptionTable.builder(constants)
+                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", ALL)
+                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", ALL)
+                .option(ChannelOption.SO_KEEPALIVE, "SOL_SOCKET", "SO_KEEPALIVE", TCP | TCP_SERVER)
+                .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", INET)
+                .option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", INET)
+                .option(ChannelOption.SO_BROADCAST, "SOL_SOCKET", "SO_BROADCAST", UDP)
+                .option(ChannelOption.SO_BUSY_POLL, "SOL_SOCKET", "SO_BUSY_POLL", INET)
+                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", INET)
+                .ipv6Also(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS", false)
+                .option(ChannelOption.IP_MULTICAST_TTL, "IPPROTO_IP", "IP_MULTICAST_TTL", UDP)
+                .option(ChannelOption.IP_MULTICAST_LOOP, "IPPROTO_IP", "IP_MULTICAST_LOOP", UDP)
+                .option(ChannelOption.IP_FREEBIND, "IPPROTO_IP", "IP_FREEBIND", INET)
+                .option(ChannelOption.IP_TRANSPARENT, "IPPROTO_IP", "IP_TRANSPARENT", INET)
+                .option(ChannelOption.IP_RECVORIGDSTADDR, "IPPROTO_IP", "IP_RECVORIGDSTADDR", UDP)
+                .ipv6Also(ChannelOption.IP_RECVORIGDSTADDR, "IPPROTO_IPV6", "IPV6_RECVORIGDSTADDR", true)
+                .option(ChannelOption.TCP_NODELAY, "IPPROTO_TCP", "TCP_NODELAY", TCP | TCP_SERVER)
+                .option(ChannelOption.TCP_FASTOPEN_CONNECT, "IPPROTO_TCP", "TCP_FASTOPEN_CONNECT", TCP)
+                .option(ChannelOption.TCP_FASTOPEN, "IPPROTO_TCP", "TCP_FASTOPEN", TCP_SERVER)
+                .option(ChannelOption.TCP_CORK, "IPPROTO_TCP", "TCP_CORK", TCP)
+                .option(ChannelOption.TCP_QUICKACK, "IPPROTO_TCP", "TCP_QUICKACK", TCP)
+                .option(ChannelOption.TCP_USER_TIMEOUT, "IPPROTO_TCP", "TCP_USER_TIMEOUT", TCP | TCP_SERVER)
+                .option(ChannelOption.TCP_NOTSENT_LOWAT, "IPPROTO_TCP", "TCP_NOTSENT_LOWAT", TCP | TCP_SERVER)
+                .option(ChannelOption.TCP_KEEPIDLE, "IPPROTO_TCP", "TCP_KEEPIDLE", TCP | TCP_SERVER)
+                .option(ChannelOption.TCP_KEEPINTVL, "IPPROTO_TCP", "TCP_KEEPINTVL", TCP | TCP_SERVER)
+                .option(ChannelOption.TCP_KEEPCNT, "IPPROTO_TCP", "TCP_KEEPCNT", TCP | TCP_SERVER)
+                .linger(TCP | UNIX)
+                .build();
     }
-
-    /** Socket-level options this transport honours (core options and SO_LINGER/SO_BACKLOG are handled apart). */
-    private static final Map<ChannelOption<?>, Spec> OPTIONS = Map.ofEntries(
-            Map.entry(ChannelOption.SO_SNDBUF, new Spec("SOL_SOCKET", "SO_SNDBUF", false, ALL)),
-            Map.entry(ChannelOption.SO_RCVBUF, new Spec("SOL_SOCKET", "SO_RCVBUF", false, ALL)),
-            Map.entry(ChannelOption.SO_KEEPALIVE, new Spec("SOL_SOCKET", "SO_KEEPALIVE", true, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.SO_REUSEADDR, new Spec("SOL_SOCKET", "SO_REUSEADDR", true, INET)),
-            Map.entry(ChannelOption.SO_REUSEPORT, new Spec("SOL_SOCKET", "SO_REUSEPORT", true, INET)),
-            Map.entry(ChannelOption.SO_BROADCAST, new Spec("SOL_SOCKET", "SO_BROADCAST", true, UDP)),
-            Map.entry(ChannelOption.SO_BUSY_POLL, new Spec("SOL_SOCKET", "SO_BUSY_POLL", false, INET)),
-            Map.entry(ChannelOption.IP_TOS, new Spec("IPPROTO_IP", "IP_TOS", false, INET)),
-            Map.entry(ChannelOption.IP_MULTICAST_TTL, new Spec("IPPROTO_IP", "IP_MULTICAST_TTL", false, UDP)),
-            Map.entry(ChannelOption.IP_MULTICAST_LOOP, new Spec("IPPROTO_IP", "IP_MULTICAST_LOOP", true, UDP)),
-            Map.entry(ChannelOption.IP_FREEBIND, new Spec("IPPROTO_IP", "IP_FREEBIND", true, INET)),
-            Map.entry(ChannelOption.IP_TRANSPARENT, new Spec("IPPROTO_IP", "IP_TRANSPARENT", true, INET)),
-            Map.entry(ChannelOption.IP_RECVORIGDSTADDR, new Spec("IPPROTO_IP", "IP_RECVORIGDSTADDR", true, UDP)),
-            Map.entry(ChannelOption.TCP_NODELAY, new Spec("IPPROTO_TCP", "TCP_NODELAY", true, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_FASTOPEN_CONNECT, new Spec("IPPROTO_TCP", "TCP_FASTOPEN_CONNECT", true, TCP)),
-            Map.entry(ChannelOption.TCP_FASTOPEN, new Spec("IPPROTO_TCP", "TCP_FASTOPEN", false, TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_CORK, new Spec("IPPROTO_TCP", "TCP_CORK", true, TCP)),
-            Map.entry(ChannelOption.TCP_QUICKACK, new Spec("IPPROTO_TCP", "TCP_QUICKACK", true, TCP)),
-            Map.entry(ChannelOption.TCP_USER_TIMEOUT, new Spec("IPPROTO_TCP", "TCP_USER_TIMEOUT", false, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_NOTSENT_LOWAT, new Spec("IPPROTO_TCP", "TCP_NOTSENT_LOWAT", false, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_KEEPIDLE, new Spec("IPPROTO_TCP", "TCP_KEEPIDLE", false, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_KEEPINTVL, new Spec("IPPROTO_TCP", "TCP_KEEPINTVL", false, TCP | TCP_SERVER)),
-            Map.entry(ChannelOption.TCP_KEEPCNT, new Spec("IPPROTO_TCP", "TCP_KEEPCNT", false, TCP | TCP_SERVER)));
 
     /** @return {@code true} when some epoll socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG
+        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG
                 || option == ChannelOption.IP_MULTICAST_IF; // EpollDatagramSocket maps it (struct, not int)
     }
 
@@ -127,22 +132,7 @@ abstract class EpollSocket implements IoSocket {
      */
     static int[] open(boolean unix, int type) throws IOException {
         int flags = NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
-        if (unix) {
-            return new int[] {ERRORS.check("socket(AF_UNIX)", Native.socket(NativeAbi.AF_UNIX, type | flags, 0)),
-                    NativeAbi.AF_UNIX};
-        }
-        int fd = Native.socket(NativeAbi.AF_INET6, type | flags, 0);
-        if (fd == -NativeAbi.EAFNOSUPPORT) {
-            return new int[] {ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type | flags, 0)),
-                    NativeAbi.AF_INET};
-        }
-        ERRORS.check("socket(AF_INET6)", fd);
-        int r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
-        if (r < 0) {
-            Native.close(fd);
-            throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", r);
-        }
-        return new int[] {fd, NativeAbi.AF_INET6};
+        return unix ? new int[] {SOCKETS.openUnix(type | flags), NativeAbi.AF_UNIX} : SOCKETS.openInet(type | flags);
     }
 
     /** @return the descriptor (for the poller and tests) */
@@ -262,44 +252,20 @@ abstract class EpollSocket implements IoSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        AddressErrors.check(localAddress, addressKind(), true);
-        SocketAddress a = localAddress != null ? localAddress
-                : domain == NativeAbi.AF_UNIX ? null : new InetSocketAddress(0);
-        if (a == null) {
-            return; // an unnamed Unix socket: autobinding happens on connect/listen
-        }
-        if (ipv6() && a instanceof InetSocketAddress i && i.getAddress() != null
-                && i.getAddress().isAnyLocalAddress() && i.getAddress() instanceof java.net.Inet4Address) {
-            // 0.0.0.0 on a dual-stack socket means "every address", as with java.nio: bind to :: (not ::ffff:0.0.0.0)
-            a = new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[16]), i.getPort());
-        }
-        byte[] sa = SOCKADDR.newSockaddr();
-        int len = SOCKADDR.encode(a, sa, ipv6());
-        int r = Native.bind(liveFd("bind"), sa, len);
-        if (r < 0) {
-            throw ERRORS.newIoException("bind", r);
-        }
+        SOCKETS.bind(liveFd("bind"), domain, addressKind(), localAddress);
         cachedLocal = null;
     }
 
+    /** {@code getsockname(2)}, cached once bound for listeners and datagram sockets (a stream channel keeps its own). */
     @Override
     public SocketAddress localAddress() {
         SocketAddress a = cachedLocal;
-        if (a != null || closed) {
-            return a;
+        if (a == null && !closed) {
+            a = SOCKETS.localAddress(fd);
+            if (kind != TCP && kind != UNIX && UnixSockets.isBound(a)) {
+                cachedLocal = a;
+            }
         }
-        byte[] out = Native.newAddressOut();
-        if (Native.getsockname(fd, out) < 0) {
-            return null;
-        }
-        a = SOCKADDR.decodeAddressOut(out);
-        if (a instanceof InetSocketAddress i && i.getPort() == 0) {
-            return a; // not bound yet: do not cache
-        }
-        if (kind == TCP || kind == UNIX) {
-            return a; // a stream socket: the channel keeps it
-        }
-        cachedLocal = a;
         return a;
     }
 
@@ -310,71 +276,21 @@ abstract class EpollSocket implements IoSocket {
 
     /** @return the peer, or {@code null} when not connected */
     final SocketAddress peerAddress() {
-        if (closed) {
-            return null;
-        }
-        byte[] out = Native.newAddressOut();
-        if (Native.getpeername(fd, out) < 0) {
-            return null;
-        }
-        return SOCKADDR.decodeAddressOut(out);
+        return closed ? null : SOCKETS.peerAddress(fd);
     }
 
     // -------------------------------------------------------------------------------------------- options
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_LINGER) {
-            if ((kind & (TCP | UNIX)) == 0) {
-                return false;
-            }
-            int seconds = (Integer) value;
-            check("setsockopt(SO_LINGER)", Native.setsockoptLinger(liveFd("setsockopt"), seconds >= 0 ? 1 : 0,
-                    Math.max(0, seconds)));
-            return true;
-        }
-        Spec spec = OPTIONS.get(option);
-        if (spec == null || (spec.kinds & kind) == 0) {
-            return false;
-        }
-        int v = spec.bool ? (((Boolean) value) ? 1 : 0) : (Integer) value;
-        int fd = liveFd("setsockopt");
-        check("setsockopt(" + spec.name + ")", Native.setsockoptInt(fd, NativeAbi.constant(spec.level),
-                NativeAbi.constant(spec.name), v));
-        if (ipv6() && option == ChannelOption.IP_TOS) {
-            Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS, v);
-        } else if (ipv6() && option == ChannelOption.IP_RECVORIGDSTADDR) {
-            check("setsockopt(IPV6_RECVORIGDSTADDR)",
-                    Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_RECVORIGDSTADDR, v));
-        }
-        return true;
+        return SOCKETS.options().appliesTo(option, kind)
+                && SOCKETS.setOption(liveFd("setsockopt"), kind, ipv6(), option, value);
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_LINGER) {
-            if ((kind & (TCP | UNIX)) == 0) {
-                return null;
-            }
-            int[] out = new int[2];
-            check("getsockopt(SO_LINGER)", Native.getsockoptLinger(liveFd("getsockopt"), out));
-            return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
-        }
-        Spec spec = OPTIONS.get(option);
-        if (spec == null || (spec.kinds & kind) == 0) {
-            return null;
-        }
-        int[] out = new int[1];
-        check("getsockopt(" + spec.name + ")", Native.getsockoptInt(liveFd("getsockopt"),
-                NativeAbi.constant(spec.level), NativeAbi.constant(spec.name), out));
-        return (T) (spec.bool ? Boolean.valueOf(out[0] != 0) : Integer.valueOf(out[0]));
-    }
-
-    private static void check(String call, int result) throws IOException {
-        if (result < 0) {
-            throw ERRORS.newIoException(call, result);
-        }
+        return SOCKETS.options().appliesTo(option, kind)
+                ? SOCKETS.getOption(liveFd("getsockopt"), kind, ipv6(), option) : null;
     }
 
     // ------------------------------------------------------------------------------------------- helpers

@@ -292,19 +292,12 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
 
     @Override
     public void shutdownInput() throws IOException {
-        shutdown(NativeAbi.SHUT_RD, "shutdown(SHUT_RD)");
+        NativeAbi.SOCKETS.shutdownInput(liveFd("shutdown(SHUT_RD)"));
     }
 
     @Override
     public void shutdownOutput() throws IOException {
-        shutdown(NativeAbi.SHUT_WR, "shutdown(SHUT_WR)");
-    }
-
-    private void shutdown(int how, String call) throws IOException {
-        int r = Native.shutdown(liveFd(call), how);
-        if (r < 0 && r != -NativeAbi.ENOTCONN) {
-            throw ERRORS.newIoException(call, r);
-        }
+        NativeAbi.SOCKETS.shutdownOutput(liveFd("shutdown(SHUT_WR)"));
     }
 
     // ------------------------------------------------------------------------------------ credentials

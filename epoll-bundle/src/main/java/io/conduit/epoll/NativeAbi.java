@@ -3,8 +3,11 @@ package io.conduit.epoll;
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.SocketCalls;
 import io.conduit.transport.spi.unix.UnixErrors;
+import io.conduit.transport.spi.unix.UnixSockets;
 
+import java.lang.invoke.MethodHandles;
 import java.util.Map;
 
 /**
@@ -29,11 +32,18 @@ final class NativeAbi {
     private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
             Native.constantValues(), "io.conduit.epoll");
 
+    /**
+     * The socket logic shared with the other Unix transports (bind, listen, shutdown, addresses, the options of
+     * {@link EpollSocket#optionTable}), over this library's natives; Linux abstract Unix names included.
+     */
+    static final UnixSockets SOCKETS = new UnixSockets(CONSTANTS, Native::strerror, true,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), EpollSocket.optionTable(CONSTANTS));
+
     /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
-    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
+    static final UnixErrors ERRORS = SOCKETS.errors();
 
     /** Raw socket addresses with the library's layouts, Linux abstract Unix names included. */
-    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, true);
+    static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
 
     /**
      * @return the value of the named native constant

@@ -4,15 +4,14 @@ import static io.conduit.iouring.NativeAbi.ERRORS;
 
 import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
-import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.NativeLibraryLoader;
+import io.conduit.transport.spi.unix.NativeTransportProbe;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 
@@ -33,7 +32,7 @@ import java.util.function.UnaryOperator;
 final class IoUring {
 
     /** System property that disables every native transport. */
-    static final String NO_NATIVE_PROPERTY = "conduit.noNative";
+    static final String NO_NATIVE_PROPERTY = NativeTransportProbe.NO_NATIVE_PROPERTY;
 
     /** the transport's name in messages and selection */
     static final String NAME = "io_uring";
@@ -98,37 +97,19 @@ final class IoUring {
      * @param properties system-property lookup
      */
     static Availability probe(UnaryOperator<String> properties) {
-        boolean noNative;
-        try {
-            noNative = IoTransportSupport.booleanProperty(properties, NO_NATIVE_PROPERTY, false);
-        } catch (IllegalArgumentException e) {
-            return Availability.unavailable(e);
-        }
-        if (noNative) {
-            return Availability.unavailable(new UnsupportedOperationException("io_uring is disabled by the system"
-                    + " property " + NO_NATIVE_PROPERTY + "=true (no native library was loaded); remove it or set"
-                    + " it to false to use native transports"));
-        }
-        String os = String.valueOf(properties.apply("os.name"));
-        if (!os.toLowerCase(Locale.ROOT).startsWith("linux")) {
-            return Availability.unavailable(new UnsupportedOperationException("io_uring needs Linux; this is " + os));
-        }
-        try {
+        return NativeTransportProbe.probeLinux(NAME, properties, () -> {
             loadedHow = NativeLibraryLoader.load(libraryName(), IoUring.class, System::loadLibrary, System::load);
             int[] params = new int[NativeAbi.PARAMS_LENGTH];
             int fd = Native.ioUringSetup(4, 0, 0, params);
             if (fd < 0) {
-                return Availability.unavailable(setupFailure(fd, readDisabledSysctl()));
+                throw setupFailure(fd, readDisabledSysctl());
             }
             try {
                 checkRing(fd, params[NativeAbi.PARAMS_FEATURES]);
             } finally {
                 Native.close(fd);
             }
-            return Availability.available();
-        } catch (Exception | LinkageError e) {
-            return Availability.unavailable(e);
-        }
+        });
     }
 
     /** Checks the features and opcodes of a freshly set up ring. */

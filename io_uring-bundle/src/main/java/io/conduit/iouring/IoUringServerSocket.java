@@ -68,10 +68,7 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         super.bind(localAddress);
-        int r = Native.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
-        if (r < 0) {
-            throw ERRORS.newIoException("listen", r);
-        }
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
         listening = true;
         if (wants(OP_READ)) {
             arm();
@@ -85,25 +82,12 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
 
     @Override
     public boolean steerReuseportGroup(int index) throws IOException {
-        if (index < 0) {
-            throw new IllegalArgumentException("index " + index + " < 0");
-        }
-        int r = Native.attachReuseportCbpf(liveFd("setsockopt"), index);
-        if (ERRORS.isNoProtocolOption(r)) {
-            return false;
-        }
-        ERRORS.check("setsockopt(SO_ATTACH_REUSEPORT_CBPF)", r);
-        return true;
+        return NativeAbi.SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
     }
 
     @Override
     public boolean unsteerReuseportGroup() throws IOException {
-        int r = Native.detachReuseportBpf(liveFd("setsockopt"));
-        if (ERRORS.isNoEntry(r) || ERRORS.isNoProtocolOption(r)) {
-            return false;
-        }
-        ERRORS.check("setsockopt(SO_DETACH_REUSEPORT_BPF)", r);
-        return true;
+        return NativeAbi.SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
     }
 
     @Override

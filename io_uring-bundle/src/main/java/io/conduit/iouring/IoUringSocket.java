@@ -1,22 +1,22 @@
 package io.conduit.iouring;
 
 import static io.conduit.iouring.NativeAbi.ERRORS;
-import static io.conduit.iouring.NativeAbi.SOCKADDR;
+import static io.conduit.iouring.NativeAbi.SOCKETS;
 
 import io.conduit.channel.ChannelClosedException;
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
-import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
+import io.conduit.transport.spi.unix.NativeConstants;
+import io.conduit.transport.spi.unix.SocketOptionTable;
+import io.conduit.transport.spi.unix.UnixSockets;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
-import java.util.Map;
 
 /**
  * What every io_uring socket shares: the descriptor, its slot in the loop's {@link IoUringIoHandler}, the requests
@@ -45,26 +45,32 @@ abstract class IoUringSocket implements IoSocket {
     static final int REQ_ACCEPT = 4;
     static final int REQ_CANCEL = 5;
 
-    /** Socket kinds an option applies to. */
-    static final int TCP = 1;
-    static final int TCP_SERVER = 2;
+    /** Socket kinds (the bits of {@link SocketOptionTable}). */
+    static final int TCP = SocketOptionTable.TCP;
+    static final int TCP_SERVER = SocketOptionTable.TCP_SERVER;
 
-    private record Spec(String level, String name, boolean bool, int kinds) {
+    /**
+     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options and
+     * {@code SO_BACKLOG} are handled apart).
+     */
+    static SocketOptionTable optionTable(NativeConstants constants) {
+        int tcp = TCP | TCP_SERVER;
+        return SocketOptionTable.builder(constants)
+                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", tcp)
+                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", tcp)
+                .option(ChannelOption.SO_KEEPALIVE, "SOL_SOCKET", "SO_KEEPALIVE", tcp)
+                .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", tcp)
+                .option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", tcp)
+                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", tcp)
+                .ipv6Also(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS", false)
+                .option(ChannelOption.TCP_NODELAY, "IPPROTO_TCP", "TCP_NODELAY", tcp)
+                .linger(TCP)
+                .build();
     }
-
-    /** Socket-level options this transport honours (core options, SO_LINGER and SO_BACKLOG apart). */
-    private static final Map<ChannelOption<?>, Spec> OPTIONS = Map.of(
-            ChannelOption.SO_SNDBUF, new Spec("SOL_SOCKET", "SO_SNDBUF", false, TCP | TCP_SERVER),
-            ChannelOption.SO_RCVBUF, new Spec("SOL_SOCKET", "SO_RCVBUF", false, TCP | TCP_SERVER),
-            ChannelOption.SO_KEEPALIVE, new Spec("SOL_SOCKET", "SO_KEEPALIVE", true, TCP | TCP_SERVER),
-            ChannelOption.SO_REUSEADDR, new Spec("SOL_SOCKET", "SO_REUSEADDR", true, TCP | TCP_SERVER),
-            ChannelOption.SO_REUSEPORT, new Spec("SOL_SOCKET", "SO_REUSEPORT", true, TCP | TCP_SERVER),
-            ChannelOption.IP_TOS, new Spec("IPPROTO_IP", "IP_TOS", false, TCP | TCP_SERVER),
-            ChannelOption.TCP_NODELAY, new Spec("IPPROTO_TCP", "TCP_NODELAY", true, TCP | TCP_SERVER));
 
     /** @return {@code true} when some io_uring socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return OPTIONS.containsKey(option) || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BACKLOG;
+        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG;
     }
 
     /** closes whose descriptor waited for requests in flight, output among them (test hook) */
@@ -118,19 +124,7 @@ abstract class IoUringSocket implements IoSocket {
      * @return {fd, domain}
      */
     static int[] openTcp() throws IOException {
-        int type = NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
-        int fd = Native.socket(NativeAbi.AF_INET6, type, 0);
-        if (fd == -NativeAbi.EAFNOSUPPORT) {
-            return new int[] {ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0)),
-                    NativeAbi.AF_INET};
-        }
-        ERRORS.check("socket(AF_INET6)", fd);
-        int r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
-        if (r < 0) {
-            Native.close(fd);
-            throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", r);
-        }
-        return new int[] {fd, NativeAbi.AF_INET6};
+        return SOCKETS.openInet(NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
     }
 
     final int fd() {
@@ -382,110 +376,50 @@ abstract class IoUringSocket implements IoSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        AddressErrors.check(localAddress, "TCP", true);
-        SocketAddress a = localAddress != null ? localAddress : new InetSocketAddress(0);
-        if (ipv6() && a instanceof InetSocketAddress i && i.getAddress() != null
-                && i.getAddress().isAnyLocalAddress() && i.getAddress() instanceof java.net.Inet4Address) {
-            // 0.0.0.0 on a dual-stack socket means "every address", as with java.nio: bind to ::
-            a = new InetSocketAddress(java.net.InetAddress.getByAddress(new byte[16]), i.getPort());
-        }
-        byte[] sa = SOCKADDR.newSockaddr();
-        int len = SOCKADDR.encode(a, sa, ipv6());
-        int r = Native.bind(liveFd("bind"), sa, len);
-        if (r < 0) {
-            throw ERRORS.newIoException("bind", r);
-        }
+        SOCKETS.bind(liveFd("bind"), domain, "TCP", localAddress);
         cachedLocal = null;
     }
 
+    /** {@code getsockname(2)}, cached once a listener is bound (a connection's channel keeps its own). */
     @Override
     public SocketAddress localAddress() {
         SocketAddress a = cachedLocal;
-        if (a != null || closed) {
-            return a;
+        if (a == null && !closed) {
+            a = SOCKETS.localAddress(fd);
+            if (kind == TCP_SERVER && UnixSockets.isBound(a)) {
+                cachedLocal = a;
+            }
         }
-        byte[] out = SOCKADDR.newAddressOut();
-        if (Native.getsockname(fd, out) < 0) {
-            return null;
-        }
-        a = SOCKADDR.decodeAddressOut(out);
-        if (a instanceof InetSocketAddress i && i.getPort() == 0 || kind == TCP) {
-            return a; // not bound yet, or a connection (its channel keeps the address)
-        }
-        cachedLocal = a;
         return a;
     }
 
     /** @return the peer, or {@code null} when not connected */
     final SocketAddress peerAddress() {
-        if (closed) {
-            return null;
-        }
-        byte[] out = SOCKADDR.newAddressOut();
-        if (Native.getpeername(fd, out) < 0) {
-            return null;
-        }
-        return SOCKADDR.decodeAddressOut(out);
+        return closed ? null : SOCKETS.peerAddress(fd);
     }
 
     // -------------------------------------------------------------------------------------------- options
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_LINGER) {
-            if (kind != TCP) {
-                return false;
-            }
-            int seconds = (Integer) value;
-            check("setsockopt(SO_LINGER)", Native.setsockoptLinger(liveFd("setsockopt"), seconds >= 0 ? 1 : 0,
-                    Math.max(0, seconds)));
-            return true;
-        }
-        Spec spec = OPTIONS.get(option);
-        if (spec == null || (spec.kinds & kind) == 0) {
+        if (!SOCKETS.options().appliesTo(option, kind)
+                || !SOCKETS.setOption(liveFd("setsockopt"), kind, ipv6(), option, value)) {
             return false;
         }
-        int v = spec.bool ? (((Boolean) value) ? 1 : 0) : (Integer) value;
-        int fd = liveFd("setsockopt");
-        check("setsockopt(" + spec.name + ")", Native.setsockoptInt(fd, NativeAbi.constant(spec.level),
-                NativeAbi.constant(spec.name), v));
-        if (ipv6() && option == ChannelOption.IP_TOS) {
-            Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS, v);
-        } else if (option == ChannelOption.SO_SNDBUF) {
-            sendBufferSet(v);
+        if (option == ChannelOption.SO_SNDBUF) {
+            sendBufferSet((Integer) value);
         }
         return true;
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_LINGER) {
-            if (kind != TCP) {
-                return null;
-            }
-            int[] out = new int[2];
-            check("getsockopt(SO_LINGER)", Native.getsockoptLinger(liveFd("getsockopt"), out));
-            return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
-        }
-        Spec spec = OPTIONS.get(option);
-        if (spec == null || (spec.kinds & kind) == 0) {
-            return null;
-        }
-        int[] out = new int[1];
-        check("getsockopt(" + spec.name + ")", Native.getsockoptInt(liveFd("getsockopt"),
-                NativeAbi.constant(spec.level), NativeAbi.constant(spec.name), out));
-        return (T) (spec.bool ? Boolean.valueOf(out[0] != 0) : Integer.valueOf(out[0]));
+        return SOCKETS.options().appliesTo(option, kind)
+                ? SOCKETS.getOption(liveFd("getsockopt"), kind, ipv6(), option) : null;
     }
 
     /** {@code SO_SNDBUF} was set to {@code bytes} (any thread): a stream socket stages no more than that. */
     void sendBufferSet(int bytes) {
-    }
-
-    private static void check(String call, int result) throws IOException {
-        if (result < 0) {
-            throw ERRORS.newIoException(call, result);
-        }
     }
 
     @Override

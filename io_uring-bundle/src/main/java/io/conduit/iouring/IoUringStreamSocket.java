@@ -322,25 +322,18 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
 
     @Override
     public void shutdownInput() throws IOException {
-        shutdown(NativeAbi.SHUT_RD, "shutdown(SHUT_RD)");
+        NativeAbi.SOCKETS.shutdownInput(liveFd("shutdown(SHUT_RD)"));
     }
 
     /** {@code shutdown(SHUT_WR)} once the staged bytes are sent (at once when none are). */
     @Override
     public void shutdownOutput() throws IOException {
-        liveFd("shutdown(SHUT_WR)");
+        int fd = liveFd("shutdown(SHUT_WR)");
         if (outputPending()) {
             shutdownOutputWhenSent = true;
             return;
         }
-        shutdown(NativeAbi.SHUT_WR, "shutdown(SHUT_WR)");
-    }
-
-    private void shutdown(int how, String call) throws IOException {
-        int r = Native.shutdown(liveFd(call), how);
-        if (r < 0 && r != -NativeAbi.ENOTCONN) {
-            throw ERRORS.newIoException(call, r);
-        }
+        NativeAbi.SOCKETS.shutdownOutput(fd);
     }
 
     // ----------------------------------------------------------------------------------------- completions

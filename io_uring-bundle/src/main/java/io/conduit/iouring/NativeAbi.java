@@ -2,8 +2,11 @@ package io.conduit.iouring;
 
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.SocketCalls;
 import io.conduit.transport.spi.unix.UnixErrors;
+import io.conduit.transport.spi.unix.UnixSockets;
 
+import java.lang.invoke.MethodHandles;
 import java.util.Map;
 
 /**
@@ -24,11 +27,18 @@ final class NativeAbi {
     private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
             Native.constantValues(), "io.conduit.iouring");
 
+    /**
+     * The socket logic shared with the other Unix transports (bind, listen, shutdown, addresses, the options of
+     * {@link IoUringSocket#optionTable}), over this library's natives.
+     */
+    static final UnixSockets SOCKETS = new UnixSockets(CONSTANTS, Native::strerror, true,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), IoUringSocket.optionTable(CONSTANTS));
+
     /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
-    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
+    static final UnixErrors ERRORS = SOCKETS.errors();
 
     /** Raw socket addresses with the library's layouts. */
-    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, true);
+    static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
 
     /** @return the value of the named native constant */
     static int constant(String name) {

@@ -6,6 +6,7 @@ import io.conduit.transport.Availability;
 import io.conduit.transport.UnavailableTransportException;
 import io.conduit.transport.spi.IoTransportSupport;
 import io.conduit.transport.spi.NativeLibraryLoader;
+import io.conduit.transport.spi.unix.NativeTransportProbe;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -36,7 +37,7 @@ import java.util.function.UnaryOperator;
 final class KQueue {
 
     /** System property that disables every native transport. */
-    static final String NO_NATIVE_PROPERTY = "conduit.noNative";
+    static final String NO_NATIVE_PROPERTY = NativeTransportProbe.NO_NATIVE_PROPERTY;
     /** System property that lets the kqueue transport run on Linux over the test-only emulation. */
     static final String EMULATION_PROPERTY = "conduit.kqueue.emulation";
     /** System property: absolute path of the Linux test build of the library (with {@link #EMULATION_PROPERTY}). */
@@ -88,18 +89,15 @@ final class KQueue {
      * load is never attempted by tests: a library binds to one class loader).
      */
     static Availability probe(UnaryOperator<String> properties, Consumer<String> loadLibrary, Consumer<String> load) {
-        boolean noNative;
+        Availability disabled = NativeTransportProbe.disabledByProperty(NAME, properties);
+        if (disabled != null) {
+            return disabled;
+        }
         boolean emulation;
         try {
-            noNative = IoTransportSupport.booleanProperty(properties, NO_NATIVE_PROPERTY, false);
             emulation = IoTransportSupport.booleanProperty(properties, EMULATION_PROPERTY, false);
         } catch (IllegalArgumentException e) {
             return Availability.unavailable(e); // malformed: an error naming the property, nothing is loaded
-        }
-        if (noNative) {
-            return Availability.unavailable(new UnsupportedOperationException("kqueue is disabled by the system"
-                    + " property " + NO_NATIVE_PROPERTY + "=true (no native library was loaded); remove it or set"
-                    + " it to false to use native transports"));
         }
         String os = String.valueOf(properties.apply("os.name"));
         String lower = os.toLowerCase(Locale.ROOT);

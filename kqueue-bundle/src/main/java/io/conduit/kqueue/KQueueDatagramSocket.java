@@ -3,11 +3,11 @@ package io.conduit.kqueue;
 import static io.conduit.kqueue.NativeAbi.ERRORS;
 import static io.conduit.kqueue.NativeAbi.SOCKADDR;
 
-import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.DatagramLimits;
 import io.conduit.transport.spi.IoDatagramSocket;
 import io.conduit.transport.spi.unix.NativeMemory;
+import io.conduit.transport.spi.unix.SocketOptionTable;
 
 import java.io.IOException;
 import java.lang.ref.Reference;
@@ -70,7 +70,7 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
     private final int[] flagsOut = new int[1];
 
     KQueueDatagramSocket(int fd, int family) {
-        super(fd, family);
+        super(fd, family, SocketOptionTable.UDP);
     }
 
     private boolean unix() {
@@ -309,24 +309,5 @@ final class KQueueDatagramSocket extends KQueueSocket implements IoDatagramSocke
     @Override
     public SocketAddress remoteAddress() {
         return remote;
-    }
-
-    @Override
-    int[] optionCode(ChannelOption<?> option) {
-        if (unix()) {
-            return super.optionCode(option); // the socket-level ones: SO_SNDBUF, SO_RCVBUF, ...
-        }
-        if (option == ChannelOption.SO_BROADCAST) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_BROADCAST};
-        }
-        if (option == ChannelOption.IP_MULTICAST_TTL) {
-            return ipv6() ? new int[] {NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_HOPS}
-                    : new int[] {NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_TTL};
-        }
-        if (option == ChannelOption.IP_MULTICAST_LOOP) {
-            return ipv6() ? new int[] {NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_LOOP}
-                    : new int[] {NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_LOOP};
-        }
-        return super.optionCode(option);
     }
 }

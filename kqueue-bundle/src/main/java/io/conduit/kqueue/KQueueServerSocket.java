@@ -6,6 +6,7 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.IoTransportSupport;
+import io.conduit.transport.spi.unix.SocketOptionTable;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -22,7 +23,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     private volatile String acceptFilter = "";
 
     KQueueServerSocket(int fd, int family) throws IOException {
-        super(fd, family);
+        super(fd, family, SocketOptionTable.TCP_SERVER);
         if (family != NativeAbi.AF_UNIX) {
             // as java.nio does on Unix: a restarted server can bind while old connections are in TIME_WAIT
             ERRORS.check("setsockopt(SO_REUSEADDR)", Native.setsockoptInt(fd, NativeAbi.SOL_SOCKET,
@@ -34,8 +35,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         super.bind(localAddress);
-        int b = IoTransportSupport.listenBacklog(backlog, this.backlog);
-        ERRORS.check("listen", Native.listen(fd(), b));
+        NativeAbi.SOCKETS.listen(fd(), IoTransportSupport.listenBacklog(backlog, this.backlog));
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.conduit.kqueue;
 
 import static io.conduit.kqueue.NativeAbi.ERRORS;
 import static io.conduit.kqueue.NativeAbi.SOCKADDR;
+import static io.conduit.kqueue.NativeAbi.SOCKETS;
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoop;
@@ -9,7 +10,9 @@ import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoSocket;
 import io.conduit.transport.spi.UnixSocketFile;
+import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.NativeMemory;
+import io.conduit.transport.spi.unix.SocketOptionTable;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -33,6 +36,8 @@ abstract class KQueueSocket implements IoSocket {
     private final int fd;
     /** AF_INET, AF_INET6 or AF_UNIX; immutable */
     final int family;
+    /** the {@link SocketOptionTable} kind ({@code TCP}, {@code TCP_SERVER}, {@code UDP}, {@code UNIX}, ...); immutable */
+    final int kind;
     /** false once close() ran; written by close() (any thread), read anywhere */
     private volatile boolean open = true;
     /**
@@ -72,9 +77,54 @@ abstract class KQueueSocket implements IoSocket {
     /** the write filter reported EV_EOF (a connect that cannot complete); loop-confined */
     boolean writeEof;
 
-    KQueueSocket(int fd, int family) {
+    /**
+     * @param kind the kind of an IP socket ({@code SocketOptionTable.TCP}, {@code TCP_SERVER} or {@code UDP}); a
+     *             Unix-domain socket ({@code family} {@code AF_UNIX}) takes the matching Unix kind
+     */
+    KQueueSocket(int fd, int family, int kind) {
         this.fd = fd;
         this.family = family;
+        this.kind = family != NativeAbi.AF_UNIX ? kind
+                : kind == SocketOptionTable.TCP ? SocketOptionTable.UNIX
+                : kind == SocketOptionTable.TCP_SERVER ? SocketOptionTable.UNIX_SERVER : SocketOptionTable.UNIX_DGRAM;
+    }
+
+    /**
+     * The socket options of this transport, by socket kind. Where an option has an IPv6 form, an IPv6 socket uses
+     * that form only ({@code ipv6Instead}): the BSDs apply the IPv4 one to IPv4 sockets alone. Entries whose
+     * option the system lacks are left out ({@link NativeAbi#SO_REUSEPORT} &lt; 0,
+     * {@link NativeAbi#SO_SNDLOWAT_SETTABLE}, {@link NativeAbi#HAS_TCP_NOPUSH}); NativeAbi makes the table after
+     * those flags.
+     */
+    static SocketOptionTable optionTable(NativeConstants constants) {
+        int all = SocketOptionTable.ALL;
+        int inet = SocketOptionTable.INET;
+        int tcp = SocketOptionTable.TCP;
+        int udp = SocketOptionTable.UDP;
+        SocketOptionTable.Builder b = SocketOptionTable.builder(constants)
+                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", all)
+                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", all)
+                .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", inet)
+                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", inet)
+                .ipv6Instead(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS")
+                .option(ChannelOption.SO_KEEPALIVE, "SOL_SOCKET", "SO_KEEPALIVE", tcp)
+                .option(ChannelOption.TCP_NODELAY, "IPPROTO_TCP", "TCP_NODELAY", tcp)
+                .option(ChannelOption.SO_BROADCAST, "SOL_SOCKET", "SO_BROADCAST", udp)
+                .option(ChannelOption.IP_MULTICAST_TTL, "IPPROTO_IP", "IP_MULTICAST_TTL", udp)
+                .ipv6Instead(ChannelOption.IP_MULTICAST_TTL, "IPPROTO_IPV6", "IPV6_MULTICAST_HOPS")
+                .option(ChannelOption.IP_MULTICAST_LOOP, "IPPROTO_IP", "IP_MULTICAST_LOOP", udp)
+                .ipv6Instead(ChannelOption.IP_MULTICAST_LOOP, "IPPROTO_IPV6", "IPV6_MULTICAST_LOOP")
+                .linger(all);
+        if (NativeAbi.SO_REUSEPORT >= 0) {
+            b.option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", inet);
+        }
+        if (NativeAbi.SO_SNDLOWAT_SETTABLE) {
+            b.option(ChannelOption.SO_SNDLOWAT, "SOL_SOCKET", "SO_SNDLOWAT", all);
+        }
+        if (NativeAbi.HAS_TCP_NOPUSH) {
+            b.option(ChannelOption.TCP_NOPUSH, "IPPROTO_TCP", "TCP_NOPUSH", tcp);
+        }
+        return b.build();
     }
 
     final int fd() {
@@ -252,8 +302,7 @@ abstract class KQueueSocket implements IoSocket {
 
     @Override
     public SocketAddress localAddress() {
-        byte[] out = new byte[NativeAbi.ADDRESS_OUT_SIZE];
-        return open && Native.getsockname(fd, out) == 0 ? SOCKADDR.decodeAddressOut(out) : null;
+        return open ? SOCKETS.localAddress(fd) : null;
     }
 
     final boolean ipv6() {
@@ -317,74 +366,14 @@ abstract class KQueueSocket implements IoSocket {
 
     // ------------------------------------------------------------------ options
 
-    /** @return whether this socket kind handles {@code option} (beyond the shared socket-level ones) */
-    boolean handles(ChannelOption<?> option) {
-        return false;
-    }
-
     @Override
-    @SuppressWarnings("unchecked")
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        int[] o = optionCode(option);
-        if (o == null) {
-            return false;
-        }
-        if (option == ChannelOption.SO_LINGER) {
-            int seconds = (Integer) value;
-            ERRORS.check("setsockopt(SO_LINGER)", Native.setsockoptLinger(fd, seconds >= 0 ? 1 : 0, Math.max(0, seconds)));
-            return true;
-        }
-        int v = value instanceof Boolean ? (((Boolean) value) ? 1 : 0) : (Integer) value;
-        ERRORS.check("setsockopt(" + option.name() + ")", Native.setsockoptInt(fd, o[0], o[1], v));
-        return true;
+        return SOCKETS.setOption(fd, kind, ipv6(), option, value);
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        int[] o = optionCode(option);
-        if (o == null) {
-            return null;
-        }
-        if (option == ChannelOption.SO_LINGER) {
-            int[] out = new int[2];
-            ERRORS.check("getsockopt(SO_LINGER)", Native.getsockoptLinger(fd, out));
-            return (T) Integer.valueOf(out[0] == 0 ? -1 : out[1]);
-        }
-        int[] out = new int[1];
-        ERRORS.check("getsockopt(" + option.name() + ")", Native.getsockoptInt(fd, o[0], o[1], out));
-        if (option.valueType() == Boolean.class) {
-            return (T) Boolean.valueOf(out[0] != 0);
-        }
-        return (T) Integer.valueOf(out[0]);
-    }
-
-    /** @return {level, optname} of an int/boolean option this socket supports, or {@code null} */
-    int[] optionCode(ChannelOption<?> option) {
-        boolean inet = family != NativeAbi.AF_UNIX;
-        if (option == ChannelOption.SO_SNDBUF) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF};
-        }
-        if (option == ChannelOption.SO_RCVBUF) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_RCVBUF};
-        }
-        if (option == ChannelOption.SO_LINGER) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_LINGER};
-        }
-        if (option == ChannelOption.SO_REUSEADDR && inet) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR};
-        }
-        if (option == ChannelOption.SO_REUSEPORT && inet && NativeAbi.SO_REUSEPORT >= 0) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEPORT};
-        }
-        if (option == ChannelOption.SO_SNDLOWAT && NativeAbi.SO_SNDLOWAT_SETTABLE) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDLOWAT};
-        }
-        if (option == ChannelOption.IP_TOS && inet) {
-            return ipv6() ? new int[] {NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_TCLASS}
-                    : new int[] {NativeAbi.IPPROTO_IP, NativeAbi.IP_TOS};
-        }
-        return null;
+        return SOCKETS.getOption(fd, kind, ipv6(), option);
     }
 
     /** Bytes of a Java string for a C API ({@code accf(9)} names). */

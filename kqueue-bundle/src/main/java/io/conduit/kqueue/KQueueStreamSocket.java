@@ -4,12 +4,12 @@ import static io.conduit.kqueue.NativeAbi.ERRORS;
 import static io.conduit.kqueue.NativeAbi.SOCKADDR;
 
 import io.conduit.channel.ChannelClosedException;
-import io.conduit.channel.ChannelOption;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeMemory;
+import io.conduit.transport.spi.unix.SocketOptionTable;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,7 +32,7 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
     private volatile SocketAddress remote;
 
     KQueueStreamSocket(int fd, int family, boolean connected) {
-        super(fd, family);
+        super(fd, family, SocketOptionTable.TCP);
         this.connected = connected;
     }
 
@@ -236,20 +236,5 @@ final class KQueueStreamSocket extends KQueueSocket implements IoStreamSocket, I
             throw new UncheckedIOException(ERRORS.newIoException("getpeereid", rc));
         }
         return new PeerCredentials(out[0], out[1], out[2]);
-    }
-
-    @Override
-    int[] optionCode(ChannelOption<?> option) {
-        boolean inet = family != NativeAbi.AF_UNIX;
-        if (option == ChannelOption.SO_KEEPALIVE && inet) {
-            return new int[] {NativeAbi.SOL_SOCKET, NativeAbi.SO_KEEPALIVE};
-        }
-        if (option == ChannelOption.TCP_NODELAY && inet) {
-            return new int[] {NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NODELAY};
-        }
-        if (option == ChannelOption.TCP_NOPUSH && inet && NativeAbi.HAS_TCP_NOPUSH) {
-            return new int[] {NativeAbi.IPPROTO_TCP, NativeAbi.TCP_NOPUSH};
-        }
-        return super.optionCode(option);
     }
 }

@@ -162,24 +162,13 @@ final class KQueueTransport implements Transport {
 
     /**
      * A dual-stack {@code AF_INET6} socket ({@code IPV6_V6ONLY} off, so IPv4 peers appear as IPv4-mapped
-     * addresses), or {@code AF_INET} where the system has no IPv6.
+     * addresses), or {@code AF_INET} where the system has no IPv6
+     * ({@link io.conduit.transport.spi.unix.UnixSockets#openInet}).
      */
     private static int inetSocket(int type, int[] familyOut) throws IOException {
-        int fd = Native.socket(NativeAbi.AF_INET6, type, 0);
-        if (fd >= 0) {
-            int rc = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_V6ONLY, 0);
-            if (rc < 0) {
-                Native.close(fd);
-                throw ERRORS.newIoException("setsockopt(IPV6_V6ONLY)", rc);
-            }
-            familyOut[0] = NativeAbi.AF_INET6;
-            return fd;
-        }
-        if (fd != -NativeAbi.EAFNOSUPPORT) {
-            throw ERRORS.newIoException("socket(AF_INET6)", fd);
-        }
-        familyOut[0] = NativeAbi.AF_INET;
-        return ERRORS.check("socket(AF_INET)", Native.socket(NativeAbi.AF_INET, type, 0));
+        int[] fdAndFamily = NativeAbi.SOCKETS.openInet(type);
+        familyOut[0] = fdAndFamily[1];
+        return fdAndFamily[0];
     }
 
     @Override

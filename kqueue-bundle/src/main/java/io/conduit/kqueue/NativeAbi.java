@@ -3,8 +3,11 @@ package io.conduit.kqueue;
 import io.conduit.transport.spi.unix.IovArray;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
+import io.conduit.transport.spi.unix.SocketCalls;
 import io.conduit.transport.spi.unix.UnixErrors;
+import io.conduit.transport.spi.unix.UnixSockets;
 
+import java.lang.invoke.MethodHandles;
 import java.util.Map;
 
 /**
@@ -27,11 +30,6 @@ final class NativeAbi {
     private static final NativeConstants CONSTANTS = NativeConstants.of(Native.constantNames(),
             Native.constantValues(), "io.conduit.kqueue");
 
-    /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
-    static final UnixErrors ERRORS = new UnixErrors(CONSTANTS, Native::strerror);
-
-    /** Raw socket addresses with the library's layouts (no abstract Unix names: they are Linux-only). */
-    static final SockaddrCodec SOCKADDR = new SockaddrCodec(CONSTANTS, false);
 
     /**
      * @return the value of the named native constant
@@ -162,4 +160,19 @@ final class NativeAbi {
 
     /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
     static final IovArray.Layout IOVEC = IovArray.Layout.of(CONSTANTS, Native::addressOf);
+
+    // Last: the option table reads the flags above.
+
+    /**
+     * The socket logic shared with the other Unix transports (open, listen, addresses, the options of
+     * {@link KQueueSocket#optionTable}), over this library's natives; no abstract Unix names (they are Linux-only).
+     */
+    static final UnixSockets SOCKETS = new UnixSockets(CONSTANTS, Native::strerror, false,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), KQueueSocket.optionTable(CONSTANTS));
+
+    /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
+    static final UnixErrors ERRORS = SOCKETS.errors();
+
+    /** Raw socket addresses with the library's layouts (no abstract Unix names: they are Linux-only). */
+    static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
 }

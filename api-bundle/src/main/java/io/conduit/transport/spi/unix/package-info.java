@@ -6,8 +6,11 @@
  * {@link io.conduit.transport.spi.unix.SockaddrCodec} for raw socket addresses (Linux abstract Unix names
  * included where the transport has them), {@link io.conduit.transport.spi.unix.NativeMemory} for kernel structs in
  * direct memory (without {@code sun.misc.Unsafe}) and {@link io.conduit.transport.spi.unix.IovArray} for
- * {@code struct iovec} arrays. Their C counterpart is {@code native-fragments/src/main/c/unix/conduit_unix.c},
- * compiled into every Unix transport's library.
+ * {@code struct iovec} arrays. Above the system calls, {@link io.conduit.transport.spi.unix.UnixSockets} holds the
+ * socket logic the transports share (dual-stack open, bind, listen, shutdown, addresses, options), calling the
+ * transport's natives through {@link io.conduit.transport.spi.unix.SocketCalls}, with the options each transport
+ * maps in a {@link io.conduit.transport.spi.unix.SocketOptionTable}. Their C counterpart is
+ * {@code native-fragments/src/main/c/unix/conduit_unix.c}, compiled into every Unix transport's library.
  * Everything that differs between platforms — errno values, {@code strerror(3)} text, struct sizes and offsets,
  * the address of a direct buffer — is passed in by the transport from its own native library; nothing here is
  * hard-coded for one platform, and nothing here loads a native library.
