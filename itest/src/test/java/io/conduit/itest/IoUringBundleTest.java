@@ -97,16 +97,23 @@ public class IoUringBundleTest {
         assertLoadedFromTheFragment(host);
     }
 
+    /** What {@code IoUring.loadedHow()} says when the framework loaded the library from the fragment. */
+    static final String FROM_THE_FRAGMENT = "System.loadLibrary(\"conduit_iouring_" + NativeLibraryLoader.arch()
+            + "\") from io.conduit.iouring.IoUring";
+
     /**
-     * Asserts that {@code IoUring.loadedHow()} of the io_uring bundle {@code host} (package-private; read
-     * reflectively) says the library came through the framework's {@code findLibrary}, i.e. the fragment's
-     * {@code Bundle-NativeCode}, not by extraction or from {@code java.library.path}.
+     * Asserts that the io_uring bundle {@code host} loaded its library through the framework's {@code findLibrary},
+     * i.e. the fragment's {@code Bundle-NativeCode}, not by extraction or from {@code java.library.path}.
      */
     static void assertLoadedFromTheFragment(Bundle host) throws Exception {
+        assertEquals("how the io_uring library was loaded", FROM_THE_FRAGMENT, loadedHow(host));
+    }
+
+    /** @return {@code IoUring.loadedHow()} of {@code host} (package-private; read reflectively) */
+    static String loadedHow(Bundle host) throws Exception {
         Method loadedHow = host.loadClass("io.conduit.iouring.IoUring").getDeclaredMethod("loadedHow");
         loadedHow.setAccessible(true);
-        assertEquals("how the io_uring library was loaded", "System.loadLibrary(\"conduit_iouring_"
-                + NativeLibraryLoader.arch() + "\") from io.conduit.iouring.IoUring", loadedHow.invoke(null));
+        return String.valueOf(loadedHow.invoke(null));
     }
 
     @Test
