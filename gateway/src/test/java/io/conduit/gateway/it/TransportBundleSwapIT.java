@@ -142,7 +142,7 @@ class TransportBundleSwapIT {
     }
 
     /** One client that opens a connection, echoes a line and closes it, again and again, until closed. */
-    private static final class Traffic implements AutoCloseable {
+    static final class Traffic implements AutoCloseable {
         final AtomicInteger served = new AtomicInteger();
         final List<String> errors = new CopyOnWriteArrayList<>();
         private final Thread thread;
@@ -177,14 +177,14 @@ class TransportBundleSwapIT {
     }
 
     /** @return the id of the bundle {@code symbolicName} in the output of {@code lb -s} */
-    private static String bundleId(String lb, String symbolicName) {
+    static String bundleId(String lb, String symbolicName) {
         Matcher m = Pattern.compile("(?m)^\\s*(\\d+)\\|[^\\n]*\\|" + Pattern.quote(symbolicName) + " \\(").matcher(lb);
         assertTrue(m.find(), symbolicName + " is listed by lb -s:\n" + lb);
         return m.group(1);
     }
 
     /** Runs {@code conduit:gateway} until its output satisfies {@code condition} (at most 30 s). */
-    private static String awaitGateway(PtyGateway g, String what, Predicate<String> condition) throws Exception {
+    static String awaitGateway(PtyGateway g, String what, Predicate<String> condition) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         String out;
         while (!condition.test(out = g.run("conduit:gateway"))) {
@@ -196,7 +196,7 @@ class TransportBundleSwapIT {
         return out;
     }
 
-    private static void echo(int port, String text) throws IOException {
+    static void echo(int port, String text) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
             s.setSoTimeout(5000);
@@ -206,7 +206,7 @@ class TransportBundleSwapIT {
         }
     }
 
-    private static int count(String text, String part) {
+    static int count(String text, String part) {
         int n = 0;
         for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
             n++;
