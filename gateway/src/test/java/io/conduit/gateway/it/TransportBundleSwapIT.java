@@ -113,14 +113,17 @@ class TransportBundleSwapIT {
             String lb = g.run("lb -s");
             String nio = bundleId(lb, "io.conduit.nio");
             String epoll = bundleId(lb, "io.conduit.epoll");
+            String iouring = bundleId(lb, "io.conduit.iouring");
             g.run("stop " + nio);
             g.run("stop " + epoll);
+            g.run("stop " + iouring);
             String none = awaitGateway(g, "every component FAILED", t -> count(t, "FAILED") == 2);
             assertFalse(none.contains("listening:"), "nothing listens:\n" + none);
             assertFalse(none.contains("[closed]"), none);
             assertFalse(none.contains("RUNNING") || none.contains("PARTIAL"), none);
             assertTrue(none.contains("2 configurations: 0 running, 0 partial, 2 failed"), none);
-            String first = Long.parseLong(nio) < Long.parseLong(epoll) ? nio : epoll;
+            String first = List.of(nio, epoll, iouring).stream()
+                    .min(java.util.Comparator.comparingLong(Long::parseLong)).orElseThrow();
             for (String endpoint : List.of("tcp://127.0.0.1:" + port, "udp://127.0.0.1:" + port,
                     "udp://127.0.0.1:" + relayPort)) {
                 assertTrue(none.contains("error: cannot listen on " + endpoint + ": no transport is registered: "),
@@ -129,7 +132,8 @@ class TransportBundleSwapIT {
             assertEquals(3, count(none, "installed but stopped: start one again, e.g. 'start " + first
                     + "' ('lb' lists the bundles); it listens again as soon as a transport is selected"), none);
             assertTrue(none.contains("io.conduit.nio (bundle " + nio + ")")
-                    && none.contains("io.conduit.epoll (bundle " + epoll + ")"), none);
+                    && none.contains("io.conduit.epoll (bundle " + epoll + ")")
+                    && none.contains("io.conduit.iouring (bundle " + iouring + ")"), none);
             assertFalse(none.contains("add the conduit-nio jar"), "the bundles are there: start one\n" + none);
 
             g.run("start " + nio);
