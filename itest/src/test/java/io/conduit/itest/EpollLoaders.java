@@ -8,26 +8,37 @@ import java.util.concurrent.TimeUnit;
 import io.conduit.transport.Transports;
 
 /**
- * The class loaders of the epoll revisions a test saw, held weakly, to check that the old ones are collected (a class
- * loader kept reachable keeps its native library mapped). Not thread-safe: one test thread, or
- * the caller's lock.
+ * The class loaders of the epoll revisions a test saw (or of another native transport's, named at construction),
+ * held weakly, to check that the old ones are collected (a class loader kept reachable keeps its native library
+ * mapped). Not thread-safe: one test thread, or the caller's lock.
  */
 final class EpollLoaders {
 
     private final List<WeakReference<ClassLoader>> loaders = new ArrayList<>();
+    private final String transport;
 
-    /** Records the class loader of the epoll transport registered now, when there is one not recorded yet. */
+    /** Records epoll's revisions. */
+    EpollLoaders() {
+        this("epoll");
+    }
+
+    /** @param transport the transport whose revisions {@link #record()} records, e.g. {@code io_uring} */
+    EpollLoaders(String transport) {
+        this.transport = transport;
+    }
+
+    /** Records the class loader of the transport registered now, when there is one not recorded yet. */
     void record() {
         ClassLoader l;
         try {
-            l = Transports.get("epoll").getClass().getClassLoader();
+            l = Transports.get(transport).getClass().getClassLoader();
         } catch (RuntimeException e) {
             return; // not registered at this moment
         }
         record(l);
     }
 
-    /** Records {@code l}, an epoll revision's class loader, when it is not recorded yet. */
+    /** Records {@code l}, a revision's class loader, when it is not recorded yet. */
     void record(ClassLoader l) {
         for (WeakReference<ClassLoader> r : loaders) {
             if (r.get() == l) {

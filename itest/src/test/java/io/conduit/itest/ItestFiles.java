@@ -63,6 +63,23 @@ final class ItestFiles {
     }
 
     /**
+     * The symbolic names of the io_uring fragments this build made. The same cross compilers make them as make the
+     * epoll ones ({@link #epollFragments()}): {@code io.conduit.iouring.linux.x86_64} always, aarch64 and armv7
+     * where their compiler exists.
+     */
+    static List<String> iouringFragments() {
+        return epollFragments().stream().map(f -> f.replace(".epoll.", ".iouring.")).toList();
+    }
+
+    /**
+     * @param fragment e.g. {@code io.conduit.iouring.linux.x86_64}
+     * @return the system property holding its jar's path, e.g. {@code conduit.itest.iouringX86Jar}
+     */
+    static String iouringFragmentJarProperty(String fragment) {
+        return epollFragmentJarProperty(fragment.replace(".iouring.", ".epoll.")).replace(".epoll", ".iouring");
+    }
+
+    /**
      * @param program a program name without a directory
      * @return the first executable {@code program} in a {@code PATH} directory, or {@code null}
      */

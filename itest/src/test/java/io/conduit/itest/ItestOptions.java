@@ -65,6 +65,19 @@ final class ItestOptions {
         return composite(options.toArray(new Option[0]));
     }
 
+    /**
+     * The io_uring bundle with the native fragments the build made ({@link ItestFiles#iouringFragments()}), installed
+     * as {@link #epoll()} installs epoll's: fragments first, not started.
+     */
+    static Option iouring() {
+        List<Option> options = new ArrayList<>();
+        for (String fragment : ItestFiles.iouringFragments()) {
+            options.add(ours(ItestFiles.iouringFragmentJarProperty(fragment)).noStart());
+        }
+        options.add(ours("conduit.itest.iouringJar"));
+        return composite(options.toArray(new Option[0]));
+    }
+
     /** A jar copied by maven-dependency-plugin to target/bundles (version stripped from its name). */
     static Option thirdParty(String artifactId) {
         File f = new File(required("conduit.itest.bundles"), artifactId + ".jar");

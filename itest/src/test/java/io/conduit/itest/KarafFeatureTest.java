@@ -25,10 +25,13 @@ import org.junit.jupiter.api.Timeout;
  * <p>The test is skipped, with one line printed, only when no JDK 17 exists (neither this JVM nor under
  * {@code /usr/lib/jvm}); with {@code CONDUIT_REQUIRE_TOOLS=true} in the environment (CI) it fails instead. The
  * feature lists the aarch64 fragment only when the build made its library (itest/pom.xml), and the test checks that.
+ * The io_uring bundle's fragments attach and its library loads too; {@code conduit:use io_uring} selects it and
+ * {@code conduit:use} gives epoll back.
  */
 class KarafFeatureTest {
 
     private static final Pattern NIO_AVAILABLE = Pattern.compile("(?m)^[* ] nio\\s+java\\s+\\d+\\s+yes");
+    private static final Pattern IOURING_AVAILABLE = Pattern.compile("(?m)^  io_uring\\s+native\\s+50\\s+yes");
     private static final Pattern EPOLL_SELECTED = Pattern.compile("(?m)^\\* epoll\\s+native\\s+\\d+\\s+yes");
 
     @Test
@@ -44,6 +47,11 @@ class KarafFeatureTest {
             assertEquals(ItestFiles.epollFragments().contains(fragment),
                     features.contains("mvn:io.conduit/conduit-native-epoll-linux-" + arch + "/"),
                     "the feature lists the " + arch + " fragment exactly when the build made its library:\n" + features);
+        }
+        for (String fragment : ItestFiles.iouringFragments()) {
+            String arch = fragment.substring("io.conduit.iouring.linux.".length());
+            assertTrue(features.contains("mvn:io.conduit/conduit-native-iouring-linux-" + arch + "/"),
+                    "the feature lists the io_uring " + arch + " fragment the build made:\n" + features);
         }
 
         try (KarafHost karaf = KarafHost.unpack(Path.of(ItestFiles.required("conduit.itest.target"), "karaf-test"),
@@ -68,7 +76,8 @@ class KarafFeatureTest {
 
             assertTrue(NIO_AVAILABLE.matcher(transports).find(), "nio must be listed as available:\n" + transports
                     + karaf.logTail());
-            for (String bsn : List.of("io.conduit.api", "io.conduit.nio", "io.conduit.epoll", "io.conduit.kqueue")) {
+            for (String bsn : List.of("io.conduit.api", "io.conduit.nio", "io.conduit.epoll", "io.conduit.iouring",
+                    "io.conduit.kqueue")) {
                 assertTrue(Pattern.compile("(?m)\\bActive\\b.*\\b" + Pattern.quote(bsn) + "$").matcher(bundles).find(),
                         bsn + " must be Active:\n" + bundles);
             }
@@ -84,6 +93,21 @@ class KarafFeatureTest {
             // epoll's library loaded from this machine's fragment inside Karaf, and auto prefers it.
             assertTrue(EPOLL_SELECTED.matcher(transports).find(), "epoll must be available and selected:\n"
                     + transports + karaf.logTail());
+
+            // io_uring: its fragments attach, its library loads, auto leaves it; conduit:use selects it and back
+            for (String fragment : ItestFiles.iouringFragments()) {
+                assertTrue(Pattern.compile("(?m)\\bResolved\\b.*\\b" + Pattern.quote(fragment) + "$")
+                        .matcher(bundles).find(), fragment + " must be a Resolved fragment:\n" + bundles);
+            }
+            assertTrue(IOURING_AVAILABLE.matcher(transports).find(), "io_uring must be available, not selected:\n"
+                    + transports + karaf.logTail());
+            String use = karaf.client("conduit:use io_uring | cat\nconduit:transports | cat\n");
+            System.out.println("--- conduit:use io_uring\n" + use);
+            assertTrue(use.contains("selected: io_uring"), "conduit:use io_uring selects it:\n" + use
+                    + karaf.logTail());
+            String back = karaf.client("conduit:use | cat\nconduit:transports | cat\n");
+            assertTrue(EPOLL_SELECTED.matcher(back).find(), "conduit:use without argument gives epoll back:\n"
+                    + back + karaf.logTail());
 
             // The conduit-health feature registers the three health checks as services in Karaf.
             String install = karaf.client("feature:install conduit-health\n");

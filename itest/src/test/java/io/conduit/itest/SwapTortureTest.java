@@ -262,7 +262,7 @@ public class SwapTortureTest {
     }
 
     /** @return whether {@code net.ipv4.tcp_migrate_req} is 1 in this network namespace */
-    private static boolean tcpMigrateReq() {
+    static boolean tcpMigrateReq() {
         try {
             return "1".equals(Files.readString(Path.of("/proc/sys/net/ipv4/tcp_migrate_req")).trim());
         } catch (IOException e) {
@@ -275,7 +275,7 @@ public class SwapTortureTest {
      *
      * @return the value of {@code now} at the end
      */
-    private static int settle(BooleanSupplier settled, java.util.function.IntSupplier now) throws InterruptedException {
+    static int settle(BooleanSupplier settled, java.util.function.IntSupplier now) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(SETTLE_SECONDS);
         while (!settled.getAsBoolean() && System.nanoTime() - deadline < 0) {
             System.gc();

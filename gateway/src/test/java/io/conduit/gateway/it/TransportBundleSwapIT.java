@@ -113,14 +113,17 @@ class TransportBundleSwapIT {
             String lb = g.run("lb -s");
             String nio = bundleId(lb, "io.conduit.nio");
             String epoll = bundleId(lb, "io.conduit.epoll");
+            String iouring = bundleId(lb, "io.conduit.iouring");
             g.run("stop " + nio);
             g.run("stop " + epoll);
+            g.run("stop " + iouring);
             String none = awaitGateway(g, "every component FAILED", t -> count(t, "FAILED") == 2);
             assertFalse(none.contains("listening:"), "nothing listens:\n" + none);
             assertFalse(none.contains("[closed]"), none);
             assertFalse(none.contains("RUNNING") || none.contains("PARTIAL"), none);
             assertTrue(none.contains("2 configurations: 0 running, 0 partial, 2 failed"), none);
-            String first = Long.parseLong(nio) < Long.parseLong(epoll) ? nio : epoll;
+            String first = List.of(nio, epoll, iouring).stream()
+                    .min(java.util.Comparator.comparingLong(Long::parseLong)).orElseThrow();
             for (String endpoint : List.of("tcp://127.0.0.1:" + port, "udp://127.0.0.1:" + port,
                     "udp://127.0.0.1:" + relayPort)) {
                 assertTrue(none.contains("error: cannot listen on " + endpoint + ": no transport is registered: "),
@@ -129,7 +132,8 @@ class TransportBundleSwapIT {
             assertEquals(3, count(none, "installed but stopped: start one again, e.g. 'start " + first
                     + "' ('lb' lists the bundles); it listens again as soon as a transport is selected"), none);
             assertTrue(none.contains("io.conduit.nio (bundle " + nio + ")")
-                    && none.contains("io.conduit.epoll (bundle " + epoll + ")"), none);
+                    && none.contains("io.conduit.epoll (bundle " + epoll + ")")
+                    && none.contains("io.conduit.iouring (bundle " + iouring + ")"), none);
             assertFalse(none.contains("add the conduit-nio jar"), "the bundles are there: start one\n" + none);
 
             g.run("start " + nio);
@@ -142,7 +146,7 @@ class TransportBundleSwapIT {
     }
 
     /** One client that opens a connection, echoes a line and closes it, again and again, until closed. */
-    private static final class Traffic implements AutoCloseable {
+    static final class Traffic implements AutoCloseable {
         final AtomicInteger served = new AtomicInteger();
         final List<String> errors = new CopyOnWriteArrayList<>();
         private final Thread thread;
@@ -177,14 +181,14 @@ class TransportBundleSwapIT {
     }
 
     /** @return the id of the bundle {@code symbolicName} in the output of {@code lb -s} */
-    private static String bundleId(String lb, String symbolicName) {
+    static String bundleId(String lb, String symbolicName) {
         Matcher m = Pattern.compile("(?m)^\\s*(\\d+)\\|[^\\n]*\\|" + Pattern.quote(symbolicName) + " \\(").matcher(lb);
         assertTrue(m.find(), symbolicName + " is listed by lb -s:\n" + lb);
         return m.group(1);
     }
 
     /** Runs {@code conduit:gateway} until its output satisfies {@code condition} (at most 30 s). */
-    private static String awaitGateway(PtyGateway g, String what, Predicate<String> condition) throws Exception {
+    static String awaitGateway(PtyGateway g, String what, Predicate<String> condition) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         String out;
         while (!condition.test(out = g.run("conduit:gateway"))) {
@@ -196,7 +200,7 @@ class TransportBundleSwapIT {
         return out;
     }
 
-    private static void echo(int port, String text) throws IOException {
+    static void echo(int port, String text) throws IOException {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 5000);
             s.setSoTimeout(5000);
@@ -206,7 +210,7 @@ class TransportBundleSwapIT {
         }
     }
 
-    private static int count(String text, String part) {
+    static int count(String text, String part) {
         int n = 0;
         for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {
             n++;
