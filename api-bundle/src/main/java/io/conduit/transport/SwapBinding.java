@@ -13,7 +13,10 @@ import java.util.List;
 import java.net.UnixDomainSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.LinkOption;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributes;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -158,21 +161,33 @@ abstract class SwapBinding<G extends SwapGeneration> {
 
     /**
      * On the swap thread, while the old listener still serves {@code path}: binds a new generation on {@code t} at
-     * a sibling path ({@code .<name>.swap}), then {@code rename(2)}s that file over {@code path}. From the rename on,
-     * every connect to {@code path} reaches the new listener; the old one keeps what is queued in it and no longer
-     * has a name. No connect is refused meanwhile.
+     * a new sibling path, gives that file the mode, owner and group of {@code path}'s, then {@code rename(2)}s it
+     * over {@code path}. From the rename on, every connect to {@code path} reaches the new listener; the old one
+     * keeps what is queued in it and no longer has a name. No connect is refused meanwhile. The sibling's name is as
+     * long as {@code path}'s (so it fits {@code sun_path} when {@code path} does): a dot and random letters, chosen
+     * among names no file has; no existing file is ever removed.
      *
      * @return the new generation, bound
-     * @throws Exception when the bind or the rename fails (the new generation is closed again and {@code path}
-     *         still names the old listener), e.g. a sibling path longer than {@code sun_path}
+     * @throws Exception when the bind, the copy of the file's attributes or the rename fails (the new generation
+     *         is closed again and {@code path} still names the old listener)
      */
     G bindBesideAndRename(Transport t, Path path) throws Exception {
-        Path temp = path.resolveSibling("." + path.getFileName() + ".swap");
-        Files.deleteIfExists(temp);
+        Path temp = unusedSibling(path);
         G g = newGenerationOn(t);
         try {
             SocketAddress beside = UnixDomainSocketAddress.of(temp);
             g.channel = g.awaitBound(bind(g, false, beside), beside);
+            PosixFileAttributes was = Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            // followed: chmod(2)/chown(2) by name; the no-follow view opens the file, which a socket refuses (ENXIO)
+            PosixFileAttributeView now = Files.getFileAttributeView(temp, PosixFileAttributeView.class);
+            now.setPermissions(was.permissions());
+            PosixFileAttributes made = now.readAttributes();
+            if (!made.group().equals(was.group())) {
+                now.setGroup(was.group());
+            }
+            if (!made.owner().equals(was.owner())) {
+                now.setOwner(was.owner());
+            }
             Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE);
             return g;
         } catch (Exception | LinkageError e) {
@@ -180,10 +195,30 @@ abstract class SwapBinding<G extends SwapGeneration> {
                 g.closeSocket(false);
                 g.channel = null;
             }
-            Files.deleteIfExists(temp);
+            Files.deleteIfExists(temp); // ours: no file had the name before the bind
             g.group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             throw e;
         }
+    }
+
+    /** @return a path beside {@code path}, as long as it, that names no file: a dot and random letters */
+    private static Path unusedSibling(Path path) throws IOException {
+        String name = path.getFileName().toString();
+        if (name.length() < 4) {
+            throw new IOException("the socket file name '" + name + "' is too short for a sibling of its length");
+        }
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 16; attempt++) {
+            StringBuilder b = new StringBuilder(".");
+            while (b.length() < name.length()) {
+                b.append((char) ('a' + random.nextInt(26)));
+            }
+            Path candidate = path.resolveSibling(b.toString());
+            if (!Files.exists(candidate, LinkOption.NOFOLLOW_LINKS)) {
+                return candidate;
+            }
+        }
+        throw new IOException("no unused sibling name for " + path + " in 16 attempts");
     }
 
     /** On the swap thread, after the old socket was closed: {@link #bindAfterClose(SwapGeneration)} on a new group. */

@@ -343,6 +343,7 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         String cause = kind + " " + boundAddress + " closed";
         if (g != null) {
             retire(g, null, false);
+            socketClosed(); // now: a JVM that exits on SIGTERM may not wait for the groups to terminate
         }
         List<G> all;
         synchronized (lock) {
@@ -360,7 +361,6 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         AtomicInteger left = new AtomicInteger(terminations.size() + 1);
         Runnable done = () -> {
             if (left.decrementAndGet() == 0) {
-                socketClosed();
                 closeFuture.trySuccess(null);
             }
         };
@@ -465,6 +465,7 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
             log.log(System.Logger.Level.WARNING, why + ": no transport is selected; the " + socketNoun + " is closed "
                     + "until one is" + skipped.text());
             retire(old, drainCause(old, why), false);
+            socketClosed(); // a listener renamed over its path does not remove the file itself
             return true;
         }
         boolean overlap = old != null && old.reusePort && targetReusesPort;
@@ -578,6 +579,7 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         }
         retire(old, drainCause(old, "transport swap of " + kind + " " + boundAddress + " from '"
                 + old.transport.name() + "' to none"), false);
+        socketClosed();
         return true;
     }
 

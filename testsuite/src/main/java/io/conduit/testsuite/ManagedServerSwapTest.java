@@ -577,8 +577,7 @@ public abstract class ManagedServerSwapTest {
         Path dir = Files.createTempDirectory("conduit-swap");
         Path path = dir.resolve("echo.sock");
         try {
-            ManagedServer server = track(new ManagedServer(UnixDomainSocketAddress.of(path))
-                    .channelType(ChannelType.UNIX_STREAM).childHandler(new EchoHandler()));
+            ManagedServer server = unixEchoServer(path);
             assertNotNull(server.start().sync().getNow());
             unixEcho(path);
             java.util.concurrent.atomic.AtomicInteger exchanges = new java.util.concurrent.atomic.AtomicInteger();
@@ -617,11 +616,62 @@ public abstract class ManagedServerSwapTest {
             }
             server.close().await(10, TimeUnit.SECONDS);
             assertFalse(Files.exists(path), "socket file deleted on close");
-            assertFalse(Files.exists(dir.resolve(".echo.sock.swap")), "no sibling file left");
+            try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+                assertEquals(List.of(), left.toList(), "no file left in the socket's directory");
+            }
         } finally {
             Files.deleteIfExists(path);
             Files.deleteIfExists(dir);
         }
+    }
+
+    /**
+     * A Unix listener that took its path by a rename keeps the file's mode across swaps, removes the file when
+     * nothing is selected and binds the path again once a transport is. A trial of the gateway found the file left
+     * behind (the renamed listener knew only its sibling's name), so every later bind failed with "a socket file
+     * already exists", and the mode reset to the default on every swap.
+     */
+    @Test
+    void aRenamedUnixListenerKeepsTheFileModeAndRemovesTheFileWhenNothingIsSelected() throws Exception {
+        SwapTransports.strictCollectingUncaught(uncaught -> {
+            RenamedTransport.Provider a = register("swap-a", true);
+            RenamedTransport.Provider b = register("swap-b", true);
+            Transports.setPreference("swap-a");
+            Path dir = Files.createTempDirectory("conduit-swap");
+            Path path = dir.resolve("echo.sock");
+            try {
+                ManagedServer server = unixEchoServer(path);
+                server.start().sync();
+                Files.setPosixFilePermissions(path,
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw----"));
+                Transports.setPreference("swap-b");
+                await(() -> "swap-b".equals(server.transportName()), "the server to move to swap-b");
+                assertEquals("rw-rw----", java.nio.file.attribute.PosixFilePermissions.toString(
+                        Files.getPosixFilePermissions(path)), "the socket file's mode after the swap");
+                unixEcho(path);
+                try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+                    assertEquals(List.of(path), files.toList(), "only the socket file in its directory");
+                }
+                assertTrue(Transports.unregister(b) && Transports.unregister(a), "both unregistered: nothing is selected");
+                await(() -> server.transportName() == null, "the listener to close");
+                await(() -> !Files.exists(path), "the socket file to be removed while nothing listens");
+                Transports.setPreference("swap-c");
+                register("swap-c", true);
+                await(() -> "swap-c".equals(server.transportName()), "the server to bind on swap-c");
+                unixEcho(path);
+                server.close().await(10, TimeUnit.SECONDS);
+                assertFalse(Files.exists(path), "socket file deleted on close");
+                assertEquals(List.of(), uncaught, "nothing thrown on the server's swap thread");
+            } finally {
+                Files.deleteIfExists(path);
+                Files.deleteIfExists(dir);
+            }
+        });
+    }
+
+    private ManagedServer unixEchoServer(Path path) {
+        return track(new ManagedServer(UnixDomainSocketAddress.of(path)).channelType(ChannelType.UNIX_STREAM)
+                .childHandler(new EchoHandler()));
     }
 
     private static void unixEcho(Path path) throws Exception {
