@@ -12,10 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import javax.inject.Inject;
 
-import io.conduit.channel.ChannelHandler;
-import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.transport.ManagedServer;
-import io.conduit.transport.Transport;
 import io.conduit.transport.Transports;
 import org.junit.Before;
 import org.junit.Test;
@@ -67,32 +64,6 @@ public class IoUringSwapUnderLoadTest {
         Osgi.assertAllBundlesActive(context);
     }
 
-    /** Echoes every buffer; counts accepted connections on a loop of no generation of the server. */
-    @ChannelHandler.Sharable
-    private static final class Echo implements ChannelHandler {
-        private final EchoChurn.Figures figures;
-        volatile ManagedServer server;
-
-        Echo(EchoChurn.Figures figures) {
-            this.figures = figures;
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            Transport t = server.transportOf(ctx.channel().eventLoop());
-            if (t == null) {
-                figures.unknownLoop.incrementAndGet();
-                figures.problem("accepted " + ctx.channel() + " on a loop of no generation of the server");
-            }
-            ctx.fireChannelActive();
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ctx.writeAndFlush(msg);
-        }
-    }
-
     @Test
     public void echoUnderLoadFollowsConduitUseBetweenEpollIoUringAndNio() throws Exception {
         boolean migrate = SwapTortureTest.tcpMigrateReq();
@@ -104,7 +75,7 @@ public class IoUringSwapUnderLoadTest {
 
         EchoChurn churn = new EchoChurn();
         EchoChurn.Figures f = churn.figures;
-        Echo echo = new Echo(f);
+        SwapTortureTest.Echo echo = new SwapTortureTest.Echo(f);
         ManagedServer server = new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(echo)
                 .threads(2).gracePeriod(2, TimeUnit.SECONDS);
         echo.server = server;

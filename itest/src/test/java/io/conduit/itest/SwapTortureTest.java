@@ -100,9 +100,12 @@ public class SwapTortureTest {
         Osgi.assertAllBundlesActive(context);
     }
 
-    /** Echoes every buffer; checks that the server names the transport of each accepted connection's loop. */
+    /**
+     * Echoes every buffer; checks that the server names the transport of each accepted connection's loop (also used
+     * by {@link IoUringSwapUnderLoadTest}).
+     */
     @ChannelHandler.Sharable
-    private static final class Echo implements ChannelHandler {
+    static final class Echo implements ChannelHandler {
         private final EchoChurn.Figures figures;
         volatile ManagedServer server;
 
