@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * and 64-bit otherwise. e_type and e_machine sit at the same offsets in both classes.
  *
  * <p>Run with the single-file source launcher: {@code java CheckElf.java <library> <expected e_machine>}.
- * Exits with status 1 and a message naming the file, the found and the expected values otherwise.
+ * Prints nothing when the library is right (so {@code mvn -q} stays quiet); exits with status 1 and a message naming
+ * the file, the found and the expected values otherwise.
  */
 public final class CheckElf {
     private static final int EI_CLASS = 4, EI_DATA = 5, E_TYPE = 16, E_MACHINE = 18;
@@ -51,8 +52,6 @@ public final class CheckElf {
             fail(library + " was built for ELF machine " + machine + ", expected " + expectedMachine
                     + " (62 = x86-64, 183 = AArch64, 40 = ARM): check the compiler of this fragment module");
         }
-        System.out.println("[CheckElf] " + library.getFileName() + ": " + kind + " shared object, e_machine " + machine
-                + " as expected");
     }
 
     private static void fail(String message) {

@@ -6,6 +6,7 @@ import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.channel.access.DatagramHandOver;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -67,5 +68,12 @@ final class CoreCalls {
             return f.cause().toString();
         }
         return Boolean.TRUE.equals(f.getNow()) ? null : "";
+    }
+
+    /** {@link CoreChannel#localAddressRenamed}: {@code c} is reached at {@code now} since its socket file's rename. */
+    static void localAddressRenamed(Channel c, SocketAddress bound, SocketAddress now) {
+        if (c instanceof CoreChannel core) {
+            core.localAddressRenamed(bound, now);
+        }
     }
 }

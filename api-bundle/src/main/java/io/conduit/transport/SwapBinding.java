@@ -189,6 +189,7 @@ abstract class SwapBinding<G extends SwapGeneration> {
                 now.setOwner(was.owner());
             }
             Files.move(temp, path, StandardCopyOption.ATOMIC_MOVE);
+            CoreCalls.localAddressRenamed(g.channel, beside, UnixDomainSocketAddress.of(path));
             return g;
         } catch (Exception | LinkageError e) {
             if (g.channel != null) {

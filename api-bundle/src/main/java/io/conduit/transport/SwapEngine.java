@@ -6,6 +6,7 @@ import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.internal.metrics.EndpointCounters;
 import io.conduit.internal.transport.TransportRegistry;
 
+import java.io.IOException;
 import java.lang.ref.WeakReference;
 import java.net.SocketAddress;
 import java.util.ArrayList;
@@ -590,11 +591,13 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
      */
     private void failed(G old, String why, String newName, String overlapFailure, Throwable failure,
             SkippedTransports skipped) {
-        String before = (overlapFailure == null ? "" : ", after " + overlapFailure) + skipped.text();
+        String before = ": " + causeText(failure) + (overlapFailure == null ? "" : ", after " + overlapFailure)
+                + skipped.text();
+        Throwable trace = failure instanceof IOException ? null : failure; // a bug, not the system refusing
         metrics.swapFailed();
         if (old == null) {
             log.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before
-                    + "; no " + socketNoun + " until the next transport change", failure);
+                    + "; no " + socketNoun + " until the next transport change", trace);
             return;
         }
         String oldName = old.transport.name();
@@ -612,13 +615,23 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         }
         if (back != null) {
             log.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before
-                    + "; bound on '" + oldName + "' again", failure);
+                    + "; bound on '" + oldName + "' again", trace);
         } else {
             log.log(System.Logger.Level.ERROR, why + " failed: binding on '" + newName + "' failed" + before + "; "
                     + (again == null ? "'" + oldName + "' went away too" : "binding on '" + oldName + "' again failed"
-                    + " too (" + again + ")") + "; no " + socketNoun + " until the next transport change", failure);
+                    + " too (" + causeText(again) + ")") + "; no " + socketNoun + " until the next transport change",
+                    trace);
         }
         retire(old, drainCause(old, why), false);
+    }
+
+    /** The failure as a log line shows it: its message, or its class when it has none. */
+    static String causeText(Throwable failure) {
+        if (failure == null) {
+            return "unknown cause";
+        }
+        String m = failure.getMessage();
+        return m == null || m.isBlank() ? failure.getClass().getName() : m;
     }
 
     /**

@@ -44,6 +44,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -534,24 +535,8 @@ public abstract class ManagedServerSwapTest {
         InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
         java.util.concurrent.atomic.AtomicInteger squatted = new java.util.concurrent.atomic.AtomicInteger();
         b.transport.beforeNewServerChannel(() -> {
-            if (squatted.getAndIncrement() > 0) {
-                return;
-            }
-            try {
-                java.net.ServerSocket squatter = new java.net.ServerSocket();
-                squatter.bind(address);
-                Thread release = new Thread(() -> {
-                    try {
-                        Thread.sleep(150);
-                        squatter.close();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, "squatter-release");
-                release.setDaemon(true);
-                release.start();
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException("the test could not take the port after the close", e);
+            if (squatted.getAndIncrement() == 0) {
+                squat(address, 150);
             }
         });
         Transports.setPreference("swap-b");
@@ -561,6 +546,67 @@ public abstract class ManagedServerSwapTest {
         assertTrue(squatted.get() >= 2, "the bind was refused at least once and retried: " + squatted.get());
         assertEquals(1, b.transport.groupRequests(), "one group on swap-b for every attempt");
         assertFalse(b.transport.groups().get(0).isShuttingDown(), "swap-b's group runs");
+    }
+
+    /**
+     * Takes {@code address} with a plain listener (no {@code SO_REUSEPORT}) for {@code millis}: from inside a
+     * swap, after the old listener closed and before the new one binds.
+     */
+    private static java.net.ServerSocket squat(InetSocketAddress address, long millis) {
+        try {
+            java.net.ServerSocket squatter = new java.net.ServerSocket();
+            squatter.bind(address);
+            Thread release = new Thread(() -> {
+                try {
+                    Thread.sleep(millis);
+                    squatter.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, "squatter-release");
+            release.setDaemon(true);
+            release.start();
+            return squatter;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("the test could not take the port after the close", e);
+        }
+    }
+
+    /**
+     * A bind on the new transport that stays refused past the retries falls back to the old transport, and its one
+     * ERROR line names the system's refusal itself. A trial of the gateway found that line saying only "binding on
+     * 'x' failed", with the cause in a stack trace after it; a refusal by the system is not a bug, so it has none.
+     */
+    @Test
+    void aBindRefusedForGoodFallsBackAndItsLogLineNamesTheRefusal() throws Exception {
+        register("swap-a", false); // no SO_REUSEPORT: close, then bind
+        RenamedTransport.Provider b = register("swap-b", false);
+        Transports.setPreference("swap-a");
+        ManagedServer server = track(new ManagedServer(new InetSocketAddress("127.0.0.1", 0)).childHandler(new EchoHandler()));
+        InetSocketAddress address = (InetSocketAddress) server.start().sync().getNow();
+        java.util.concurrent.atomic.AtomicReference<java.net.ServerSocket> squatter =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        b.transport.beforeNewServerChannel(() -> {
+            if (squatter.get() == null) {
+                squatter.set(squat(address, 4_000)); // past swap-b's 3 s of retries, released during swap-a's
+            }
+        });
+        try (SwapTransports.LogRecords log = new SwapTransports.LogRecords(ManagedServer.class)) {
+            Transports.setPreference("swap-b");
+            await(() -> log.records.stream().anyMatch(r -> r.getMessage().contains("failed: binding on 'swap-b'")),
+                    "the swap to give up on swap-b and bind on swap-a again");
+            assertEquals("swap-a", server.transportName());
+            java.util.logging.LogRecord line = log.records.stream()
+                    .filter(r -> r.getMessage().contains("failed: binding on 'swap-b'")).findFirst().orElseThrow();
+            assertTrue(line.getMessage().contains("failed: binding on 'swap-b' failed: ")
+                    && line.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use"), line.getMessage());
+            assertNull(line.getThrown(), "a refusal by the system has no stack trace");
+        } finally {
+            if (squatter.get() != null) {
+                squatter.get().close();
+            }
+        }
+        echoOnce(address, 256);
     }
 
     /**
@@ -603,6 +649,16 @@ public abstract class ManagedServerSwapTest {
                 }
                 stop.set(true);
                 client.join(10_000);
+                int listeners = 0;
+                for (io.conduit.internal.channel.core.ChannelStats s : io.conduit.internal.channel.core.OpenChannels.snapshot()) {
+                    if (s.channel() instanceof io.conduit.channel.ServerChannel listener && listener.isOpen()
+                            && listener.localAddress() instanceof UnixDomainSocketAddress u
+                            && dir.equals(u.getPath().getParent())) {
+                        listeners++;
+                        assertEquals(path, u.getPath(), "the renamed listener shows its path (conduit:channels)");
+                    }
+                }
+                assertTrue(listeners >= 1, "the listener is among the open channels");
                 assertTrue(failures.isEmpty(), failures.size() + " of " + (failures.size() + exchanges.get())
                         + " connects failed during the swaps, the first: " + (failures.isEmpty() ? "" : failures.get(0)));
                 assertTrue(exchanges.get() > 0, "exchanges during the swaps");

@@ -285,7 +285,8 @@ public final class SelectionRules {
             for (TransportProvider p : order) {
                 Throwable cause = availability.get(p).unavailabilityCause();
                 reason.append(" ").append(p.name()).append(": ").append(cause != null ? cause.getMessage()
-                        : "available, but selected only when a preference names it").append(";");
+                        : "available, but selected only when a preference names it (conduit:use " + p.name()
+                                + ", or " + ConduitProperties.TRANSPORT + "=" + p.name() + ")").append(";");
             }
             reason.setLength(reason.length() - 1);
             return failed(order, availability, preferenceShown, source, strict, noNative, reason.toString(),

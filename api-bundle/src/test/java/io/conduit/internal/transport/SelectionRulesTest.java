@@ -416,7 +416,7 @@ class SelectionRulesTest {
         FakeProvider uring = namedOnly("io_uring", 50);
         TransportSelection s = select(props(), null, uring, epollDown());
         assertNull(s.selectedName());
-        assertTrue(s.reason().contains("io_uring: available, but selected only when a preference names it"),
-                s.reason());
+        assertTrue(s.reason().contains("io_uring: available, but selected only when a preference names it"
+                + " (conduit:use io_uring, or conduit.transport=io_uring)"), s.reason());
     }
 }

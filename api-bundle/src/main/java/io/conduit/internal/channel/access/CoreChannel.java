@@ -4,6 +4,7 @@ import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.Future;
 
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 
 /**
  * A channel of the shared channel core ({@code io.conduit.internal.channel.core}) as the bootstraps, the managed
@@ -95,5 +96,16 @@ public interface CoreChannel {
      */
     default Future<Boolean> steerReuseportGroup(boolean steer, int index) {
         return DatagramHandOver.notSteered();
+    }
+
+    /**
+     * For a Unix-domain listener whose socket file was renamed after the bind (a swap binds beside the path, then
+     * renames over it): from now on the channel, and every connection it accepts, reports {@code now} where the
+     * socket reports {@code bound}. Any thread. The default does nothing.
+     *
+     * @param bound the address the socket was bound to
+     * @param now the address it is reached at since the rename
+     */
+    default void localAddressRenamed(SocketAddress bound, SocketAddress now) {
     }
 }

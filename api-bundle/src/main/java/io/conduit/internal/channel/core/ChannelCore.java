@@ -109,6 +109,9 @@ public abstract class ChannelCore implements Channel, CoreChannel {
     volatile boolean open = true;              // written by the loop (and the constructor)
     volatile boolean active;                   // written by the loop
     private volatile SocketAddress localAddress;   // cache, written by the loop
+    /** the bound address of a renamed Unix listener and the one shown for it ({@link #localAddressRenamed}) */
+    private volatile SocketAddress renamedBound;
+    private volatile SocketAddress renamedTo;
     private volatile SocketAddress remoteAddress;  // cache, written by the loop (or any thread reading it lazily)
     /**
      * An IPv4 peer kept compactly instead of an {@link InetSocketAddress} object (96 bytes per idle connection):
@@ -232,10 +235,23 @@ public abstract class ChannelCore implements Channel, CoreChannel {
     public SocketAddress localAddress() {
         SocketAddress a = localAddress;
         if (a == null && open) {
-            a = socket.localAddress();
+            a = shown(socket.localAddress());
             localAddress = a;
         }
         return a;
+    }
+
+    @Override
+    public void localAddressRenamed(SocketAddress bound, SocketAddress now) {
+        renamedTo = now;
+        renamedBound = bound;
+        localAddress = now;
+    }
+
+    /** @return {@code a}, or the name a renamed listener is reached at when {@code a} is its bound one */
+    private SocketAddress shown(SocketAddress a) {
+        SocketAddress bound = renamedBound;
+        return bound != null && bound.equals(a) ? renamedTo : a;
     }
 
     /**
@@ -279,7 +295,7 @@ public abstract class ChannelCore implements Channel, CoreChannel {
     /** Caches the local and remote address as the socket reports them now (a datagram channel may reconnect). */
     void addressesChanged() {
         remoteAddress = socket.remoteAddress();
-        localAddress = socket.localAddress();
+        localAddress = shown(socket.localAddress());
     }
 
     /** Forgets the cached peer (a datagram channel disconnected). */
@@ -290,7 +306,7 @@ public abstract class ChannelCore implements Channel, CoreChannel {
 
     /** Caches the local address as the socket reports it now (after a bind). */
     void localAddressChanged() {
-        localAddress = socket.localAddress();
+        localAddress = shown(socket.localAddress());
     }
 
     private static InetSocketAddress expandRemote(long compact) {
@@ -309,7 +325,8 @@ public abstract class ChannelCore implements Channel, CoreChannel {
     private SocketAddress shareLocal(SocketAddress a) {
         if (a != null && parent != null) {
             SocketAddress listening = parent.localAddress();
-            if (a.equals(listening)) {
+            if (a.equals(listening)
+                    || parent instanceof ChannelCore p && p.renamedBound != null && a.equals(p.renamedBound)) {
                 return listening;
             }
         }
