@@ -75,6 +75,14 @@ abstract class IoUringSocket implements IoSocket {
 
     /** closes whose descriptor waited for requests in flight, output among them (test hook) */
     static final java.util.concurrent.atomic.AtomicLong CLOSES_AFTER_OUTPUT = new java.util.concurrent.atomic.AtomicLong();
+    /** closes whose staged output was dropped after {@link #closeOutputTimeoutMillis} (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong CLOSES_OUTPUT_ABANDONED = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * How long a closed socket's staged output may wait for a peer that does not read, in milliseconds: then it is
+     * dropped and the descriptor closed, so such a peer cannot keep it open (the kernel, too, gives up on an orphaned
+     * connection's send queue after its retries, tcp(7) {@code tcp_orphan_retries}). Test hook.
+     */
+    static volatile long closeOutputTimeoutMillis = 60_000;
 
     private static final VarHandle CLOSED;
 
@@ -96,6 +104,9 @@ abstract class IoUringSocket implements IoSocket {
     private volatile boolean closed;
 
     private IoUringIoHandler handler; // loop-confined: set by register, cleared when the slot is given back
+    private EventLoop loop;           // loop-confined: set by register
+    /** loop-confined: drops staged output a deferred close still waits for ({@link #closeOutputTimeoutMillis}) */
+    private java.util.concurrent.ScheduledFuture<?> outputDeadline;
     private int slot;                 // loop-confined
     private IoEvents events;          // loop-confined
     private int interest;             // loop-confined: OP_* bits of IoSocket
@@ -155,6 +166,7 @@ abstract class IoUringSocket implements IoSocket {
         }
         liveFd("register");
         this.events = events;
+        this.loop = loop;
         this.handler = h;
         this.slot = h.register(this);
         this.deregistered = false;
@@ -222,6 +234,10 @@ abstract class IoUringSocket implements IoSocket {
         h.release(slot);
         released();
         handler = null;
+        if (outputDeadline != null) {
+            outputDeadline.cancel(false);
+            outputDeadline = null;
+        }
         if (closeDeferred) {
             closeDeferred = false;
             closeDescriptorNow();
@@ -230,6 +246,19 @@ abstract class IoUringSocket implements IoSocket {
         whenReleased = null;
         if (r != null) {
             r.run();
+        }
+    }
+
+    /**
+     * The deferred close waited {@link #closeOutputTimeoutMillis} for its staged output: drops it (cancels the send
+     * in flight) and closes the descriptor once nothing is in flight.
+     */
+    private void abandonOutput() {
+        outputDeadline = null;
+        if (closeDeferred && handler != null && outputPending()) {
+            CLOSES_OUTPUT_ABANDONED.incrementAndGet();
+            abort();
+            releaseIfIdle();
         }
     }
 
@@ -364,6 +393,8 @@ abstract class IoUringSocket implements IoSocket {
                 closeDeferred = true;
                 if (outputPending()) {
                     CLOSES_AFTER_OUTPUT.incrementAndGet();
+                    outputDeadline = loop.schedule(this::abandonOutput, closeOutputTimeoutMillis,
+                            java.util.concurrent.TimeUnit.MILLISECONDS);
                 }
                 return;
             }

@@ -113,6 +113,39 @@ class IoUringTransportTest {
         }
     }
 
+    /**
+     * A closed connection's staged output waits for a peer that does not read only so long: then it is dropped and
+     * the descriptor closed. Before, such a peer kept the descriptor open for as long as it stayed connected.
+     */
+    @Test
+    void aPeerThatNeverReadsDoesNotKeepAClosedConnectionsDescriptor() throws Exception {
+        Transport t = PROVIDER.transport();
+        long timeoutBefore = IoUringSocket.closeOutputTimeoutMillis;
+        long abandonedBefore = IoUringSocket.CLOSES_OUTPUT_ABANDONED.get();
+        IoUringSocket.closeOutputTimeoutMillis = 300;
+        try (EventLoopGroup g = t.newEventLoopGroup(1);
+                ServerSocket peer = new ServerSocket(0, 8, InetAddress.getLoopbackAddress())) {
+            peer.setReceiveBufferSize(4096);
+            g.submit(() -> null).get(); // the loop's own descriptors exist before the count
+            long before = settledDescriptors(openDescriptors());
+            Channel ch = new Bootstrap().transport(t).group(g).channelType(ChannelType.TCP)
+                    .option(io.conduit.channel.ChannelOption.SO_SNDBUF, 4096)
+                    .handler(new ChannelHandler() { }).connect(peer.getLocalSocketAddress()).get(10, TimeUnit.SECONDS);
+            try (Socket s = peer.accept()) {
+                long withPeer = openDescriptors();
+                ch.writeAndFlush(ch.alloc().buffer(1 << 20).writeBytes(new byte[1 << 20]));
+                Thread.sleep(200); // the peer never reads: the send in flight waits
+                assertTrue(ch.close().await(10, TimeUnit.SECONDS));
+                assertEquals(withPeer - 1, settledDescriptors(withPeer - 1),
+                        "the closed connection's descriptor is closed although the peer never read");
+                assertTrue(IoUringSocket.CLOSES_OUTPUT_ABANDONED.get() > abandonedBefore, "its output was dropped");
+            }
+            assertEquals(before, settledDescriptors(before));
+        } finally {
+            IoUringSocket.closeOutputTimeoutMillis = timeoutBefore;
+        }
+    }
+
     @Test
     void bytesStagedBeforeACloseReachThePeerBeforeItsEndOfStream() throws Exception {
         Transport t = PROVIDER.transport();
