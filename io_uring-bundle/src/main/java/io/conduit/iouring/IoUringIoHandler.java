@@ -35,6 +35,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class IoUringIoHandler implements IoHandler {
 
     private static final System.Logger LOG = System.getLogger(IoUringIoHandler.class.getName());
+
+    static {
+        // Load what a loop may first need long after it started: a connection kept on an old revision's loop
+        // through a bundle update + refresh got NoClassDefFoundError for IoUringBufferRing at its first receive,
+        // and a loop whose first round came after the refresh for the interface of its reap callback, since a
+        // withdrawn revision's class loader loads nothing more (IoUringSwapTortureTest).
+        for (Class<?> c : new Class<?>[] {IoUringBufferRing.class, IoUringStreamSocket.class,
+            IoUringRing.CompletionHandler.class}) {
+            try {
+                Class.forName(c.getName(), true, c.getClassLoader());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
     /** the wake-up read's user_data: slot 0 */
     private static final long WAKEUP_DATA = 1;
     /** a wait longer than this is cut (the loop re-arms): 1 hour */
@@ -43,6 +58,8 @@ final class IoUringIoHandler implements IoHandler {
     private static final long DESTROY_DRAIN_NANOS = 2_000_000_000L;
 
     private final IoUringRing ring;
+    /** {@link #complete}, linked while the handler is made, when the bundle's classes can still be loaded */
+    private final IoUringRing.CompletionHandler completer = this::complete;
     private final int eventFd;
     private final Thread thread;
     private final AtomicBoolean closed = new AtomicBoolean(); // any thread reads (wakeup)
@@ -178,10 +195,10 @@ final class IoUringIoHandler implements IoHandler {
         int n;
         reaping = true;
         try {
-            n = ring.reap(this::complete);
+            n = ring.reap(completer);
             if (ring.overflowed()) {
                 submitAndFlush();
-                n += ring.reap(this::complete);
+                n += ring.reap(completer);
             }
         } finally {
             reaping = false;
@@ -224,7 +241,7 @@ final class IoUringIoHandler implements IoHandler {
             if (ring.unsubmitted() > 0 || ring.overflowed() || ring.taskWorkPending()) {
                 submitAndFlush();
             }
-            ring.reap(this::complete);
+            ring.reap(completer);
         } finally {
             reaping = false;
         }
@@ -323,7 +340,7 @@ final class IoUringIoHandler implements IoHandler {
             long end = System.nanoTime() + DESTROY_DRAIN_NANOS;
             while ((socketCount > 0 || wakeupPending) && System.nanoTime() - end < 0) {
                 ring.submitAndWait(10_000_000L);
-                ring.reap(this::complete);
+                ring.reap(completer);
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "cancelling requests on " + thread.getName() + " failed", e);

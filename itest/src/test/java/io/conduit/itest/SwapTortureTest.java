@@ -131,11 +131,22 @@ public class SwapTortureTest {
 
     @Test
     public void echoHoldsWhileTheEpollBundleIsUpdatedRefreshedStoppedAndReinstalledBackToBack() throws Exception {
+        torture(context, configAdmin, "io.conduit.epoll", "conduit.itest.epollJar", "epoll", CYCLES);
+    }
+
+    /**
+     * The torture of the class javadoc on one native transport's bundle: phase 1 flips the configuration between
+     * {@code nio} and {@code transport}; phase 2 runs {@code cycles} bundle operations on {@code bundleName}
+     * (installed again from the jar the system property {@code jarProperty} names), a configuration flip every
+     * second cycle. Also used by {@link IoUringSwapTortureTest}.
+     */
+    static void torture(BundleContext context, ConfigurationAdmin configAdmin, String bundleName, String jarProperty,
+            String transport, int cycles) throws Exception {
         boolean migrate = tcpMigrateReq();
-        Selections.setTransport(configAdmin, "epoll");
-        Selections.awaitTrue("epoll selected by the configuration", () -> Selections.selectedIs("epoll"));
-        EpollLoaders epollLoaders = new EpollLoaders();
-        epollLoaders.record();
+        Selections.setTransport(configAdmin, transport);
+        Selections.awaitTrue(transport + " selected by the configuration", () -> Selections.selectedIs(transport));
+        EpollLoaders loaders = new EpollLoaders(transport);
+        loaders.record();
         Descriptors.openJdkDescriptors();
         List<String> fdListBefore = Descriptors.list();
         int fdsBefore = fdListBefore.size();
@@ -157,7 +168,7 @@ public class SwapTortureTest {
 
             // phase 1: selection changes only; connections stay where they were accepted
             for (int i = 0; i < FLIPS; i++) {
-                String name = i % 2 == 0 ? "nio" : "epoll";
+                String name = i % 2 == 0 ? "nio" : transport;
                 Selections.setTransport(configAdmin, name);
                 operations.add("config " + name);
                 Selections.awaitServerOn(server, name);
@@ -166,46 +177,46 @@ public class SwapTortureTest {
             churn.phase(2);
             long phase2Start = System.nanoTime();
 
-            // phase 2: the epoll bundle goes away and comes back, back to back, between configuration flips
+            // phase 2: the transport's bundle goes away and comes back, back to back, between configuration flips
             SplittableRandom random = new SplittableRandom(42);
             int bundleOperations = 0;
-            for (int cycle = 0; cycle < CYCLES; cycle++) {
-                Bundle epoll = Osgi.bundle(context, "io.conduit.epoll");
+            for (int cycle = 0; cycle < cycles; cycle++) {
+                Bundle revision = Osgi.bundle(context, bundleName);
                 switch (cycle % 3) {
                     case 0 -> {
-                        try (InputStream jar = new FileInputStream(System.getProperty("conduit.itest.epollJar"))) {
-                            epoll.update(jar);
+                        try (InputStream jar = new FileInputStream(System.getProperty(jarProperty))) {
+                            revision.update(jar);
                         }
-                        Osgi.refresh(context, List.of(epoll));
+                        Osgi.refresh(context, List.of(revision));
                         operations.add("update+refresh");
                     }
                     case 1 -> {
-                        epoll.stop();
-                        epoll.start();
+                        revision.stop();
+                        revision.start();
                         operations.add("stop+start");
                     }
                     default -> {
-                        epoll.uninstall();
+                        revision.uninstall();
                         Bundle again = context.installBundle(
-                                new File(System.getProperty("conduit.itest.epollJar")).toURI().toString());
+                                new File(System.getProperty(jarProperty)).toURI().toString());
                         again.start();
-                        Osgi.refresh(context, List.of(epoll, again));
+                        Osgi.refresh(context, List.of(revision, again));
                         operations.add("uninstall+install+refresh");
                     }
                 }
                 bundleOperations++;
                 if (cycle % 2 == 1) {
-                    String name = cycle % 4 == 1 ? "nio" : "epoll";
+                    String name = cycle % 4 == 1 ? "nio" : transport;
                     Selections.setTransport(configAdmin, name);
                     operations.add("config " + name);
                 }
-                epollLoaders.record();
+                loaders.record();
                 Thread.sleep(random.nextInt(150));
             }
-            Selections.setTransport(configAdmin, "epoll");
-            Selections.awaitTrue("the server to settle on the selected epoll", () -> Selections.selectedIs("epoll")
+            Selections.setTransport(configAdmin, transport);
+            Selections.awaitTrue("the server to settle on the selected " + transport, () -> Selections.selectedIs(transport)
                     && server.transport() == Transports.selected());
-            epollLoaders.record();
+            loaders.record();
             Thread.sleep(500);
             phase2Nanos = System.nanoTime() - phase2Start;
 
@@ -217,19 +228,19 @@ public class SwapTortureTest {
             server.close().get(30, TimeUnit.SECONDS);
             int fdsAfter = settle(() -> Descriptors.count() <= fdsBefore, Descriptors::count);
             int threadsAfter = settle(() -> Thread.activeCount() <= threadsBefore, Thread::activeCount);
-            int epollLoadersLeft = epollLoaders.reachableAfterGc(SETTLE_SECONDS);
+            int loadersLeft = loaders.reachableAfterGc(SETTLE_SECONDS);
 
             String framework = context.getBundle(0).getSymbolicName();
-            String figures = "SWAP-TORTURE [" + framework + ", JDK " + Runtime.version().feature()
-                    + ", tcp_migrate_req=" + (migrate ? 1 : 0) + "] cycles=" + CYCLES + " bundleOperations="
+            String figures = "SWAP-TORTURE [" + transport + ", " + framework + ", JDK " + Runtime.version().feature()
+                    + ", tcp_migrate_req=" + (migrate ? 1 : 0) + "] cycles=" + cycles + " bundleOperations="
                     + bundleOperations + " flips(phase1)=" + FLIPS + " attempted=" + f.attempted + " completed="
                     + f.completed + " refused=" + f.refused + " corrupted=" + f.corrupted + " timedOut=" + f.timedOut
                     + " cut(phase1/phase2)=" + f.cut[1] + "/" + f.cut[2] + " longLivedExchanges=" + f.longExchanges
                     + " longLivedLost(phase1/phase2)=" + f.longLost[1] + "/" + f.longLost[2] + " unknownLoop="
                     + f.unknownLoop + " fds(socket+anon) " + fdsBefore + "->" + fdsAfter + " threads "
-                    + threadsBefore + "->" + threadsAfter + " epollLoadersLeft=" + epollLoadersLeft + "/"
-                    + epollLoaders.seen() + " logLines=" + logLines + " (" + String.format("%.1f",
-                    (double) logLines / (CYCLES + FLIPS)) + "/cycle, withStackTrace=" + logThrowables + ")"
+                    + threadsBefore + "->" + threadsAfter + " " + transport + "LoadersLeft=" + loadersLeft + "/"
+                    + loaders.seen() + " logLines=" + logLines + " (" + String.format("%.1f",
+                    (double) logLines / (cycles + FLIPS)) + "/cycle, withStackTrace=" + logThrowables + ")"
                     + " phase2Seconds=" + TimeUnit.NANOSECONDS.toSeconds(phase2Nanos) + " totalSeconds="
                     + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNanos) + " problems="
                     + f.problems() + " stackTraces=" + log.first + (fdsAfter <= fdsBefore ? "" : " fds before "
@@ -250,12 +261,12 @@ public class SwapTortureTest {
             assertTrue("descriptors back to their start value, but for at most " + FD_LEAK_ALLOWANCE + ": " + figures,
                     fdsAfter <= fdsBefore + FD_LEAK_ALLOWANCE);
             assertTrue("threads back to their start value: " + figures, threadsAfter <= threadsBefore);
-            assertTrue("at most " + (1 + LOADER_LEAK_ALLOWANCE) + " epoll class loaders reachable after GC: "
-                    + figures + (epollLoadersLeft <= 1 + LOADER_LEAK_ALLOWANCE ? "" : epollLoaders.suspects()),
-                    epollLoadersLeft <= 1 + LOADER_LEAK_ALLOWANCE);
+            assertTrue("at most " + (1 + LOADER_LEAK_ALLOWANCE) + " " + transport + " class loaders reachable after GC: "
+                    + figures + (loadersLeft <= 1 + LOADER_LEAK_ALLOWANCE ? "" : loaders.suspects()),
+                    loadersLeft <= 1 + LOADER_LEAK_ALLOWANCE);
             assertEquals("no stack trace logged: " + figures, 0, logThrowables);
             assertTrue("at most " + LOG_LINES_PER_CYCLE + " log lines per cycle: " + figures,
-                    logLines <= (long) LOG_LINES_PER_CYCLE * (CYCLES + FLIPS));
+                    logLines <= (long) LOG_LINES_PER_CYCLE * (cycles + FLIPS));
         } finally {
             churn.stopNow();
             log.detach();

@@ -146,6 +146,10 @@ final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements
         ctx.deadlineNanos = nextWakeupDeadlineNanos();
         try {
             h.run(ctx);
+        } catch (LinkageError e) {
+            // the transport's classes are gone (its bundle refreshed or uninstalled): no retry can load them, so the
+            // loop ends with one line, and cleanup() lets the handler close its channels
+            throw e;
         } catch (Throwable t) {
             LOG.log(System.Logger.Level.WARNING, "IoHandler.run of " + this + " threw; pausing briefly", t);
             LockSupport.parkNanos(FAILURE_PAUSE_NANOS);
@@ -179,6 +183,10 @@ final class SingleThreadIoEventLoop extends SingleThreadEventExecutor implements
         counters.stopped();
         IoHandler h = handler;
         if (h != null) {
+            if (!destroyPrepared) { // the loop ended abnormally: its channels are still open
+                destroyPrepared = true;
+                safePrepareToDestroy(h);
+            }
             h.destroy();
         }
     }

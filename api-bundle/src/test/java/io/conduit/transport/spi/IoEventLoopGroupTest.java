@@ -39,6 +39,8 @@ class IoEventLoopGroupTest {
         final List<String> offLoopCalls = new CopyOnWriteArrayList<>();
         volatile Thread loopThread;
         volatile boolean blocked;
+        /** the next run throws this, as a handler whose bundle's classes are gone would */
+        volatile LinkageError failNextRun;
 
         private void checkThread(String what) {
             if (Thread.currentThread() != loopThread) {
@@ -50,6 +52,10 @@ class IoEventLoopGroupTest {
         public int run(IoHandlerContext context) {
             checkThread("run");
             runs.incrementAndGet();
+            LinkageError gone = failNextRun;
+            if (gone != null) {
+                throw gone;
+            }
             events.add(context.canBlock() ? "run:block" : "run:poll");
             if (context.canBlock()) {
                 blockingRuns.incrementAndGet();
@@ -256,6 +262,28 @@ class IoEventLoopGroupTest {
         assertEquals("prepareToDestroy", ev.get(ev.size() - 2));
         assertTrue(group.isTerminated());
         assertEquals(List.of(), h.offLoopCalls);
+    }
+
+    /**
+     * A handler whose run throws a LinkageError (its transport's classes are gone) ends its loop: no retry can load
+     * the classes. An io_uring loop kept on a refreshed revision retried every 100 ms for good, logging a stack trace
+     * each time, while its connections hung (IoUringSwapTortureTest). The handler still gets prepareToDestroy, so it
+     * closes its channels, then destroy.
+     */
+    @Test
+    void aLinkageErrorFromTheHandlerEndsTheLoopAndItsHandlerIsStillDestroyed() throws Exception {
+        IoEventLoopGroup group = newGroup(1, IoEventLoopGroup.Options.defaults());
+        FakeHandler h = handlerOf(group.next());
+        awaitBlocked(h);
+        h.failNextRun = new NoClassDefFoundError("io/conduit/test/Gone");
+        group.next().execute(() -> { });
+        assertTrue(group.terminationFuture().await(5, TimeUnit.SECONDS), "the loop ended");
+        int runs = h.runs.get();
+        Thread.sleep(300);
+        assertEquals(runs, h.runs.get(), "no run after the failure");
+        assertEquals(1, h.prepares.get());
+        assertEquals(1, h.destroys.get());
+        assertEquals(List.of("prepareToDestroy", "destroy"), h.events.subList(h.events.size() - 2, h.events.size()));
     }
 
     @Test
