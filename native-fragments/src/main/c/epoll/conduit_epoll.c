@@ -205,6 +205,17 @@ static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
     return int_pair_out(env, out, pipe2(fds, flags), fds);
 }
 
+static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags) {
+    struct sockaddr_storage sa;
+    socklen_t length = sizeof sa;
+    int accepted = accept4(fd, (struct sockaddr *) &sa, &length, flags);
+    if (accepted < 0) {
+        return -errno;
+    }
+    conduit_address_out(env, addressOut, &sa, length);
+    return accepted;
+}
+
 /* open(2) of a path given as bytes without the terminating NUL */
 static jint c_open(JNIEnv *env, jclass clazz, jbyteArray path, jint flags, jint mode) {
     char buf[PATH_MAX];
@@ -400,7 +411,7 @@ static const JNINativeMethod METHODS[] = {
     N("socket", "(III)I", c_socket),
     N("socketpair", "(III[I)I", c_socketpair),
     N("pipe2", "([II)I", c_pipe2),
-    N("accept4", "(I[BI)I", conduit_accept4),
+    N("accept4", "(I[BI)I", c_accept4),
     N("finishConnect", "(I)I", conduit_socket_error),
     N("open", "([BII)I", c_open),
     N("close", "(I)I", c_close),

@@ -242,7 +242,6 @@ static const JNINativeMethod METHODS[] = {
     N("eventfd", "(II)I", c_eventfd),
     N("eventfdWrite", "(IJ)I", c_eventfdWrite),
     N("socket", "(III)I", c_socket),
-    N("accept4", "(I[BI)I", conduit_accept4),
     N("close", "(I)I", c_close),
 };
 

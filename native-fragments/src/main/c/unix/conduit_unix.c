@@ -191,19 +191,6 @@ jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd) {
     return -err;
 }
 
-#if defined(__linux__)
-jint conduit_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags) {
-    struct sockaddr_storage sa;
-    socklen_t length = sizeof sa;
-    int accepted = accept4(fd, (struct sockaddr *) &sa, &length, flags);
-    if (accepted < 0) {
-        return -errno;
-    }
-    conduit_address_out(env, addressOut, &sa, length);
-    return accepted;
-}
-#endif
-
 static jint c_shutdown(JNIEnv *env, jclass clazz, jint fd, jint how) {
     return shutdown(fd, how) < 0 ? -errno : 0;
 }

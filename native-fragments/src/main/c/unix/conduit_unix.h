@@ -64,14 +64,6 @@ CONDUIT_INTERNAL void conduit_address_out(JNIEnv *env, jbyteArray out, const str
 /* getsockopt(SO_ERROR): the pending socket error as -errno (0 = none), e.g. after a non-blocking connect(2). */
 CONDUIT_INTERNAL jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd);
 
-#if defined(__linux__)
-/*
- * accept4(2) (Linux): the accepted fd, or -errno (-EAGAIN when none is pending); the peer address goes to
- * addressOut (see ADDRESS_OUT_SIZE) when it is not NULL. Not in the shared table: each Linux library registers it.
- */
-CONDUIT_INTERNAL jint conduit_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags);
-#endif
-
 /*
  * The library's JNI_OnLoad: finds the facade class, registers the shared natives (addressOf, strerror,
  * constantNames, constantValues, bind, listen, connect, shutdown, read, writev, getsockname, getpeername,

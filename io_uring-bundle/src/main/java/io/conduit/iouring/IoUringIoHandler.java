@@ -85,8 +85,6 @@ final class IoUringIoHandler implements IoHandler {
     /** sockets whose events are handed out again on the next round */
     private List<IoUringSocket> ready = new ArrayList<>();
     private List<IoUringSocket> readySpare = new ArrayList<>();
-    /** completions are being handed out: {@link #reapNow()} does not nest (loop-confined) */
-    private boolean reaping;
 
     /**
      * Creates the ring and the wake-up eventfd. Called on the new loop's thread, which is the ring's single issuer.
@@ -192,16 +190,10 @@ final class IoUringIoHandler implements IoHandler {
         } else if (ring.unsubmitted() > 0 || ring.overflowed() || ring.taskWorkPending()) {
             submitAndFlush();
         }
-        int n;
-        reaping = true;
-        try {
-            n = ring.reap(completer);
-            if (ring.overflowed()) {
-                submitAndFlush();
-                n += ring.reap(completer);
-            }
-        } finally {
-            reaping = false;
+        int n = ring.reap(completer);
+        if (ring.overflowed()) {
+            submitAndFlush();
+            n += ring.reap(completer);
         }
         if (!ready.isEmpty()) {
             List<IoUringSocket> again = ready;
@@ -221,31 +213,6 @@ final class IoUringIoHandler implements IoHandler {
         if (r < 0 && r != -NativeAbi.EINTR && r != -NativeAbi.EBUSY) {
             LOG.log(System.Logger.Level.WARNING, ERRORS.message("io_uring_enter on " + thread.getName(), -r));
         }
-    }
-
-    /**
-     * Runs the ring's pending task work and hands out every completion now, outside {@link #run}: a listener about
-     * to close takes the connections the kernel already accepted for it ({@link IoUringServerSocket#acceptQueued()}).
-     * Completions of other sockets are handed out too, as the next round would. Does nothing when called while
-     * completions are being handed out (a close from inside a completion), since the ring's reader does not nest.
-     * Loop thread only.
-     *
-     * @return {@code false} when it did nothing for that reason
-     */
-    boolean reapNow() {
-        if (reaping) {
-            return false;
-        }
-        reaping = true;
-        try {
-            if (ring.unsubmitted() > 0 || ring.overflowed() || ring.taskWorkPending()) {
-                submitAndFlush();
-            }
-            ring.reap(completer);
-        } finally {
-            reaping = false;
-        }
-        return true;
     }
 
     /** Submits what sockets wrote now (before a descriptor is closed, so no written request names a stale fd). */

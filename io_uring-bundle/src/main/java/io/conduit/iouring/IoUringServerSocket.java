@@ -108,31 +108,6 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
         return null;
     }
 
-    /**
-     * What the accept request completed, then {@code accept4(2)} on the listener itself, so a close right after
-     * resets no connection: first the completions the loop has not handed out yet are (the kernel may have accepted
-     * connections for the multishot request already: {@link IoUringIoHandler#reapNow()}), then the kernel's queue.
-     */
-    @Override
-    public IoStreamSocket acceptQueued() throws IOException {
-        liveFd("accept4");
-        if (acceptedCount == 0 && handler() != null) {
-            handler().reapNow();
-        }
-        IoStreamSocket completed = accept();
-        if (completed != null) {
-            return completed;
-        }
-        int fd = Native.accept4(liveFd("accept4"), null, NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
-        if (fd >= 0) {
-            return new IoUringStreamSocket(fd, domain, true);
-        }
-        if (fd == -NativeAbi.EAGAIN || fd == -NativeAbi.ECONNABORTED || fd == -NativeAbi.EINTR) {
-            return null;
-        }
-        throw ERRORS.newIoException("accept4", fd);
-    }
-
     /** Submits the accept request unless it is in flight or the listener cannot take connections now. */
     private void arm() throws IOException {
         if (accepting || acceptError != 0 || !canSubmit() || !wants(OP_READ) || !listening) {

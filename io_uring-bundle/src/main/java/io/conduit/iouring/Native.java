@@ -147,14 +147,6 @@ final class Native {
     /** {@code socket(2)}. @return fd or -errno */
     static native int socket(int domain, int type, int protocol);
 
-    /**
-     * {@code accept4(2)}; flags {@link NativeAbi#SOCK_NONBLOCK} | {@link NativeAbi#SOCK_CLOEXEC}.
-     *
-     * @param addressOut {@code ADDRESS_OUT_SIZE} bytes receiving the peer address, or {@code null}
-     * @return the accepted fd or -errno ({@code -EAGAIN} when none is pending)
-     */
-    static native int accept4(int fd, byte[] addressOut, int flags);
-
     /** {@code close(2)}. @return 0 or -errno */
     static native int close(int fd);
 }

@@ -30,21 +30,6 @@ public interface IoServerSocket extends IoSocket {
     IoStreamSocket accept() throws IOException;
 
     /**
-     * Takes a connection that already waits in the kernel's accept queue, now: called in a loop, until it answers
-     * {@code null}, by a listener that closes right after (a swap that keeps connections), so none of them is reset
-     * by the close. A readiness-based socket's {@link #accept()} does exactly that (the default). A completion-based
-     * one, whose {@code accept()} answers only what its submitted requests completed, calls {@code accept4(2)}
-     * itself once those are handed out.
-     *
-     * @return the accepted connection (not yet registered), or {@code null} when the queue is empty
-     * @throws IOException as {@link #accept()}
-     * @since 0.11.0
-     */
-    default IoStreamSocket acceptQueued() throws IOException {
-        return accept();
-    }
-
-    /**
      * Steers the {@code SO_REUSEPORT} group this listener belongs to: every new connection of the group goes to the
      * listening socket at {@code index} in the group (the order they called {@code listen(2)}; on Linux a
      * {@code SO_ATTACH_REUSEPORT_CBPF} program, socket(7)); an index past the end falls back to the kernel's hash.

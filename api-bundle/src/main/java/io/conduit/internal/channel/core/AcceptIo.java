@@ -87,16 +87,16 @@ final class AcceptIo extends KindIo {
     }
 
     /**
-     * Accepts until the queue is empty ({@link IoServerSocket#acceptQueued()} answers nothing) or
-     * {@value #MAX_TAKEN_ON_CLOSE} connections, whatever auto-read and {@code maxMessagesPerRead} say: the listener
-     * closes right after. An accept error ends it and is fired as usual.
+     * Accepts until the queue is empty ({@code accept} answers nothing) or {@value #MAX_TAKEN_ON_CLOSE} connections,
+     * whatever auto-read and {@code maxMessagesPerRead} say: the listener closes right after. An accept error ends
+     * it and is fired as usual.
      */
     @Override
     void takeQueued() {
         IoServerSocket s = (IoServerSocket) ch.socket;
         int messages = 0;
         try {
-            for (IoStreamSocket child; messages < MAX_TAKEN_ON_CLOSE && (child = s.acceptQueued()) != null; ) {
+            for (IoStreamSocket child; messages < MAX_TAKEN_ON_CLOSE && (child = s.accept()) != null; ) {
                 messages++;
                 ch.loopCounters.accepted();
                 ch.pipeline.fireChannelRead(newChildChannel(child));
