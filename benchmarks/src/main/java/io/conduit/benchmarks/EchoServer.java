@@ -120,7 +120,8 @@ public final class EchoServer {
         if (transport.equals("iouring") && className.endsWith("ConduitEchoServer")) {
             transport = "io_uring"; // Conduit's io_uring transport (issue 20), plain echo only for now
         }
-        if (pipeline == null || !(transport.equals("epoll") || transport.equals("nio") || transport.equals("io_uring"))
+        if (pipeline == null || !(transport.equals("epoll") || transport.equals("nio") || transport.equals("io_uring")
+                || transport.equals("iouring"))
                 || (pipeline == Pipeline.TLS_OPENSSL && !className.endsWith("NettyEchoServer"))) {
             throw unknown(kind);
         }

@@ -125,8 +125,9 @@ public final class LoadBenchmark {
         // Only when named in bench.contenders: conduit-epoll with the loops' counting off (docs/metrics.md), to
         // measure what the metrics cost against conduit-epoll in the same run.
         // The framed (issue 16) and TLS (issue 17) echo servers, each against its own Netty baseline.
-        // conduit-iouring: Conduit's io_uring transport (issue 20, TCP only so far), against the same baseline.
+        // conduit-iouring and netty-iouring: both io_uring transports (issue 20), against the same baseline.
         List<Contender> optional = List.of(new Contender("conduit-iouring", "conduit-iouring", common, ""),
+                new Contender("netty-iouring", "netty-iouring", common, "stock"),
                 new Contender("conduit-epoll-nometrics", "conduit-epoll",
                         concat(common, List.of("-Dconduit.metrics=false")), "-Dconduit.metrics=false"),
                 new Contender("conduit-epoll-framed", "conduit-epoll-framed", common, "", FRAMED_BASELINE),

@@ -46,23 +46,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class NettyEchoServer implements EchoServer.Implementation {
 
-    private final boolean epoll;
+    /** {@code epoll}, {@code iouring} or {@code nio} */
+    private final String transport;
     private final EchoServer.Pipeline pipeline;
     private final AtomicInteger active = new AtomicInteger();
     private EventLoopGroup group;  // written once by start, before any other call
     private Channel listener;      // written once by start, before any other call
 
-    /** @param transport {@code epoll} or {@code nio} */
+    /** @param transport {@code epoll}, {@code iouring} or {@code nio} */
     public NettyEchoServer(String transport) {
         this(transport, EchoServer.Pipeline.PLAIN);
     }
 
     /**
-     * @param transport {@code epoll} or {@code nio}
+     * @param transport {@code epoll}, {@code iouring} or {@code nio}
      * @param pipeline  what sits before the echo handler
      */
     public NettyEchoServer(String transport, EchoServer.Pipeline pipeline) {
-        this.epoll = transport.equals("epoll");
+        this.transport = transport;
         this.pipeline = pipeline;
     }
 
@@ -123,10 +124,14 @@ public final class NettyEchoServer implements EchoServer.Implementation {
     public int start(int threads) throws Exception {
         IoHandlerFactory factory;
         Class<? extends ServerChannel> channelType;
-        if (epoll) {
+        if (transport.equals("epoll")) {
             Epoll.ensureAvailability();
             factory = EpollIoHandler.newFactory();
             channelType = EpollServerSocketChannel.class;
+        } else if (transport.equals("iouring")) {
+            io.netty.channel.uring.IoUring.ensureAvailability();
+            factory = io.netty.channel.uring.IoUringIoHandler.newFactory();
+            channelType = io.netty.channel.uring.IoUringServerSocketChannel.class;
         } else {
             factory = NioIoHandler.newFactory();
             channelType = NioServerSocketChannel.class;
@@ -186,7 +191,7 @@ public final class NettyEchoServer implements EchoServer.Implementation {
 
     @Override
     public String detail() {
-        return "netty " + (epoll ? "epoll" : "nio") + " directBufferPreferred=" + PlatformDependent.directBufferPreferred()
+        return "netty " + transport + " directBufferPreferred=" + PlatformDependent.directBufferPreferred()
                 + " noCleaner=" + PlatformDependent.useDirectBufferNoCleaner()
                 + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT))
                 + (pipeline == EchoServer.Pipeline.TLS_OPENSSL ? " " + OpenSsl.versionString() : "");
