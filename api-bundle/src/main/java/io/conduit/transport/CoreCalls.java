@@ -50,7 +50,7 @@ final class CoreCalls {
     }
 
     /**
-     * Steers the {@code SO_REUSEPORT} group of the TCP listener {@code c} to its listener at {@code index}, or
+     * Steers the {@code SO_REUSEPORT} group of the listener or UDP socket {@code c} to its socket at {@code index}, or
      * removes the steering ({@code steer} false), waiting at most {@link SwapEngine#STEP_TIMEOUT_MILLIS}.
      *
      * @return what failed, or {@code null} when done; {@code ""} when {@code c}'s transport cannot steer or there
@@ -68,6 +68,33 @@ final class CoreCalls {
             return f.cause().toString();
         }
         return Boolean.TRUE.equals(f.getNow()) ? null : "";
+    }
+
+    /**
+     * Steers the {@code SO_REUSEPORT} group of {@code next} and {@code old} to {@code next}, the socket that joined it
+     * last (index 1, beside {@code old} at 0), through whichever of the two can (Linux: epoll, io_uring).
+     *
+     * @return {@code null} when steered; {@code ""} when neither transport can steer; otherwise what failed
+     */
+    static String steerToNewest(Channel next, Channel old) throws InterruptedException {
+        String viaNew = steerReuseportGroup(next, true, 1);
+        if (viaNew == null) {
+            return null;
+        }
+        String viaOld = steerReuseportGroup(old, true, 1);
+        return viaOld == null ? null : viaNew.isEmpty() ? viaOld : viaNew;
+    }
+
+    /**
+     * Removes a steering of {@link #steerToNewest} once the old socket is closed: with one socket left it has no
+     * effect, so a failure is only logged at DEBUG.
+     */
+    static void unsteer(Channel next, System.Logger log, String what) throws InterruptedException {
+        String failure = steerReuseportGroup(next, false, 0);
+        if (failure != null && !failure.isEmpty()) {
+            log.log(System.Logger.Level.DEBUG, "removing the SO_REUSEPORT steering of " + what + " failed (" + failure
+                    + "); with one socket left it has no effect");
+        }
     }
 
     /** {@link CoreChannel#localAddressRenamed}: {@code c} is reached at {@code now} since its socket file's rename. */

@@ -251,13 +251,35 @@ public final class ManagedDatagramEndpoint extends ManagedEndpoint {
         }
 
         /**
-         * On the swap thread, after the successor was bound next to {@code old}'s socket: connects the old socket
-         * away to a sink, so Linux gives every new datagram to the successor, and reads it dry behind a marker the
-         * sink sends (its receive queue is FIFO); see DESIGN.md, "Selection and swap".
+         * On the swap thread, after the successor was bound next to {@code old}'s socket: steers the
+         * {@code SO_REUSEPORT} group to the successor where a transport can (Linux: epoll, io_uring; undone by
+         * {@link #handedOver}), then connects the old socket away to a sink, so Linux gives every new datagram to the
+         * successor, and reads it dry behind a marker the sink sends (its receive queue is FIFO); see DESIGN.md,
+         * "Selection and swap". Steering first closes the window of nio's connect, which drops what arrives between
+         * its last read and {@code connect(2)}.
          */
         @Override
         String handOver(Socket old, boolean keep) {
             Channel ch = old.channel;
+            Socket next = current();
+            String steering = "";
+            if (next != null && next.channel != null && ch != null) {
+                try {
+                    String failure = CoreCalls.steerToNewest(next.channel, ch);
+                    steered = failure == null;
+                    steering = failure == null ? "new datagrams steered to the new socket (SO_ATTACH_REUSEPORT_CBPF); "
+                            : failure.isEmpty() ? "" : "steering new datagrams to the new socket failed (" + failure
+                            + "); ";
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return "the hand-over was interrupted; the old socket was closed";
+                }
+            }
+            return steering + connectAwayAndReadDry(old, ch);
+        }
+
+        /** Connects {@code ch}, {@code old}'s channel, away to a sink and reads it dry behind the sink's marker. */
+        private String connectAwayAndReadDry(Socket old, Channel ch) {
             InetSocketAddress local = (InetSocketAddress) ch.localAddress();
             InetAddress sinkIp = local.getAddress();
             try {

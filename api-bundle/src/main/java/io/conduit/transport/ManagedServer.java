@@ -238,8 +238,6 @@ public final class ManagedServer extends ManagedEndpoint {
     /** The swap engine with what a listener needs: its probe, its bind, its socket file. */
     private final class Engine extends SwapEngine<Listener> {
 
-        private boolean steered; // swap thread only: the last hand-over steered the group
-
         Engine() {
             super(LOG, "ManagedServer", true, "conduit-managed-server-" + NEXT_ID.incrementAndGet(),
                     ManagedServer.this.requestedAddress,
@@ -310,12 +308,7 @@ public final class ManagedServer extends ManagedEndpoint {
                 return null;
             }
             try {
-                String viaNew = CoreCalls.steerReuseportGroup(next.channel, true, 1);
-                String failure = viaNew;
-                if (viaNew != null) {
-                    String viaOld = CoreCalls.steerReuseportGroup(oldChannel, true, 1);
-                    failure = viaOld == null ? null : viaNew.isEmpty() ? viaOld : viaNew;
-                }
+                String failure = CoreCalls.steerToNewest(next.channel, oldChannel);
                 if (failure != null) {
                     return failure.isEmpty() ? null : "steering new connections to the new listener failed ("
                             + failure + "); connections in the old listener's handshake may be reset";
@@ -330,25 +323,6 @@ public final class ManagedServer extends ManagedEndpoint {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return "the hand-over was interrupted";
-            }
-        }
-
-        /** Removes the steering, so the kernel's hash spreads connections again (over the one listener left). */
-        @Override
-        void handedOver(Listener old) {
-            Listener next = current();
-            if (!steered || next == null || next.channel == null) {
-                return;
-            }
-            steered = false;
-            try {
-                String failure = CoreCalls.steerReuseportGroup(next.channel, false, 0);
-                if (failure != null && !failure.isEmpty()) {
-                    LOG.log(System.Logger.Level.DEBUG, "removing the SO_REUSEPORT steering of " + address()
-                            + " failed (" + failure + "); with one listener left it has no effect");
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
             }
         }
 

@@ -152,6 +152,24 @@ abstract class SwapEngine<G extends SwapGeneration> extends SwapBinding<G> {
         return boundAddress;
     }
 
+    /** swap thread only: the last hand-over steered the {@code SO_REUSEPORT} group ({@link CoreCalls#steerToNewest}) */
+    boolean steered;
+
+    /** Removes the steering of the last hand-over, if any, once the old socket is closed. */
+    @Override
+    void handedOver(G old) {
+        G next = current();
+        if (!steered || next == null || next.channel == null) {
+            return;
+        }
+        steered = false;
+        try {
+            CoreCalls.unsteer(next.channel, log, String.valueOf(address()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** @return the current generation, or {@code null} (not started, closed, none) */
     G current() {
         synchronized (lock) {

@@ -82,16 +82,6 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
     }
 
     @Override
-    public boolean steerReuseportGroup(int index) throws IOException {
-        return NativeAbi.SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
-    }
-
-    @Override
-    public boolean unsteerReuseportGroup() throws IOException {
-        return NativeAbi.SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
-    }
-
-    @Override
     public IoStreamSocket accept() throws IOException {
         int fd = liveFd("accept4");
         for (;;) {

@@ -309,4 +309,16 @@ abstract class EpollSocket implements IoSocket {
     public String toString() {
         return getClass().getSimpleName() + "[fd " + fd + (closed ? ", closed" : "") + "]";
     }
+
+    /** {@inheritDoc} Linux {@code SO_ATTACH_REUSEPORT_CBPF}; for listeners and UDP sockets. */
+    @Override
+    public boolean steerReuseportGroup(int index) throws IOException {
+        return NativeAbi.SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
+    }
+
+    /** {@inheritDoc} Linux {@code SO_DETACH_REUSEPORT_BPF}. */
+    @Override
+    public boolean unsteerReuseportGroup() throws IOException {
+        return NativeAbi.SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
+    }
 }

@@ -216,9 +216,9 @@ public abstract class ManagedDatagramCrossTransportSwapTest {
      * Clients count echo replies ({@link UdpEchoLoad}, a bounded window each, so no receive buffer can overflow)
      * while the selection flips between the transport under test and nio and a copy of the transport under test
      * goes away (its provider unregistered); each lost datagram is charged to the swap it was sent after. Asserted:
-     * nothing lost before the first swap or by a hand-over whose old socket is the transport under test (epoll: the
-     * kernel keeps its queue), at most a few by one whose old socket is nio (the window between its last read and
-     * its connect), and the endpoint ends on the transport under test.
+     * nothing lost, and the endpoint ends on the transport under test. A hand-over from nio used to lose what arrived
+     * between nio's last read and its connect away (the JDK's connect drops the queue; 4 datagrams once in a CI run,
+     * where 3 were allowed); now the transport under test steers the group to the new socket first.
      */
     @Test
     void repliesKeepComingWhileTheSelectionFlipsAndTheTransportUnderTestGoesAway() throws Exception {
@@ -244,11 +244,7 @@ public abstract class ManagedDatagramCrossTransportSwapTest {
             }
             System.out.println("UDP endpoint swap load (" + transportUnderTest() + "): " + result);
             for (UdpEchoLoad.Phase phase : result.phases()) {
-                if (phase.label().contains("nio -> ")) {
-                    assertTrue(phase.lost() <= 3, phase.label() + ": at most the connect window; " + result);
-                } else {
-                    assertEquals(0, phase.lost(), phase.label() + " loses nothing; " + result);
-                }
+                assertEquals(0, phase.lost(), phase.label() + " loses nothing; " + result);
             }
             assertTrue(result.sent() > 5_000, result.toString());
         } finally {

@@ -1,5 +1,6 @@
 package io.conduit.testsuite;
 
+import io.conduit.bootstrap.Bootstrap;
 import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
@@ -8,11 +9,14 @@ import io.conduit.channel.ChannelOption;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
 import io.conduit.internal.channel.access.CoreChannel;
+import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.concurrent.ExecutionException;
@@ -24,11 +28,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Steering a TCP {@code SO_REUSEPORT} group ({@code IoServerSocket.steerReuseportGroup}), which a transport swap
- * uses so that the old listener closes with no handshake in flight. Two listeners of the transport under test share
- * a port; steered to index 1, every new connection reaches the second; unsteered, the kernel's hash spreads them
- * again. A transport that cannot steer answers {@code false} and changes nothing. A native transport that should
- * steer and cannot fails here.
+ * Steering a {@code SO_REUSEPORT} group ({@code IoSocket.steerReuseportGroup}), which a transport swap uses so
+ * that the old listener closes with no handshake in flight and the old UDP socket receives nothing new. Two
+ * listeners (or UDP sockets) of the transport under test share a port; steered to index 1, every new connection (or
+ * datagram) reaches the second; unsteered, the kernel's hash spreads them again. A transport that cannot steer
+ * answers {@code false} and changes nothing. A native transport that should steer and cannot fails here.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class ReuseportSteeringTest {
@@ -128,6 +132,54 @@ public abstract class ReuseportSteeringTest {
         connect(CONNECTIONS);
         assertTrue(acceptedByFirst.get() > 0, "the hash gives the first listener some of " + CONNECTIONS
                 + " connections again (probability of none: 2^-" + CONNECTIONS + ")");
+    }
+
+    private Channel receive(InetSocketAddress address, AtomicInteger received) throws Exception {
+        Transport t = transportUnderTest();
+        if (group == null) {
+            group = t.newEventLoopGroup(1);
+        }
+        Future<Channel> bound = new Bootstrap().transport(t).group(group).channelType(ChannelType.UDP)
+                .option(ChannelOption.SO_REUSEPORT, Boolean.TRUE).handler(new ChannelHandler() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        received.incrementAndGet();
+                        io.conduit.buffer.ReferenceCounted.safeRelease(msg);
+                    }
+                }).bind(address);
+        assertTrue(bound.await(5, TimeUnit.SECONDS), "bind of " + address);
+        return bound.get();
+    }
+
+    /** Sends one datagram from each of {@code n} sockets (so the hash sees {@code n} sources) and awaits them. */
+    private void sendFromDistinctPorts(int n) throws Exception {
+        int before = acceptedByFirst.get() + acceptedBySecond.get();
+        for (int i = 0; i < n; i++) {
+            try (DatagramSocket s = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
+                s.send(new DatagramPacket(new byte[] {(byte) i}, 1, first.localAddress()));
+            }
+        }
+        SwapTransports.await(() -> acceptedByFirst.get() + acceptedBySecond.get() == before + n,
+                n + " more datagrams received (first " + acceptedByFirst + ", second " + acceptedBySecond + ")");
+    }
+
+    @Test
+    void aSteeredUdpGroupGivesEveryDatagramToTheSecondSocketAndUnsteeredTheHashSpreadsThemAgain() throws Exception {
+        first = receive(new InetSocketAddress("127.0.0.1", 0), acceptedByFirst);
+        second = receive((InetSocketAddress) first.localAddress(), acceptedBySecond);
+        boolean steered = steer(second, true, 1);
+        assertEquals(steers(), steered, "steering a UDP group on " + transportUnderTest().name());
+        if (!steered) {
+            return;
+        }
+        sendFromDistinctPorts(CONNECTIONS);
+        assertEquals(0, acceptedByFirst.get(), "datagrams the first socket received while steered away");
+        assertEquals(CONNECTIONS, acceptedBySecond.get());
+
+        assertTrue(steer(first, false, 0), "the steering removed");
+        sendFromDistinctPorts(CONNECTIONS);
+        assertTrue(acceptedByFirst.get() > 0, "the hash gives the first socket some of " + CONNECTIONS
+                + " sources again (probability of none: 2^-" + CONNECTIONS + ")");
     }
 
     @Test

@@ -28,31 +28,4 @@ public interface IoServerSocket extends IoSocket {
      *         retries, it never closes the listener for that
      */
     IoStreamSocket accept() throws IOException;
-
-    /**
-     * Steers the {@code SO_REUSEPORT} group this listener belongs to: every new connection of the group goes to the
-     * listening socket at {@code index} in the group (the order they called {@code listen(2)}; on Linux a
-     * {@code SO_ATTACH_REUSEPORT_CBPF} program, socket(7)); an index past the end falls back to the kernel's hash.
-     * The program belongs to the group, so it also steers connections away from listeners of other transports.
-     * Called on the listener's event loop, while it listens.
-     *
-     * @param index the place in the group, &gt;= 0
-     * @return {@code true} when the group is steered; {@code false} when this transport cannot steer (the default)
-     * @throws IOException the system call failed, e.g. the socket is not in a {@code SO_REUSEPORT} group
-     */
-    default boolean steerReuseportGroup(int index) throws IOException {
-        return false;
-    }
-
-    /**
-     * Removes what {@link #steerReuseportGroup(int)} attached, so the kernel's hash picks the listener again
-     * ({@code SO_DETACH_REUSEPORT_BPF}, Linux 5.3+). Called on the listener's event loop.
-     *
-     * @return {@code true} when a program was removed; {@code false} when none was attached or this transport
-     *         cannot steer (the default)
-     * @throws IOException the system call failed otherwise
-     */
-    default boolean unsteerReuseportGroup() throws IOException {
-        return false;
-    }
 }

@@ -97,4 +97,33 @@ public interface IoSocket {
     default boolean supportsOption(ChannelOption<?> option) throws IOException {
         return getOption(option) != null;
     }
+
+    /**
+     * Steers the {@code SO_REUSEPORT} group this listener or UDP socket belongs to: every new connection or datagram
+     * of the group goes to the socket at {@code index} in the group (the order they joined it; on Linux a
+     * {@code SO_ATTACH_REUSEPORT_CBPF} program, socket(7)); an index past the end falls back to the kernel's hash.
+     * The program belongs to the group, so it also steers away from sockets of other transports. Called on the
+     * socket's event loop, while it is bound.
+     *
+     * @param index the place in the group, &gt;= 0
+     * @return {@code true} when the group is steered; {@code false} when this transport cannot steer (the default)
+     * @throws IOException the system call failed, e.g. the socket is not in a {@code SO_REUSEPORT} group
+     * @since 0.11.0 (on {@link IoServerSocket} since 0.10.0)
+     */
+    default boolean steerReuseportGroup(int index) throws IOException {
+        return false;
+    }
+
+    /**
+     * Removes what {@link #steerReuseportGroup(int)} attached, so the kernel's hash picks the socket again
+     * ({@code SO_DETACH_REUSEPORT_BPF}, Linux 5.3+). Called on the socket's event loop.
+     *
+     * @return {@code true} when a program was removed; {@code false} when none was attached or this transport
+     *         cannot steer (the default)
+     * @throws IOException the system call failed otherwise
+     * @since 0.11.0 (on {@link IoServerSocket} since 0.10.0)
+     */
+    default boolean unsteerReuseportGroup() throws IOException {
+        return false;
+    }
 }

@@ -85,14 +85,14 @@ public interface CoreChannel {
     Future<Void> closeAcceptingQueued();
 
     /**
-     * For a TCP listener in a {@code SO_REUSEPORT} group: gives every new connection of the group to its listener
-     * at {@code index} ({@code IoServerSocket.steerReuseportGroup}), on the channel's loop.
+     * For a TCP listener or a UDP socket in a {@code SO_REUSEPORT} group: gives every new connection or datagram of
+     * the group to its socket at {@code index} ({@code IoSocket.steerReuseportGroup}), on the channel's loop.
      *
      * @param steer {@code true} to steer to {@code index}; {@code false} to remove the steering ({@code index}
      *        unused)
-     * @return {@code true} when done; {@code false} when the channel's transport cannot steer or there was
-     *         nothing to remove (the default, for every channel but a listener); fails with the system call's error,
-     *         or when the channel is closed
+     * @return {@code true} when done; {@code false} when the channel's transport or socket kind cannot steer or
+     *         there was nothing to remove (the default); fails with the system call's error, or when the channel is
+     *         closed
      */
     default Future<Boolean> steerReuseportGroup(boolean steer, int index) {
         return DatagramHandOver.notSteered();

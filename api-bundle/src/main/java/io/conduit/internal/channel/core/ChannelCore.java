@@ -421,6 +421,32 @@ public abstract class ChannelCore implements Channel, CoreChannel {
         return promise;
     }
 
+    /**
+     * {@inheritDoc} For every socket kind: listeners and UDP sockets join {@code SO_REUSEPORT} groups
+     * ({@link IoSocket#steerReuseportGroup}); other sockets answer {@code false}.
+     */
+    @Override
+    public Future<Boolean> steerReuseportGroup(boolean steer, int index) {
+        Promise<Boolean> result = new DefaultPromise<>(null);
+        Runnable task = () -> {
+            if (!open) {
+                result.tryFailure(new java.nio.channels.ClosedChannelException());
+                return;
+            }
+            try {
+                result.trySuccess(steer ? socket.steerReuseportGroup(index) : socket.unsteerReuseportGroup());
+            } catch (Exception e) {
+                result.tryFailure(e);
+            }
+        };
+        try {
+            loopOrThrow().execute(task);
+        } catch (RejectedExecutionException | IllegalStateException e) {
+            result.tryFailure(new java.nio.channels.ClosedChannelException());
+        }
+        return result;
+    }
+
     @Override
     public Promise<Void> newPromise() {
         return new DefaultPromise<>(loopOrThrow());

@@ -2,14 +2,8 @@ package io.conduit.internal.channel.core;
 
 import io.conduit.channel.ServerChannel;
 import io.conduit.concurrent.EventLoop;
-import io.conduit.concurrent.Future;
-import io.conduit.concurrent.Promise;
-import io.conduit.internal.concurrent.DefaultPromise;
 import io.conduit.transport.ChannelType;
 import io.conduit.transport.spi.IoServerSocket;
-
-import java.nio.channels.ClosedChannelException;
-import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A listener (TCP or Unix-domain) on the shared channel core. Accepted connections are passed to the pipeline
@@ -35,28 +29,5 @@ public final class IoServerSocketChannel extends ChannelCore implements ServerCh
         if (type != ChannelType.TCP && type != ChannelType.UNIX_STREAM) {
             throw new IllegalArgumentException("no server channel of type " + type + " (TCP or UNIX_STREAM only)");
         }
-    }
-
-    @Override
-    public Future<Boolean> steerReuseportGroup(boolean steer, int index) {
-        Promise<Boolean> result = new DefaultPromise<>(null);
-        Runnable task = () -> {
-            if (!open) {
-                result.tryFailure(new ClosedChannelException());
-                return;
-            }
-            IoServerSocket s = (IoServerSocket) socket;
-            try {
-                result.trySuccess(steer ? s.steerReuseportGroup(index) : s.unsteerReuseportGroup());
-            } catch (Exception e) {
-                result.tryFailure(e);
-            }
-        };
-        try {
-            eventLoop().execute(task);
-        } catch (RejectedExecutionException e) {
-            result.tryFailure(new ClosedChannelException());
-        }
-        return result;
     }
 }
