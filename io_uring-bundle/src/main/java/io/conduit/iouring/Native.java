@@ -53,7 +53,7 @@ final class Native {
     /** {@code writev(2)} (registered with the shared natives; this transport sends through the ring). */
     static native long writev(int fd, long iovAddress, int iovCount);
 
-    /** {@code getsockopt(SO_PEERCRED)} (registered with the shared natives; for Unix-domain sockets, later). */
+    /** {@code getsockopt(SO_PEERCRED)} of a Unix-domain socket: {@code out = {pid, uid, gid}}. @return 0 or -errno */
     static native int getPeerCredentials(int fd, int[] out);
 
     /**
