@@ -24,8 +24,10 @@ import java.util.Arrays;
  * interest is on and cancelled when it goes off (the core pauses accepting, e.g. under {@code EMFILE}), so the queue
  * holds only what arrived meanwhile. A failed completion ({@code EMFILE}, {@code ENFILE}) is thrown by the next
  * {@link #accept()} as an {@link IOException} naming the error; the core then backs off without closing the
- * listener. A TCP listener has {@code SO_REUSEADDR} on, as with {@code java.nio}. A Unix-domain listener bound to a
- * path removes its socket file when it closes ({@link UnixSocketFile}).
+ * listener. Before a close that keeps the connections, {@link #acceptQueued()} also takes with {@code accept4(2)}
+ * what the kernel queued and no completion reported yet. A TCP listener has {@code SO_REUSEADDR} on, as with
+ * {@code java.nio}. A Unix-domain listener bound to a path removes its socket file when it closes
+ * ({@link UnixSocketFile}).
  *
  * <p>Threading as {@link io.conduit.transport.spi.IoSocket}.
  */
@@ -117,6 +119,35 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
         }
         arm();
         return null;
+    }
+
+    /**
+     * Before a close: the accepted queue, with the accepts that completed but were not reaped yet (the loop was busy
+     * when the kernel accepted them: {@link IoUringRing#takeCompleted}), then {@code accept4(2)} for what the kernel
+     * still queues. Each of them would be reset by the close that follows.
+     */
+    @Override
+    public IoStreamSocket acceptQueued() throws IOException {
+        if (acceptedCount == 0 && accepting && canSubmit()) {
+            handler().ring().takeCompleted(userData(REQ_ACCEPT), this::queue);
+        }
+        IoStreamSocket taken = accept();
+        if (taken != null) {
+            return taken;
+        }
+        int fd = liveFd("accept4");
+        for (;;) {
+            int child = Native.accept4(fd, NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
+            if (child >= 0) {
+                return new IoUringStreamSocket(child, domain, true);
+            }
+            if (child == -NativeAbi.EAGAIN) {
+                return null;
+            }
+            if (child != -NativeAbi.EINTR && child != -NativeAbi.ECONNABORTED) {
+                throw ERRORS.newIoException("accept4", child);
+            }
+        }
     }
 
     /** Submits the accept request unless it is in flight or the listener cannot take connections now. */

@@ -149,4 +149,10 @@ final class Native {
 
     /** {@code close(2)}. @return 0 or -errno */
     static native int close(int fd);
+
+    /**
+     * {@code accept4(2)} without the peer's address (a listener about to close takes its queue with it).
+     * @return the new descriptor or -errno ({@code -EAGAIN} when none is pending)
+     */
+    static native int accept4(int fd, int flags);
 }

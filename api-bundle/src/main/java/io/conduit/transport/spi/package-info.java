@@ -34,7 +34,7 @@
  * </ol>
  */
 @Export
-@Version("0.10.0")
+@Version("0.11.0")
 package io.conduit.transport.spi;
 
 import org.osgi.annotation.bundle.Export;
