@@ -57,7 +57,7 @@ public abstract class UnixStreamTest extends AbstractTransportTest {
         return new PeerCredentials((int) ProcessHandle.current().pid(), uid, gid);
     }
 
-    /** Asserts what {@code channel} of {@code transport} reports as its peer's credentials: this process, or a refusal. */
+    /** Asserts the peer credentials {@code channel} of {@code transport} reports: this process, or a refusal. */
     private static void assertPeerCredentials(Transport transport, Channel channel, PeerCredentials expected,
             String side) {
         DomainSocketChannel d = (DomainSocketChannel) channel;
@@ -90,21 +90,37 @@ public abstract class UnixStreamTest extends AbstractTransportTest {
         return c;
     }
 
+    /** A Unix listener of the server transport and one connection to it from the client transport. */
+    private record Connection(Channel server, Channel client, Channel accepted) implements AutoCloseable {
+        @Override
+        public void close() {
+            closeAll(client, server);
+        }
+    }
+
+    private Connection connection(Combo combo) throws InterruptedException {
+        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+        Channel server = bindServer(combo, ChannelType.UNIX_STREAM, unixAddress(), activeChild(accepted), null);
+        Channel client = null;
+        try {
+            client = connect(combo, ChannelType.UNIX_STREAM, server.localAddress(), new Recorder(), null);
+            return new Connection(server, client, next(accepted));
+        } catch (RuntimeException | InterruptedException | Error e) {
+            closeAll(client, server);
+            throw e;
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("permutations")
     void bothSidesReadTheirPeersCredentials(Combo combo) throws Exception {
         if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
-        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
-        Channel server = bindServer(combo, ChannelType.UNIX_STREAM, unixAddress(), activeChild(accepted), null);
-        Channel client = connect(combo, ChannelType.UNIX_STREAM, server.localAddress(), new Recorder(), null);
-        try {
+        try (Connection c = connection(combo)) {
             PeerCredentials me = thisProcess();
-            assertPeerCredentials(combo.clientTransport(), client, me, "the client's peer");
-            assertPeerCredentials(combo.serverTransport(), next(accepted), me, "the accepted channel's peer");
-        } finally {
-            closeAll(client, server);
+            assertPeerCredentials(combo.clientTransport(), c.client(), me, "the client's peer");
+            assertPeerCredentials(combo.serverTransport(), c.accepted(), me, "the accepted channel's peer");
         }
     }
 
@@ -224,19 +240,15 @@ public abstract class UnixStreamTest extends AbstractTransportTest {
         if (!runnable(combo, ChannelType.UNIX_STREAM)) {
             return;
         }
-        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
-        Channel server = bindServer(combo, ChannelType.UNIX_STREAM, unixAddress(), activeChild(accepted), null);
-        Channel client = connect(combo, ChannelType.UNIX_STREAM, server.localAddress(), new Recorder(), null);
-        try {
-            for (Channel c : new Channel[] {client, next(accepted)}) {
+        try (Connection pair = connection(combo)) {
+            for (Channel c : new Channel[] {pair.client(), pair.accepted()}) {
                 assertFalse(c.config().setOption(ChannelOption.TCP_NODELAY, true), "TCP_NODELAY on " + c);
                 assertFalse(c.config().setOption(ChannelOption.SO_KEEPALIVE, true), "SO_KEEPALIVE on " + c);
                 assertTrue(c.config().setOption(ChannelOption.SO_SNDBUF, 64 * 1024), "SO_SNDBUF on " + c);
                 assertTrue(c.config().getOption(ChannelOption.SO_SNDBUF) >= 64 * 1024, "SO_SNDBUF read back on " + c);
             }
-            assertFalse(server.config().setOption(ChannelOption.SO_REUSEADDR, true), "SO_REUSEADDR on a Unix listener");
-        } finally {
-            closeAll(client, server);
+            assertFalse(pair.server().config().setOption(ChannelOption.SO_REUSEADDR, true),
+                    "SO_REUSEADDR on a Unix listener");
         }
     }
 }
