@@ -25,7 +25,9 @@ import java.net.UnixDomainSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -38,7 +40,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * What a Unix-domain stream connection has beyond bytes, on each side of a permutation: the peer's credentials
  * ({@code SO_PEERCRED}, native transports; a transport without them refuses naming itself), the addresses each side
  * reports (a bound client's path on the server side, unnamed otherwise), Linux abstract names where both transports
- * have them, a file region sent over the connection, and TCP-only options, which a Unix channel does not apply.
+ * have them, a file region sent over the connection, TCP-only options, which a Unix channel does not apply, and a
+ * connect to a full accept queue, which fails at once.
  */
 public abstract class UnixStreamTest extends AbstractTransportTest {
 
@@ -249,6 +252,43 @@ public abstract class UnixStreamTest extends AbstractTransportTest {
             }
             assertFalse(pair.server().config().setOption(ChannelOption.SO_REUSEADDR, true),
                     "SO_REUSEADDR on a Unix listener");
+        }
+    }
+
+    /**
+     * A Unix-domain connect does not wait for room in a full accept queue: the kernel refuses it at once
+     * ({@code EAGAIN}, {@code unix(7)}), and the channel's connect fails with that before its connect timeout, as on
+     * epoll, where {@code connect(2)} answers it directly.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("permutations")
+    void aConnectToAFullAcceptQueueFailsAtOnce(Combo combo) {
+        if (!runnable(combo, ChannelType.UNIX_STREAM)) {
+            return;
+        }
+        Channel server = bindServer(combo, ChannelType.UNIX_STREAM, unixAddress(), new EchoHandler(),
+                b -> b.option(ChannelOption.AUTO_READ, false).option(ChannelOption.SO_BACKLOG, 1));
+        List<Channel> clients = new ArrayList<>();
+        try {
+            Throwable refused = null;
+            long started = 0;
+            for (int i = 0; i < 10 && refused == null; i++) {
+                started = System.nanoTime();
+                Future<Channel> f = connectFuture(combo, ChannelType.UNIX_STREAM, server.localAddress(),
+                        new Recorder(), b -> b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, 10_000));
+                refused = awaitDone(f);
+                if (refused == null) {
+                    clients.add(f.getNow());
+                }
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertNotNull(refused, "a listener with a backlog of 1 that accepts nothing refused one of 10 connects");
+            assertTrue(refused instanceof IOException, String.valueOf(refused));
+            assertTrue(millis < 5_000, "refused in " + millis + " ms, not after the 10 s connect timeout");
+            assertTrue(clients.size() >= 1, "the queue took at least one connection first: " + clients.size());
+        } finally {
+            closeAll(clients.toArray(Channel[]::new));
+            closeAll(server);
         }
     }
 }
