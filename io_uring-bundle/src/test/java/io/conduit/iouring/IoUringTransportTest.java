@@ -48,7 +48,7 @@ class IoUringTransportTest {
         assertEquals("io_uring", PROVIDER.name());
         assertTrue(PROVIDER.isNative());
         assertTrue(PROVIDER.ranking() < 90 && PROVIDER.ranking() > 10, "below epoll (100) and kqueue (90), above nio");
-        assertFalse(PROVIDER.autoSelectable(), "TCP only: auto must not pick it for a kind it lacks");
+        assertFalse(PROVIDER.autoSelectable(), "no UDP yet: auto must not pick it for a kind it lacks");
         assertTrue(ServiceLoader.load(TransportProvider.class).stream()
                 .anyMatch(p -> p.type() == IoUringTransportProvider.class), "found through ServiceLoader");
     }
