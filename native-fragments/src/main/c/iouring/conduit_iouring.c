@@ -230,6 +230,11 @@ static jint c_close(JNIEnv *env, jclass clazz, jint fd) {
     return close(fd) < 0 ? -errno : 0;
 }
 
+static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jint flags) {
+    int accepted = accept4(fd, NULL, NULL, flags);
+    return accepted < 0 ? -errno : accepted;
+}
+
 static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
@@ -243,6 +248,7 @@ static const JNINativeMethod METHODS[] = {
     N("eventfdWrite", "(IJ)I", c_eventfdWrite),
     N("socket", "(III)I", c_socket),
     N("close", "(I)I", c_close),
+    N("accept4", "(II)I", c_accept4),
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

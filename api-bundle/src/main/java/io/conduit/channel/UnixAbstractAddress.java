@@ -11,8 +11,9 @@ import java.util.Arrays;
  * released when the last socket bound to it closes. {@link java.net.UnixDomainSocketAddress} cannot express such
  * names, hence this type.
  *
- * <p><b>Linux only, epoll transport only</b>: bind and connect it on a {@link io.conduit.transport.ChannelType#UNIX_STREAM UNIX_STREAM} channel of
- * the {@code epoll} transport; every other transport ({@code nio}, {@code kqueue}) rejects it with an
+ * <p><b>Linux only, epoll and io_uring transports only</b>: bind and connect it on a
+ * {@link io.conduit.transport.ChannelType#UNIX_STREAM UNIX_STREAM} channel of the {@code epoll} or {@code io_uring}
+ * transport; every other transport ({@code nio}, {@code kqueue}) rejects it with an
  * {@link java.nio.channels.UnsupportedAddressTypeException} naming the address. Channels bound or connected to one
  * report it from {@link Channel#localAddress()} / {@link Channel#remoteAddress()}. The name is at most
  * {@code sizeof(sun_path) - 1} bytes (107 on Linux); a longer one fails at bind/connect with an

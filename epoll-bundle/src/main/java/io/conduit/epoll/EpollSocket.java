@@ -131,8 +131,7 @@ abstract class EpollSocket implements IoSocket {
      * @return {fd, domain}
      */
     static int[] open(boolean unix, int type) throws IOException {
-        int flags = NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
-        return unix ? new int[] {SOCKETS.openUnix(type | flags), NativeAbi.AF_UNIX} : SOCKETS.openInet(type | flags);
+        return SOCKETS.open(unix, type | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
     }
 
     /** @return the descriptor (for the poller and tests) */
@@ -142,7 +141,7 @@ abstract class EpollSocket implements IoSocket {
 
     /** @return {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}: the channel kind that error messages name */
     final String addressKind() {
-        return domain == NativeAbi.AF_UNIX ? "Unix-domain" : kind == UDP ? "UDP" : "TCP";
+        return SOCKETS.addressKind(domain, kind == UDP ? "UDP" : "TCP");
     }
 
     final boolean ipv6() {

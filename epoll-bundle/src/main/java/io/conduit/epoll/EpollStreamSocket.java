@@ -310,20 +310,7 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
      */
     @Override
     public PeerCredentials peerCredentials() {
-        if (domain != NativeAbi.AF_UNIX) {
-            throw new UnsupportedOperationException("peer credentials (SO_PEERCRED) exist only for Unix-domain"
-                    + " sockets; this is a TCP socket");
-        }
-        if (!isOpen()) {
-            throw new IllegalStateException("peer credentials of a closed Unix-domain socket cannot be read");
-        }
-        int[] out = new int[3];
-        int r = Native.getPeerCredentials(fd(), out);
-        if (r < 0) {
-            throw new IllegalStateException(ERRORS.message("getsockopt(SO_PEERCRED)", -r)
-                    + ": connect the Unix-domain socket first");
-        }
-        return new PeerCredentials(out[0], out[1], out[2]);
+        return NativeAbi.SOCKETS.peerCredentials(fd(), domain, isOpen());
     }
 
     /**

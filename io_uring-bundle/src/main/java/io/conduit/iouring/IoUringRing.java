@@ -333,6 +333,32 @@ final class IoUringRing {
         return n;
     }
 
+    /**
+     * Takes the successful results of request {@code userData} out of the CQ ahead of {@link #reap}: first an
+     * {@code io_uring_enter} runs the kernel's pending work for the ring, so completions it holds are posted; then
+     * each waiting entry of that request with a result {@code >= 0} hands the result to {@code taker} and keeps its
+     * slot with the result replaced by {@code -ECANCELED}, so reaping it later keeps the request's accounting
+     * ({@code IORING_CQE_F_MORE}) and hands nothing over twice. The entries between the CQ head and tail are the
+     * application's until the head passes them.
+     *
+     * @return the number of results taken
+     */
+    int takeCompleted(long userData, java.util.function.IntConsumer taker) {
+        submitAndFlush();
+        int n = 0;
+        int tail = (int) INT.getAcquire(cqRing, cqTailOffset);
+        for (int i = cqHead; i != tail; i++) {
+            int base = cqesOffset + (i & cqMask) * NativeAbi.CQE_SIZE;
+            int res = cqRing.getInt(base + NativeAbi.CQE_RES);
+            if (cqRing.getLong(base + NativeAbi.CQE_USER_DATA) == userData && res >= 0) {
+                cqRing.putInt(base + NativeAbi.CQE_RES, -NativeAbi.ECANCELED);
+                taker.accept(res);
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Unmaps the rings and closes the ring; the kernel cancels what is still in flight. Idempotent. */
     void close() {
         if (closed) {

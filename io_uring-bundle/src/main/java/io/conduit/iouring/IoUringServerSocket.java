@@ -7,6 +7,7 @@ import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoStreamSocket;
 import io.conduit.transport.spi.IoTransportSupport;
+import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeIoException;
 
 import java.io.IOException;
@@ -14,7 +15,7 @@ import java.net.SocketAddress;
 import java.util.Arrays;
 
 /**
- * A listening TCP socket: {@code bind(2)} + {@code listen(2)}, then {@code IORING_OP_ACCEPT} with
+ * A listening TCP or Unix-domain stream socket: {@code bind(2)} + {@code listen(2)}, then {@code IORING_OP_ACCEPT} with
  * {@code SOCK_NONBLOCK | SOCK_CLOEXEC}, multishot ({@code IORING_ACCEPT_MULTISHOT}, Linux 5.19) where the kernel
  * has it: one request yields a completion per connection until it ends. A kernel that rejects multishot with
  * {@code EINVAL} gets one request per connection from then on.
@@ -23,7 +24,10 @@ import java.util.Arrays;
  * interest is on and cancelled when it goes off (the core pauses accepting, e.g. under {@code EMFILE}), so the queue
  * holds only what arrived meanwhile. A failed completion ({@code EMFILE}, {@code ENFILE}) is thrown by the next
  * {@link #accept()} as an {@link IOException} naming the error; the core then backs off without closing the
- * listener. A TCP listener has {@code SO_REUSEADDR} on, as with {@code java.nio}.
+ * listener. Before a close that keeps the connections, {@link #acceptQueued()} also takes with {@code accept4(2)}
+ * what the kernel queued and no completion reported yet. A TCP listener has {@code SO_REUSEADDR} on, as with
+ * {@code java.nio}. A Unix-domain listener bound to a path removes its socket file when it closes
+ * ({@link UnixSocketFile}).
  *
  * <p>Threading as {@link io.conduit.transport.spi.IoSocket}.
  */
@@ -31,7 +35,8 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
 
     static {
         // Load what accepting needs now: under EMFILE a class loader cannot open its jar.
-        for (Class<?> c : new Class<?>[] {IoUringStreamSocket.class, NativeIoException.class}) {
+        for (Class<?> c : new Class<?>[] {IoUringStreamSocket.class, NativeIoException.class,
+                io.conduit.channel.PeerCredentials.class}) {
             try {
                 Class.forName(c.getName(), true, c.getClassLoader());
             } catch (ClassNotFoundException e) {
@@ -44,6 +49,8 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     private static volatile boolean multishot = true;
 
     private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
+    /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
+    private volatile UnixSocketFile socketFile;
     // loop-confined
     private int[] accepted = new int[16];
     private int acceptedHead;
@@ -54,20 +61,26 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     /** -errno of a failed accept, thrown by the next {@link #accept()} */
     private int acceptError;
 
-    static IoUringServerSocket open() throws IOException {
-        int[] fdAndDomain = IoUringSocket.openTcp();
+    /** A new listener: Unix-domain when {@code unix}, else TCP. */
+    static IoUringServerSocket open(boolean unix) throws IOException {
+        int[] fdAndDomain = IoUringSocket.openStream(unix);
         IoUringServerSocket s = new IoUringServerSocket(fdAndDomain[0], fdAndDomain[1]);
-        Native.setsockoptInt(s.fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR, 1);
+        if (!unix) {
+            Native.setsockoptInt(s.fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_REUSEADDR, 1);
+        }
         return s;
     }
 
     private IoUringServerSocket(int fd, int domain) {
-        super(fd, domain, TCP_SERVER);
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX_SERVER : TCP_SERVER);
     }
 
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
-        super.bind(localAddress);
+        socketFile = UnixSocketFile.bind(localAddress, () -> {
+            super.bind(localAddress);
+            return localAddress();
+        });
         NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
         listening = true;
         if (wants(OP_READ)) {
@@ -106,6 +119,35 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
         }
         arm();
         return null;
+    }
+
+    /**
+     * Before a close: the accepted queue, with the accepts that completed but were not reaped yet (the loop was busy
+     * when the kernel accepted them: {@link IoUringRing#takeCompleted}), then {@code accept4(2)} for what the kernel
+     * still queues. Each of them would be reset by the close that follows.
+     */
+    @Override
+    public IoStreamSocket acceptQueued() throws IOException {
+        if (acceptedCount == 0 && accepting && canSubmit()) {
+            handler().ring().takeCompleted(userData(REQ_ACCEPT), this::queue);
+        }
+        IoStreamSocket taken = accept();
+        if (taken != null) {
+            return taken;
+        }
+        int fd = liveFd("accept4");
+        for (;;) {
+            int child = Native.accept4(fd, NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
+            if (child >= 0) {
+                return new IoUringStreamSocket(child, domain, true);
+            }
+            if (child == -NativeAbi.EAGAIN) {
+                return null;
+            }
+            if (child != -NativeAbi.EINTR && child != -NativeAbi.ECONNABORTED) {
+                throw ERRORS.newIoException("accept4", child);
+            }
+        }
     }
 
     /** Submits the accept request unless it is in flight or the listener cannot take connections now. */
@@ -212,9 +254,17 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
         cancelInFlight();
     }
 
-    /** Closes the accepted descriptors nobody took, then the listener. */
+    /**
+     * Removes the Unix socket file this listener bound (if it is still that file), closes the accepted descriptors
+     * nobody took, then the listener.
+     */
     @Override
     public void close() throws IOException {
+        UnixSocketFile f = socketFile;
+        socketFile = null;
+        if (f != null && isOpen()) {
+            f.deleteIfStillOurs(); // while the listener holds the path, no other bind can take it
+        }
         while (acceptedCount > 0) {
             Native.close(accepted[acceptedHead]);
             acceptedHead = (acceptedHead + 1) % accepted.length;

@@ -48,6 +48,8 @@ abstract class IoUringSocket implements IoSocket {
     /** Socket kinds (the bits of {@link SocketOptionTable}). */
     static final int TCP = SocketOptionTable.TCP;
     static final int TCP_SERVER = SocketOptionTable.TCP_SERVER;
+    static final int UNIX = SocketOptionTable.UNIX;
+    static final int UNIX_SERVER = SocketOptionTable.UNIX_SERVER;
 
     /**
      * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options and
@@ -55,16 +57,17 @@ abstract class IoUringSocket implements IoSocket {
      */
     static SocketOptionTable optionTable(NativeConstants constants) {
         int tcp = TCP | TCP_SERVER;
+        int stream = tcp | UNIX | UNIX_SERVER;
         return SocketOptionTable.builder(constants)
-                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", tcp)
-                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", tcp)
+                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", stream)
+                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", stream)
                 .option(ChannelOption.SO_KEEPALIVE, "SOL_SOCKET", "SO_KEEPALIVE", tcp)
                 .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", tcp)
                 .option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", tcp)
                 .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", tcp)
                 .ipv6Also(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS", false)
                 .option(ChannelOption.TCP_NODELAY, "IPPROTO_TCP", "TCP_NODELAY", tcp)
-                .linger(TCP)
+                .linger(TCP | UNIX)
                 .build();
     }
 
@@ -96,9 +99,9 @@ abstract class IoUringSocket implements IoSocket {
 
     /** the descriptor; closed once {@link #closed} is set and no request is in flight */
     private final int fd;
-    /** {@code AF_INET6} or {@code AF_INET} */
+    /** {@code AF_INET6}, {@code AF_INET} or {@code AF_UNIX} */
     final int domain;
-    /** {@link #TCP} or {@link #TCP_SERVER} */
+    /** {@link #TCP}, {@link #TCP_SERVER}, {@link #UNIX} or {@link #UNIX_SERVER} */
     final int kind;
     /** set once by {@link #close()}; any thread */
     private volatile boolean closed;
@@ -129,13 +132,18 @@ abstract class IoUringSocket implements IoSocket {
     }
 
     /**
-     * Opens a non-blocking, close-on-exec TCP socket: {@code AF_INET6} dual-stack, or {@code AF_INET} when the host
-     * has no IPv6.
+     * Opens a non-blocking, close-on-exec stream socket: Unix-domain, or TCP ({@code AF_INET6} dual-stack, or
+     * {@code AF_INET} when the host has no IPv6).
      *
      * @return {fd, domain}
      */
-    static int[] openTcp() throws IOException {
-        return SOCKETS.openInet(NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
+    static int[] openStream(boolean unix) throws IOException {
+        return SOCKETS.open(unix, NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
+    }
+
+    /** @return {@code "TCP"} or {@code "Unix-domain"}: the channel kind that address checks and errors name */
+    final String addressKind() {
+        return SOCKETS.addressKind(domain, "TCP");
     }
 
     final int fd() {
@@ -407,7 +415,7 @@ abstract class IoUringSocket implements IoSocket {
 
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
-        SOCKETS.bind(liveFd("bind"), domain, "TCP", localAddress);
+        SOCKETS.bind(liveFd("bind"), domain, addressKind(), localAddress);
         cachedLocal = null;
     }
 
@@ -417,7 +425,7 @@ abstract class IoUringSocket implements IoSocket {
         SocketAddress a = cachedLocal;
         if (a == null && !closed) {
             a = SOCKETS.localAddress(fd);
-            if (kind == TCP_SERVER && UnixSockets.isBound(a)) {
+            if ((kind == TCP_SERVER || kind == UNIX_SERVER) && UnixSockets.isBound(a)) {
                 cachedLocal = a;
             }
         }

@@ -3,8 +3,10 @@ package io.conduit.iouring;
 import static io.conduit.iouring.NativeAbi.ERRORS;
 import static io.conduit.iouring.NativeAbi.SOCKADDR;
 
+import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoPeerCredentials;
 import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.IOException;
@@ -13,8 +15,9 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 
 /**
- * A TCP connection over completions: {@code IORING_OP_RECV} into a receive buffer the socket owns,
- * {@code IORING_OP_SEND} from a send buffer it owns, {@code IORING_OP_CONNECT}.
+ * A TCP or Unix-domain stream connection over completions: {@code IORING_OP_RECV} into a receive buffer the socket
+ * owns, {@code IORING_OP_SEND} from a send buffer it owns, {@code IORING_OP_CONNECT}; the same requests for both
+ * families. A Unix-domain socket also reads its peer's credentials ({@code SO_PEERCRED}).
  *
  * <p><b>Receiving.</b> At most one receive is in flight, into {@link #RECEIVE_BYTES} bytes the kernel owns until
  * the completion. Its bytes are what {@link #read} hands out (copied into the core's buffer); once they are all
@@ -34,7 +37,7 @@ import java.nio.channels.FileChannel;
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
-final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket {
+final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket, IoPeerCredentials {
 
     /** the socket's own receive buffer (when the loop's ring is empty or missing), owned by the kernel while a receive is in flight */
     static final int RECEIVE_BYTES = 64 * 1024;
@@ -84,15 +87,15 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
     private boolean connectDone;
     private int connectResult;
 
-    /** A new, unconnected socket. */
-    static IoUringStreamSocket open() throws IOException {
-        int[] fdAndDomain = IoUringSocket.openTcp();
+    /** A new, unconnected socket: Unix-domain when {@code unix}, else TCP. */
+    static IoUringStreamSocket open(boolean unix) throws IOException {
+        int[] fdAndDomain = IoUringSocket.openStream(unix);
         return new IoUringStreamSocket(fdAndDomain[0], fdAndDomain[1], false);
     }
 
     /** @param connected {@code true} for an accepted socket */
     IoUringStreamSocket(int fd, int domain, boolean connected) {
-        super(fd, domain, TCP);
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX : TCP);
         this.connected = connected;
     }
 
@@ -275,7 +278,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
 
     @Override
     public boolean connect(SocketAddress remoteAddress, SocketAddress localAddress) throws IOException {
-        AddressErrors.check(remoteAddress, "TCP", true);
+        AddressErrors.check(remoteAddress, addressKind(), true);
         if (localAddress != null) {
             bind(localAddress);
         }
@@ -316,6 +319,17 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket 
     @Override
     public SocketAddress remoteAddress() {
         return connected ? peerAddress() : null;
+    }
+
+    /**
+     * {@code getsockopt(SO_PEERCRED)}, {@code unix(7)}: the credentials the peer had when it connected.
+     *
+     * @throws UnsupportedOperationException on a TCP socket
+     * @throws IllegalStateException when the socket is closed or not connected
+     */
+    @Override
+    public PeerCredentials peerCredentials() {
+        return NativeAbi.SOCKETS.peerCredentials(fd(), domain, isOpen());
     }
 
     // ------------------------------------------------------------------------------------------ shutdown

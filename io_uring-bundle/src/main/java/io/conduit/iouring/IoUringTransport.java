@@ -3,6 +3,7 @@ package io.conduit.iouring;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelOption;
 import io.conduit.channel.ServerChannel;
+import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.concurrent.EventLoop;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.transport.ChannelType;
@@ -14,22 +15,24 @@ import io.conduit.transport.spi.core.IoChannels;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.util.EnumSet;
 import java.util.Set;
 import java.util.concurrent.ThreadFactory;
 
 /**
  * The {@code io_uring} transport: the shared channel core over {@link IoUringStreamSocket} and
- * {@link IoUringServerSocket}, driven by one {@link IoUringIoHandler} (one ring) per loop. Channel kinds: TCP only
- * for now; UDP and Unix-domain sockets fail at once with an {@link UnsupportedOperationException} naming the kinds
+ * {@link IoUringServerSocket}, driven by one {@link IoUringIoHandler} (one ring) per loop. Channel kinds: TCP and
+ * Unix-domain stream; the other kinds fail at once with an {@link UnsupportedOperationException} naming the kinds
  * it has ({@link IoTransportSupport#checkType}).
  *
  * <p>Thread-safe.
  */
 final class IoUringTransport implements Transport {
 
-    /** The groups it made, its channel types (TCP) and the shared checks. */
-    private final IoTransportSupport support = new IoTransportSupport(IoUring.NAME, EnumSet.of(ChannelType.TCP));
+    /** The groups it made, its channel types (TCP, Unix stream) and the shared checks. */
+    private final IoTransportSupport support = new IoTransportSupport(IoUring.NAME,
+            EnumSet.of(ChannelType.TCP, ChannelType.UNIX_STREAM));
 
     @Override
     public String name() {
@@ -51,10 +54,11 @@ final class IoUringTransport implements Transport {
         return IoTransportSupport.isCoreOption(option) || IoUringSocket.mapsOption(option);
     }
 
-    /** IP socket addresses only: the transport has no Unix-domain sockets yet. */
+    /** IP socket addresses, Unix-domain paths and Linux abstract Unix names (unix(7)). */
     @Override
     public boolean supportsAddress(SocketAddress address) {
-        return address == null || address instanceof InetSocketAddress;
+        return address == null || address instanceof InetSocketAddress
+                || address instanceof UnixDomainSocketAddress || address instanceof UnixAbstractAddress;
     }
 
     @Override
@@ -81,7 +85,10 @@ final class IoUringTransport implements Transport {
         support.checkType(type);
         support.checkLoop(loop);
         try {
-            return IoChannels.socketChannel(name(), IoUringStreamSocket.open(), loop);
+            if (type == ChannelType.UNIX_STREAM) {
+                return IoChannels.domainSocketChannel(name(), IoUringStreamSocket.open(true), loop);
+            }
+            return IoChannels.socketChannel(name(), IoUringStreamSocket.open(false), loop);
         } catch (IOException e) {
             throw support.openFailed(type, "socket", e);
         }
@@ -92,7 +99,8 @@ final class IoUringTransport implements Transport {
         support.checkServerType(type);
         support.checkLoop(loop);
         try {
-            return IoChannels.serverChannel(name(), type, IoUringServerSocket.open(), loop);
+            return IoChannels.serverChannel(name(), type, IoUringServerSocket.open(type == ChannelType.UNIX_STREAM),
+                    loop);
         } catch (IOException e) {
             throw support.openFailed(type, "listener", e);
         }

@@ -53,7 +53,7 @@ final class Native {
     /** {@code writev(2)} (registered with the shared natives; this transport sends through the ring). */
     static native long writev(int fd, long iovAddress, int iovCount);
 
-    /** {@code getsockopt(SO_PEERCRED)} (registered with the shared natives; for Unix-domain sockets, later). */
+    /** {@code getsockopt(SO_PEERCRED)} of a Unix-domain socket: {@code out = {pid, uid, gid}}. @return 0 or -errno */
     static native int getPeerCredentials(int fd, int[] out);
 
     /**
@@ -149,4 +149,10 @@ final class Native {
 
     /** {@code close(2)}. @return 0 or -errno */
     static native int close(int fd);
+
+    /**
+     * {@code accept4(2)} without the peer's address (a listener about to close takes its queue with it).
+     * @return the new descriptor or -errno ({@code -EAGAIN} when none is pending)
+     */
+    static native int accept4(int fd, int flags);
 }

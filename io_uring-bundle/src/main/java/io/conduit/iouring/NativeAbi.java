@@ -171,6 +171,7 @@ final class NativeAbi {
     // socket(2), shutdown(2), send(2), eventfd(2)
     static final int AF_INET = constant("AF_INET");
     static final int AF_INET6 = constant("AF_INET6");
+    static final int AF_UNIX = constant("AF_UNIX");
     static final int SOCK_STREAM = constant("SOCK_STREAM");
     static final int SOCK_NONBLOCK = constant("SOCK_NONBLOCK");
     static final int SOCK_CLOEXEC = constant("SOCK_CLOEXEC");

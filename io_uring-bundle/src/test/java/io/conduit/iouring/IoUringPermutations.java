@@ -14,9 +14,9 @@ import java.util.List;
 
 /**
  * The named permutations the io_uring module runs the conformance testsuite with: io_uring on both sides and both
- * cross pairs with nio, each with the pooled, the unpooled and the adversarial one-byte-reads allocator. io_uring
- * has TCP only: the tests of other kinds assert that it refuses them
- * ({@code AbstractTransportTest.runnable(Combo, ChannelType)}). Native tests on their own platform: io_uring being
+ * cross pairs with nio, each with the pooled, the unpooled and the adversarial one-byte-reads allocator. TCP and
+ * Unix-domain stream run in the same stream permutations; the tests of the kinds io_uring lacks assert that it refuses
+ * them ({@code AbstractTransportTest.runnable(Combo, ChannelType)}). Native tests on their own platform: io_uring being
  * unavailable fails them, it never skips them.
  */
 final class IoUringPermutations {

@@ -193,7 +193,7 @@ public abstract class AbstractTransportTest {
         return type == ChannelType.UNIX_STREAM ? unixAddress() : loopback();
     }
 
-    /** @return whether {@code t}'s sockets take Linux abstract Unix names (unix(7)): epoll only */
+    /** @return whether {@code t}'s sockets take Linux abstract Unix names (unix(7)): epoll and io_uring */
     protected static boolean hasAbstractNames(Transport t) {
         return t.supportsAddress(UnixAbstractAddress.of("probe"));
     }

@@ -28,4 +28,18 @@ public interface IoServerSocket extends IoSocket {
      *         retries, it never closes the listener for that
      */
     IoStreamSocket accept() throws IOException;
+
+    /**
+     * {@link #accept()} for a listener that closes right after (the core takes in what is queued before it closes a
+     * listener whose connections are kept, as a swap does): also a connection the kernel holds but has not reported
+     * yet, which a completion-based transport's {@link #accept()} does not see until a completion arrives. Closing
+     * the listener would reset such a connection. Default: {@link #accept()}.
+     *
+     * @return the accepted connection (not yet registered), or {@code null} when none is pending
+     * @throws IOException as {@link #accept()}
+     * @since 0.11.0
+     */
+    default IoStreamSocket acceptQueued() throws IOException {
+        return accept();
+    }
 }

@@ -96,7 +96,7 @@ final class AcceptIo extends KindIo {
         IoServerSocket s = (IoServerSocket) ch.socket;
         int messages = 0;
         try {
-            for (IoStreamSocket child; messages < MAX_TAKEN_ON_CLOSE && (child = s.accept()) != null; ) {
+            for (IoStreamSocket child; messages < MAX_TAKEN_ON_CLOSE && (child = s.acceptQueued()) != null; ) {
                 messages++;
                 ch.loopCounters.accepted();
                 ch.pipeline.fireChannelRead(newChildChannel(child));

@@ -28,6 +28,7 @@ final class FacadeSocketCalls implements SocketCalls {
     private final MethodHandle getsockoptLinger;
     private final MethodHandle attachReuseportCbpf;
     private final MethodHandle detachReuseportBpf;
+    private final MethodHandle getPeerCredentials;
 
     FacadeSocketCalls(MethodHandles.Lookup lookup, Class<?> facade) {
         Objects.requireNonNull(lookup, "lookup");
@@ -47,6 +48,7 @@ final class FacadeSocketCalls implements SocketCalls {
         getsockoptLinger = find(lookup, facade, "getsockoptLinger", i, int[].class);
         attachReuseportCbpf = find(lookup, facade, "attachReuseportCbpf", i, i);
         detachReuseportBpf = find(lookup, facade, "detachReuseportBpf", i);
+        getPeerCredentials = find(lookup, facade, "getPeerCredentials", i, int[].class);
     }
 
     private static MethodHandle find(MethodHandles.Lookup lookup, Class<?> facade, String name, Class<?>... params) {
@@ -182,6 +184,15 @@ final class FacadeSocketCalls implements SocketCalls {
     public int detachReuseportBpf(int fd) {
         try {
             return (int) detachReuseportBpf.invokeExact(fd);
+        } catch (Throwable t) {
+            throw propagate(t);
+        }
+    }
+
+    @Override
+    public int getPeerCredentials(int fd, int[] out) {
+        try {
+            return (int) getPeerCredentials.invokeExact(fd, out);
         } catch (Throwable t) {
             throw propagate(t);
         }

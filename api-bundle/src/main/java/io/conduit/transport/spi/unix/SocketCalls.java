@@ -84,4 +84,18 @@ public interface SocketCalls {
 
     /** {@code setsockopt(SO_DETACH_REUSEPORT_BPF)}. @return 0 or -errno ({@code -ENOENT}: no program attached) */
     int detachReuseportBpf(int fd);
+
+    /**
+     * The credentials of a Unix-domain stream socket's peer: {@code getsockopt(SO_PEERCRED)} on Linux
+     * ({@code unix(7)}), {@code getpeereid(3)} with the pid as 0 on the BSDs. {@code out = {pid, uid, gid}}.
+     * The facade's method of this name is required by {@link #of}; this default, for other implementations that have
+     * no such call, refuses.
+     *
+     * @return 0 or -errno ({@code -ENOTCONN} when the socket is not connected)
+     * @throws UnsupportedOperationException when this implementation has no such call
+     * @since 0.6.0
+     */
+    default int getPeerCredentials(int fd, int[] out) {
+        throw new UnsupportedOperationException(this + " cannot read peer credentials");
+    }
 }

@@ -1,6 +1,7 @@
 package io.conduit.transport.spi.unix;
 
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 
 import java.io.IOException;
@@ -13,9 +14,9 @@ import java.util.function.IntFunction;
 
 /**
  * SPI for transport implementers: the socket logic that every Unix transport shares above its system calls —
- * opening a dual-stack IP socket, {@code bind(2)} with Conduit's address rules, {@code listen(2)}, steering a
- * {@code SO_REUSEPORT} group, {@code shutdown(2)}, the local and peer address, and socket options through a
- * {@link SocketOptionTable}. A
+ * opening a dual-stack IP socket or a Unix-domain one, {@code bind(2)} with Conduit's address rules,
+ * {@code listen(2)}, steering a {@code SO_REUSEPORT} group, {@code shutdown(2)}, the local and peer address, a Unix
+ * peer's credentials, and socket options through a {@link SocketOptionTable}. A
  * transport makes one instance when its library is loaded, from the library's {@link NativeConstants}, its
  * {@code strerror(3)} and a {@link SocketCalls} that delegates to its natives; its sockets then call this with
  * their descriptor. The instance also holds the transport's {@link UnixErrors} and {@link SockaddrCodec}.
@@ -125,6 +126,57 @@ public final class UnixSockets {
      */
     public int openUnix(int type) throws IOException {
         return errors.check("socket(AF_UNIX)", calls.socket(afUnix, type, 0));
+    }
+
+    /**
+     * Opens a socket of either family: {@link #openUnix} when {@code unix}, else {@link #openInet}.
+     *
+     * @param unix {@code true} for {@code AF_UNIX}
+     * @param type the socket type with its flags ORed in
+     * @return a new array {@code {fd, family}}
+     * @throws IOException when no socket can be made
+     * @since 0.6.0
+     */
+    public int[] open(boolean unix, int type) throws IOException {
+        return unix ? new int[] {openUnix(type), afUnix} : openInet(type);
+    }
+
+    /**
+     * {@code "Unix-domain"} for {@code AF_UNIX}, else {@code ipKind}: the channel kind that address checks and error
+     * messages name (see {@link #bind}). Pure.
+     *
+     * @since 0.6.0
+     */
+    public String addressKind(int family, String ipKind) {
+        return family == afUnix ? "Unix-domain" : ipKind;
+    }
+
+    /**
+     * The credentials a Unix-domain stream socket's peer had when it connected ({@link SocketCalls#getPeerCredentials},
+     * {@code SO_PEERCRED} on Linux, {@code unix(7)}).
+     *
+     * @param fd     the socket
+     * @param family its family
+     * @param open   whether the socket is open ({@code fd} is not read when it is not)
+     * @throws UnsupportedOperationException when {@code family} is not {@code AF_UNIX}
+     * @throws IllegalStateException when the socket is closed or not connected
+     * @since 0.6.0
+     */
+    public PeerCredentials peerCredentials(int fd, int family, boolean open) {
+        if (family != afUnix) {
+            throw new UnsupportedOperationException("peer credentials (SO_PEERCRED) exist only for Unix-domain"
+                    + " sockets; this is a TCP socket");
+        }
+        if (!open) {
+            throw new IllegalStateException("peer credentials of a closed Unix-domain socket cannot be read");
+        }
+        int[] out = new int[3];
+        int r = calls.getPeerCredentials(fd, out);
+        if (r < 0) {
+            throw new IllegalStateException(errors.message("getsockopt(SO_PEERCRED)", -r)
+                    + ": connect the Unix-domain socket first");
+        }
+        return new PeerCredentials(out[0], out[1], out[2]);
     }
 
     /**

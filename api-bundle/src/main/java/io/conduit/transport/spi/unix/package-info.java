@@ -16,7 +16,7 @@
  * hard-coded for one platform, and nothing here loads a native library.
  */
 @Export
-@Version("0.5.0")
+@Version("0.6.0")
 package io.conduit.transport.spi.unix;
 
 import org.osgi.annotation.bundle.Export;

@@ -198,4 +198,13 @@ final class FakeSocketLibrary implements SocketCalls {
     public int detachReuseportBpf(int fd) {
         return result("detachReuseportBpf", fd);
     }
+
+    /** what getPeerCredentials answers: pid, uid, gid */
+    int[] credentials = {0, 0, 0};
+
+    @Override
+    public int getPeerCredentials(int fd, int[] out) {
+        System.arraycopy(credentials, 0, out, 0, 3);
+        return result("getPeerCredentials", fd);
+    }
 }

@@ -78,6 +78,13 @@ class SocketCallsTest {
             return log("detachReuseportBpf", fd);
         }
 
+        static int getPeerCredentials(int fd, int[] out) {
+            out[0] = 100;
+            out[1] = 1000;
+            out[2] = 10;
+            return log("getPeerCredentials", fd);
+        }
+
         private static int log(String name, int... args) {
             StringBuilder b = new StringBuilder(name);
             for (int a : args) {
@@ -119,10 +126,13 @@ class SocketCallsTest {
         assertArrayEquals(new int[] {1, 5}, linger);
         assertEquals(-14, calls.attachReuseportCbpf(14, 1));
         assertEquals(-15, calls.detachReuseportBpf(15));
+        int[] credentials = new int[3];
+        assertEquals(-16, calls.getPeerCredentials(16, credentials));
+        assertArrayEquals(new int[] {100, 1000, 10}, credentials);
         assertEquals(List.of("socket 1 2 3", "close 4", "bind 5 16 16", "listen 6 128", "shutdown 7 1",
                 "getsockname 8", "getpeername 9", "setsockoptInt 10 6 1 1", "getsockoptInt 11 6 1",
                 "setsockoptLinger 12 1 3", "getsockoptLinger 13", "attachReuseportCbpf 14 1",
-                "detachReuseportBpf 15"), Facade.CALLS);
+                "detachReuseportBpf 15", "getPeerCredentials 16"), Facade.CALLS);
     }
 
     @Test

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.conduit.channel.AddressBindException;
 import io.conduit.channel.ChannelOption;
+import io.conduit.channel.PeerCredentials;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -78,6 +79,32 @@ class UnixSocketsTest {
         assertEquals("setsockopt(IPV6_V6ONLY)(..) failed: error 22 (errno 22)", e.getMessage());
         assertEquals(List.of("socket", "setsockoptInt", "close"), library.callNames());
         assertEquals(List.of(FD), library.calls.get(2).args());
+    }
+
+    @Test
+    void eitherFamilyOpensWithItsFamilyAndNamesItsKind() throws IOException {
+        library.answer("socket", FD);
+        assertArrayEquals(new int[] {FD, AF_UNIX}, sockets.open(true, STREAM));
+        assertArrayEquals(new int[] {FD, AF_INET6}, sockets.open(false, STREAM));
+        assertEquals(List.of("socket", "socket", "setsockoptInt"), library.callNames());
+        assertEquals("Unix-domain", sockets.addressKind(AF_UNIX, "TCP"));
+        assertEquals("UDP", sockets.addressKind(AF_INET6, "UDP"));
+    }
+
+    @Test
+    void peerCredentialsAreReadOnlyFromAnOpenUnixSocket() {
+        library.credentials = new int[] {4321, 1000, 100};
+        assertEquals(new PeerCredentials(4321, 1000, 100), sockets.peerCredentials(FD, AF_UNIX, true));
+        UnsupportedOperationException tcp = assertThrows(UnsupportedOperationException.class,
+                () -> sockets.peerCredentials(FD, AF_INET6, true));
+        assertTrue(tcp.getMessage().contains("only for Unix-domain"), tcp.getMessage());
+        assertThrows(IllegalStateException.class, () -> sockets.peerCredentials(FD, AF_UNIX, false));
+        assertEquals(List.of("getPeerCredentials"), library.callNames(), "neither a TCP nor a closed socket is asked");
+        library.answer("getPeerCredentials", -ENOTCONN);
+        IllegalStateException unconnected = assertThrows(IllegalStateException.class,
+                () -> sockets.peerCredentials(FD, AF_UNIX, true));
+        assertTrue(unconnected.getMessage().contains("SO_PEERCRED") && unconnected.getMessage().contains("connect"),
+                unconnected.getMessage());
     }
 
     @Test
