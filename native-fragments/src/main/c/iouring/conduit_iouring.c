@@ -31,6 +31,8 @@
 #include <unistd.h>
 #include <linux/io_uring.h>
 #include <linux/time_types.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -91,6 +93,31 @@ static const struct conduit_constant CONSTANTS[] = {
     K(ECANCELED), K(ETIME), K(EOVERFLOW), K(EBUSY),
     /* socket(2), eventfd(2), send(2) */
     K(SOCK_NONBLOCK), K(SOCK_CLOEXEC), K(EFD_CLOEXEC), K(EFD_NONBLOCK), K(MSG_NOSIGNAL),
+    /* datagrams (IoUringDatagramSocket): IORING_OP_RECVMSG/SENDMSG over struct msghdr, cmsg(3), ip(7), ipv6(7) */
+    K(IORING_OP_SENDMSG), K(IORING_OP_RECVMSG), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_DONTWAIT), K(POLLOUT),
+    KV("MSGHDR_SIZE", sizeof(struct msghdr)),
+    KV("MSGHDR_NAME_OFFSET", offsetof(struct msghdr, msg_name)),
+    KV("MSGHDR_NAMELEN_OFFSET", offsetof(struct msghdr, msg_namelen)),
+    KV("MSGHDR_IOV_OFFSET", offsetof(struct msghdr, msg_iov)),
+    KV("MSGHDR_IOVLEN_OFFSET", offsetof(struct msghdr, msg_iovlen)),
+    KV("MSGHDR_CONTROL_OFFSET", offsetof(struct msghdr, msg_control)),
+    KV("MSGHDR_CONTROLLEN_OFFSET", offsetof(struct msghdr, msg_controllen)),
+    KV("MSGHDR_FLAGS_OFFSET", offsetof(struct msghdr, msg_flags)),
+    KV("CMSGHDR_LEN_OFFSET", offsetof(struct cmsghdr, cmsg_len)),
+    KV("CMSGHDR_LEVEL_OFFSET", offsetof(struct cmsghdr, cmsg_level)),
+    KV("CMSGHDR_TYPE_OFFSET", offsetof(struct cmsghdr, cmsg_type)),
+    KV("CMSG_DATA_OFFSET", CMSG_LEN(0)),
+    KV("CMSG_ALIGNMENT", CMSG_ALIGN(1)),
+    K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR), K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
+    K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP),
+    K(IP_MULTICAST_IF), K(IPV6_MULTICAST_IF),
+    KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)),
+    KV("IP_MREQN_MULTIADDR_OFFSET", offsetof(struct ip_mreqn, imr_multiaddr)),
+    KV("IP_MREQN_ADDRESS_OFFSET", offsetof(struct ip_mreqn, imr_address)),
+    KV("IP_MREQN_IFINDEX_OFFSET", offsetof(struct ip_mreqn, imr_ifindex)),
+    KV("IPV6_MREQ_SIZE", sizeof(struct ipv6_mreq)),
+    KV("IPV6_MREQ_MULTIADDR_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_multiaddr)),
+    KV("IPV6_MREQ_INTERFACE_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_interface)),
     /* io_uring_setup's parameters as ioUringSetup hands them out: indices into its int[] */
     KV("PARAMS_SQ_ENTRIES", 0), KV("PARAMS_CQ_ENTRIES", 1), KV("PARAMS_FEATURES", 2),
     KV("PARAMS_SQ_HEAD", 3), KV("PARAMS_SQ_TAIL", 4), KV("PARAMS_SQ_RING_MASK", 5),
@@ -235,6 +262,23 @@ static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jint flags) {
     return accepted < 0 ? -errno : accepted;
 }
 
+/* setsockopt(2) of a struct option (ip_mreqn, ipv6_mreq) of length bytes. Returns 0 or -errno. */
+static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
+                              jint length) {
+    jbyte buf[256];
+    if (length < 0 || length > (jint) sizeof buf) {
+        return -EINVAL;
+    }
+    (*env)->GetByteArrayRegion(env, value, 0, length, buf);
+    return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
+}
+
+/* sendmsg(2) of the struct msghdr at msghdrAddress. Returns the bytes sent or -errno. */
+static jint c_sendmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, jint flags) {
+    ssize_t n = sendmsg(fd, (const struct msghdr *) PTR(msghdrAddress), flags);
+    return n < 0 ? -errno : (jint) n;
+}
+
 static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
@@ -249,6 +293,8 @@ static const JNINativeMethod METHODS[] = {
     N("socket", "(III)I", c_socket),
     N("close", "(I)I", c_close),
     N("accept4", "(II)I", c_accept4),
+    N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
+    N("sendmsg", "(IJI)I", c_sendmsg),
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -50,22 +50,30 @@ abstract class IoUringSocket implements IoSocket {
     static final int TCP_SERVER = SocketOptionTable.TCP_SERVER;
     static final int UNIX = SocketOptionTable.UNIX;
     static final int UNIX_SERVER = SocketOptionTable.UNIX_SERVER;
+    static final int UDP = SocketOptionTable.UDP;
+    /** a Unix-domain datagram socket ({@code AF_UNIX}, {@code SOCK_DGRAM}) */
+    static final int UNIX_DGRAM = SocketOptionTable.UNIX_DGRAM;
 
     /**
-     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options and
-     * {@code SO_BACKLOG} are handled apart).
+     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options,
+     * {@code SO_BACKLOG} and {@code IP_MULTICAST_IF} are handled apart).
      */
     static SocketOptionTable optionTable(NativeConstants constants) {
         int tcp = TCP | TCP_SERVER;
         int stream = tcp | UNIX | UNIX_SERVER;
         return SocketOptionTable.builder(constants)
-                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", stream)
-                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", stream)
+                .option(ChannelOption.SO_SNDBUF, "SOL_SOCKET", "SO_SNDBUF", stream | UDP | UNIX_DGRAM)
+                .option(ChannelOption.SO_RCVBUF, "SOL_SOCKET", "SO_RCVBUF", stream | UDP | UNIX_DGRAM)
                 .option(ChannelOption.SO_KEEPALIVE, "SOL_SOCKET", "SO_KEEPALIVE", tcp)
-                .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", tcp)
-                .option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", tcp)
-                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", tcp)
+                .option(ChannelOption.SO_REUSEADDR, "SOL_SOCKET", "SO_REUSEADDR", tcp | UDP)
+                .option(ChannelOption.SO_REUSEPORT, "SOL_SOCKET", "SO_REUSEPORT", tcp | UDP)
+                .option(ChannelOption.SO_BROADCAST, "SOL_SOCKET", "SO_BROADCAST", UDP)
+                .option(ChannelOption.IP_TOS, "IPPROTO_IP", "IP_TOS", tcp | UDP)
                 .ipv6Also(ChannelOption.IP_TOS, "IPPROTO_IPV6", "IPV6_TCLASS", false)
+                .option(ChannelOption.IP_MULTICAST_TTL, "IPPROTO_IP", "IP_MULTICAST_TTL", UDP)
+                .option(ChannelOption.IP_MULTICAST_LOOP, "IPPROTO_IP", "IP_MULTICAST_LOOP", UDP)
+                .option(ChannelOption.IP_RECVORIGDSTADDR, "IPPROTO_IP", "IP_RECVORIGDSTADDR", UDP)
+                .ipv6Also(ChannelOption.IP_RECVORIGDSTADDR, "IPPROTO_IPV6", "IPV6_RECVORIGDSTADDR", true)
                 .option(ChannelOption.TCP_NODELAY, "IPPROTO_TCP", "TCP_NODELAY", tcp)
                 .linger(TCP | UNIX)
                 .build();
@@ -73,7 +81,8 @@ abstract class IoUringSocket implements IoSocket {
 
     /** @return {@code true} when some io_uring socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG;
+        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG
+                || option == ChannelOption.IP_MULTICAST_IF; // IoUringDatagramSocket maps it (struct, not int)
     }
 
     /** closes whose descriptor waited for requests in flight, output among them (test hook) */
@@ -101,7 +110,7 @@ abstract class IoUringSocket implements IoSocket {
     private final int fd;
     /** {@code AF_INET6}, {@code AF_INET} or {@code AF_UNIX} */
     final int domain;
-    /** {@link #TCP}, {@link #TCP_SERVER}, {@link #UNIX} or {@link #UNIX_SERVER} */
+    /** {@link #TCP}, {@link #TCP_SERVER}, {@link #UNIX}, {@link #UNIX_SERVER}, {@link #UDP} or {@link #UNIX_DGRAM} */
     final int kind;
     /** set once by {@link #close()}; any thread */
     private volatile boolean closed;

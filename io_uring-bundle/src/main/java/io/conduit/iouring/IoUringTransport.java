@@ -22,17 +22,16 @@ import java.util.concurrent.ThreadFactory;
 
 /**
  * The {@code io_uring} transport: the shared channel core over {@link IoUringStreamSocket} and
- * {@link IoUringServerSocket}, driven by one {@link IoUringIoHandler} (one ring) per loop. Channel kinds: TCP and
- * Unix-domain stream; the other kinds fail at once with an {@link UnsupportedOperationException} naming the kinds
- * it has ({@link IoTransportSupport#checkType}).
+ * {@link IoUringServerSocket}, driven by one {@link IoUringIoHandler} (one ring) per loop. Channel kinds: TCP,
+ * UDP, Unix-domain stream and Unix-domain datagram ({@link IoUringDatagramSocket}).
  *
  * <p>Thread-safe.
  */
 final class IoUringTransport implements Transport {
 
-    /** The groups it made, its channel types (TCP, Unix stream) and the shared checks. */
+    /** The groups it made, its channel types (TCP, UDP, Unix stream and datagram) and the shared checks. */
     private final IoTransportSupport support = new IoTransportSupport(IoUring.NAME,
-            EnumSet.of(ChannelType.TCP, ChannelType.UNIX_STREAM));
+            EnumSet.of(ChannelType.TCP, ChannelType.UDP, ChannelType.UNIX_STREAM, ChannelType.UNIX_DATAGRAM));
 
     @Override
     public String name() {
@@ -85,10 +84,16 @@ final class IoUringTransport implements Transport {
         support.checkType(type);
         support.checkLoop(loop);
         try {
-            if (type == ChannelType.UNIX_STREAM) {
-                return IoChannels.domainSocketChannel(name(), IoUringStreamSocket.open(true), loop);
+            switch (type) {
+                case UNIX_STREAM:
+                    return IoChannels.domainSocketChannel(name(), IoUringStreamSocket.open(true), loop);
+                case UDP:
+                    return IoChannels.datagramChannel(name(), IoUringDatagramSocket.open(false), loop);
+                case UNIX_DATAGRAM:
+                    return IoChannels.domainDatagramChannel(name(), IoUringDatagramSocket.open(true), loop);
+                default:
+                    return IoChannels.socketChannel(name(), IoUringStreamSocket.open(false), loop);
             }
-            return IoChannels.socketChannel(name(), IoUringStreamSocket.open(false), loop);
         } catch (IOException e) {
             throw support.openFailed(type, "socket", e);
         }

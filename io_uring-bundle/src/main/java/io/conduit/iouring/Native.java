@@ -155,4 +155,10 @@ final class Native {
      * @return the new descriptor or -errno ({@code -EAGAIN} when none is pending)
      */
     static native int accept4(int fd, int flags);
+
+    /** {@code setsockopt(2)} of a struct option ({@code ip_mreqn}, {@code ipv6_mreq}) of {@code length} bytes. @return 0 or -errno */
+    static native int setsockoptBytes(int fd, int level, int optname, byte[] value, int length);
+
+    /** {@code sendmsg(2)} of the {@code struct msghdr} at {@code msghdrAddress}. @return bytes sent or -errno */
+    static native int sendmsg(int fd, long msghdrAddress, int flags);
 }

@@ -15,9 +15,8 @@ import java.util.List;
 /**
  * The named permutations the io_uring module runs the conformance testsuite with: io_uring on both sides and both
  * cross pairs with nio, each with the pooled, the unpooled and the adversarial one-byte-reads allocator. TCP and
- * Unix-domain stream run in the same stream permutations; the tests of the kinds io_uring lacks assert that it refuses
- * them ({@code AbstractTransportTest.runnable(Combo, ChannelType)}). Native tests on their own platform: io_uring being
- * unavailable fails them, it never skips them.
+ * Unix-domain stream run in the same stream permutations; UDP and Unix datagrams in their own. Native tests on their
+ * own platform: io_uring being unavailable fails them, it never skips them.
  */
 final class IoUringPermutations {
 
@@ -41,9 +40,30 @@ final class IoUringPermutations {
                 new Combo(NIO, IO_URING, ONE_BYTE_READS));
     }
 
-    /** UDP: io_uring has none; the one permutation asserts that it refuses UDP channels. */
+    /**
+     * UDP: 3 transport pairs × pooled and unpooled; not with the one-byte-reads allocator, whose one-byte buffers
+     * would hold only the first byte of each datagram by design.
+     */
     static List<Combo> datagrams() {
-        return List.of(new Combo(IO_URING, IO_URING, POOLED));
+        return List.of(
+                new Combo(IO_URING, IO_URING, POOLED),
+                new Combo(IO_URING, IO_URING, UNPOOLED),
+                new Combo(IO_URING, NIO, POOLED),
+                new Combo(IO_URING, NIO, UNPOOLED),
+                new Combo(NIO, IO_URING, POOLED),
+                new Combo(NIO, IO_URING, UNPOOLED));
+    }
+
+    /**
+     * Unix datagrams: io_uring with every allocator (received datagrams are copied out of the receive slots into
+     * buffers that grow, so the one-byte-reads allocator cuts nothing). No cross pairs: nio has no Unix datagram
+     * channels.
+     */
+    static List<Combo> unixDatagrams() {
+        return List.of(
+                new Combo(IO_URING, IO_URING, POOLED),
+                new Combo(IO_URING, IO_URING, UNPOOLED),
+                new Combo(IO_URING, IO_URING, ONE_BYTE_READS));
     }
 
     /**
