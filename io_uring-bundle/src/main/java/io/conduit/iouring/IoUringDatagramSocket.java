@@ -63,7 +63,7 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     static final int SLOT_BYTES = 65_536;
     /** bytes of the copy a heap datagram is sent from (grown for a longer one) */
     private static final int BOUNCE_BYTES = 64 * 1024;
-    /** requests, in user_data: the receive of slot {@code i} is {@code REQ_RECV_SLOT + i}; the POLLOUT poll is REQ_SEND */
+    /** requests, in user_data: the receive of slot {@code i} is {@code REQ_RECV_SLOT + i} (the POLLOUT poll: REQ_SEND) */
     private static final int REQ_RECV_SLOT = 16;
 
     private static final int AF_UNIX = NativeAbi.constant("AF_UNIX");

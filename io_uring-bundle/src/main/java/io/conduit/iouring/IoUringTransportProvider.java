@@ -6,9 +6,9 @@ import io.conduit.transport.spi.TransportProvider;
 
 /**
  * Provides the {@code io_uring} transport (Linux, JNI): native, ranking {@value #RANKING}, below epoll (100) and
- * kqueue (90). It has TCP and Unix-domain stream sockets only, so it is never chosen by {@code auto}: a preference
- * must name it ({@link #autoSelectable()}). Available when {@link IoUring}'s one-time probe loaded the library,
- * created a ring and found every opcode it needs. Found through {@link java.util.ServiceLoader}. Thread-safe.
+ * kqueue (90). It is not chosen by {@code auto}: a preference must name it ({@link #autoSelectable()}). Available
+ * when {@link IoUring}'s one-time probe loaded the library, created a ring and found every opcode it needs. Found
+ * through {@link java.util.ServiceLoader}. Thread-safe.
  */
 public final class IoUringTransportProvider implements TransportProvider {
 
@@ -38,7 +38,7 @@ public final class IoUringTransportProvider implements TransportProvider {
         return RANKING;
     }
 
-    /** {@code false}: until it has UDP and Unix-domain datagram sockets, only a preference naming it selects it. */
+    /** {@code false}: only a preference naming it selects it. */
     @Override
     public boolean autoSelectable() {
         return false;

@@ -360,7 +360,8 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
                 Channel open = bind(group, ChannelType.UDP, new Datagrams(), loopback(), false);
                 blaster.send(ByteBuffer.wrap(new byte[] {8}), open.localAddress());
             }
-            assertEquals(withoutLoop, settled(withoutLoop), "the ended loop's ring, eventfd and last socket are closed");
+            assertEquals(withoutLoop, settled(withoutLoop),
+                    "the ended loop's ring, eventfd and last socket are closed");
         } finally {
             try (Stream<Path> files = Files.list(dir)) {
                 assertEquals(0, files.count(), "every Unix socket file was removed at close");
