@@ -154,7 +154,7 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
      * Submits a receive for every idle slot, unless the socket cannot submit. A slot whose datagram waits in the
      * queue is not idle.
      */
-    private void receive() {
+    private void submitReceives() {
         if (!canSubmit()) {
             return;
         }
@@ -263,11 +263,8 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
             }
         } finally {
             if (wants(OP_READ)) {
-                receive();
+                submitReceives(); // the slots handed out, and any the SQ could not take before
             }
-        }
-        if (n == 0 && wants(OP_READ)) {
-            receive();
         }
         return n;
     }
@@ -666,7 +663,7 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
             if (completedCount > 0) {
                 handler().readyAgain(this);
             }
-            receive();
+            submitReceives();
         }
         if ((added & OP_WRITE) != 0 && !writeWaiting) {
             handler().readyAgain(this);
