@@ -364,17 +364,6 @@ static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
     return fd < 0 ? -EBADF : fd;
 }
 
-/* setsockopt(2) of a struct option (e.g. struct ip_mreqn) whose bytes Java laid out with published offsets */
-static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
-                              jint length) {
-    jbyte buf[256];
-    if (length < 0 || length > (jint) sizeof buf) {
-        return -EINVAL;
-    }
-    (*env)->GetByteArrayRegion(env, value, 0, length, buf);
-    return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
-}
-
 /*
  * getsockopt(TCP_INFO), tcp(7): copies struct tcp_info's fields into out, in this order: state, ca_state,
  * retransmits, rto, snd_mss, rcv_mss, unacked, lost, retrans, pmtu, rtt, rttvar, snd_ssthresh, snd_cwnd,
@@ -429,7 +418,7 @@ static const JNINativeMethod METHODS[] = {
     N("sendfile", "(IIJJ)J", c_sendfile),
     N("splice", "(IJIJJI)J", c_splice),
     N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
-    N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
+    N("setsockoptBytes", "(III[BI)I", conduit_setsockopt_bytes),
     N("getTcpInfo", "(I[J)I", c_getTcpInfo),
 };
 

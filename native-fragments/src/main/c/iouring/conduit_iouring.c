@@ -262,17 +262,6 @@ static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jint flags) {
     return accepted < 0 ? -errno : accepted;
 }
 
-/* setsockopt(2) of a struct option (ip_mreqn, ipv6_mreq) of length bytes. Returns 0 or -errno. */
-static jint c_setsockoptBytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
-                              jint length) {
-    jbyte buf[256];
-    if (length < 0 || length > (jint) sizeof buf) {
-        return -EINVAL;
-    }
-    (*env)->GetByteArrayRegion(env, value, 0, length, buf);
-    return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
-}
-
 /* sendmsg(2) of the struct msghdr at msghdrAddress. Returns the bytes sent or -errno. */
 static jint c_sendmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, jint flags) {
     ssize_t n = sendmsg(fd, (const struct msghdr *) PTR(msghdrAddress), flags);
@@ -293,7 +282,7 @@ static const JNINativeMethod METHODS[] = {
     N("socket", "(III)I", c_socket),
     N("close", "(I)I", c_close),
     N("accept4", "(II)I", c_accept4),
-    N("setsockoptBytes", "(III[BI)I", c_setsockoptBytes),
+    N("setsockoptBytes", "(III[BI)I", conduit_setsockopt_bytes),
     N("sendmsg", "(IJI)I", c_sendmsg),
 };
 

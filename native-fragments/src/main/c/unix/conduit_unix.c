@@ -191,6 +191,18 @@ jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd) {
     return -err;
 }
 
+#if defined(__linux__)
+jint conduit_setsockopt_bytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname, jbyteArray value,
+                              jint length) {
+    jbyte buf[256];
+    if (length < 0 || length > (jint) sizeof buf) {
+        return -EINVAL;
+    }
+    (*env)->GetByteArrayRegion(env, value, 0, length, buf);
+    return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
+}
+#endif
+
 static jint c_shutdown(JNIEnv *env, jclass clazz, jint fd, jint how) {
     return shutdown(fd, how) < 0 ? -errno : 0;
 }

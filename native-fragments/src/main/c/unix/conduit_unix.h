@@ -64,6 +64,15 @@ CONDUIT_INTERNAL void conduit_address_out(JNIEnv *env, jbyteArray out, const str
 /* getsockopt(SO_ERROR): the pending socket error as -errno (0 = none), e.g. after a non-blocking connect(2). */
 CONDUIT_INTERNAL jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd);
 
+#if defined(__linux__)
+/*
+ * setsockopt(2) of a struct option (struct ip_mreqn, struct ipv6_mreq) whose length bytes Java laid out with the
+ * published offsets: 0 or -errno. Not in the shared table: each Linux library registers it as setsockoptBytes.
+ */
+CONDUIT_INTERNAL jint conduit_setsockopt_bytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname,
+                                               jbyteArray value, jint length);
+#endif
+
 /*
  * The library's JNI_OnLoad: finds the facade class, registers the shared natives (addressOf, strerror,
  * constantNames, constantValues, bind, listen, connect, shutdown, read, writev, getsockname, getpeername,

@@ -1,6 +1,7 @@
 package io.conduit.epoll;
 
 import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.LinuxMulticast;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
 import io.conduit.transport.spi.unix.SocketCalls;
@@ -41,6 +42,10 @@ final class NativeAbi {
 
     /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
     static final UnixErrors ERRORS = SOCKETS.errors();
+
+    /** Multicast membership and {@code IP_MULTICAST_IF} of UDP sockets ({@code ip(7)}, {@code ipv6(7)}). */
+    static final LinuxMulticast MULTICAST = new LinuxMulticast(CONSTANTS, ERRORS,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), Native::setsockoptBytes);
 
     /** Raw socket addresses with the library's layouts, Linux abstract Unix names included. */
     static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
@@ -209,32 +214,6 @@ final class NativeAbi {
     static final int IPV6_TCLASS = constant("IPV6_TCLASS");
     static final int IPV6_RECVORIGDSTADDR = constant("IPV6_RECVORIGDSTADDR");
     static final int IPV6_ORIGDSTADDR = constant("IPV6_ORIGDSTADDR");
-
-    /**
-     * Multicast membership, {@code ip(7)} and {@code ipv6(7)}:
-     * <pre>
-     * struct ip_mreqn  { struct in_addr imr_multiaddr; struct in_addr imr_address; int imr_ifindex; };
-     * struct ipv6_mreq { struct in6_addr ipv6mr_multiaddr; unsigned int ipv6mr_interface; };
-     * </pre>
-     */
-    static final int IP_ADD_MEMBERSHIP = constant("IP_ADD_MEMBERSHIP");
-    static final int IP_DROP_MEMBERSHIP = constant("IP_DROP_MEMBERSHIP");
-    static final int IPV6_ADD_MEMBERSHIP = constant("IPV6_ADD_MEMBERSHIP");
-    static final int IPV6_DROP_MEMBERSHIP = constant("IPV6_DROP_MEMBERSHIP");
-    /**
-     * The outgoing multicast interface: {@code IP_MULTICAST_IF} takes a {@code struct ip_mreqn} (interface index
-     * and address) and reads back the {@code struct in_addr} of that address; {@code IPV6_MULTICAST_IF} takes and
-     * gives an {@code int} interface index ({@code ip(7)}, {@code ipv6(7)}).
-     */
-    static final int IP_MULTICAST_IF = constant("IP_MULTICAST_IF");
-    static final int IPV6_MULTICAST_IF = constant("IPV6_MULTICAST_IF");
-    static final int IP_MREQN_SIZE = constant("IP_MREQN_SIZE");
-    static final int IP_MREQN_MULTIADDR_OFFSET = constant("IP_MREQN_MULTIADDR_OFFSET");
-    static final int IP_MREQN_ADDRESS_OFFSET = constant("IP_MREQN_ADDRESS_OFFSET");
-    static final int IP_MREQN_IFINDEX_OFFSET = constant("IP_MREQN_IFINDEX_OFFSET");
-    static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
-    static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");
-    static final int IPV6_MREQ_INTERFACE_OFFSET = constant("IPV6_MREQ_INTERFACE_OFFSET");
 
     /** The {@code struct iovec} layout for {@link io.conduit.transport.spi.unix.IovArray}, from the library. */
     static final IovArray.Layout IOVEC = IovArray.Layout.of(CONSTANTS, Native::addressOf);

@@ -11,18 +11,14 @@ import io.conduit.transport.spi.IoDatagramSocket;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.UnixSocketFile;
 import io.conduit.transport.spi.unix.NativeMemory;
-import io.conduit.transport.spi.unix.SockaddrCodec;
 
 import java.io.IOException;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
 import java.net.SocketAddress;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.util.Enumeration;
 
 /**
  * A datagram socket on io_uring: UDP ({@code AF_INET6} dual-stack or {@code AF_INET}) or Unix-domain
@@ -493,11 +489,7 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
 
     // --------------------------------------------------------------------------------------- multicast
 
-    /**
-     * {@code IP_ADD_MEMBERSHIP} ({@code struct ip_mreqn}, by interface index) for an IPv4 group, on the dual-stack
-     * socket too; {@code IPV6_ADD_MEMBERSHIP} ({@code struct ipv6_mreq}) for an IPv6 group. Joining twice is no
-     * error.
-     */
+    /** Joins by interface index ({@link io.conduit.transport.spi.unix.LinuxMulticast}); joining twice is no error. */
     @Override
     public void joinGroup(InetAddress group, NetworkInterface networkInterface) throws IOException {
         membership(group, networkInterface, true);
@@ -514,37 +506,8 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
             throw new UnsupportedOperationException("multicast groups are for UDP channels, not Unix-domain datagram"
                     + " sockets (" + group + ")");
         }
-        if (!group.isMulticastAddress()) {
-            throw new IllegalArgumentException(group + " is not a multicast address");
-        }
-        int ifindex = nif == null ? 0 : nif.getIndex();
-        byte[] req;
-        int level;
-        int name;
-        if (group instanceof Inet4Address) {
-            req = new byte[NativeAbi.IP_MREQN_SIZE];
-            ByteBuffer b = SockaddrCodec.wrap(req);
-            b.put(NativeAbi.IP_MREQN_MULTIADDR_OFFSET, group.getAddress()); // network byte order, as in_addr
-            b.putInt(NativeAbi.IP_MREQN_IFINDEX_OFFSET, ifindex);
-            level = NativeAbi.IPPROTO_IP;
-            name = join ? NativeAbi.IP_ADD_MEMBERSHIP : NativeAbi.IP_DROP_MEMBERSHIP;
-        } else {
-            if (!ipv6()) {
-                throw new IllegalArgumentException("IPv6 group " + group + " on an IPv4-only socket");
-            }
-            req = new byte[NativeAbi.IPV6_MREQ_SIZE];
-            ByteBuffer b = SockaddrCodec.wrap(req);
-            b.put(NativeAbi.IPV6_MREQ_MULTIADDR_OFFSET, group.getAddress());
-            b.putInt(NativeAbi.IPV6_MREQ_INTERFACE_OFFSET, ifindex);
-            level = NativeAbi.IPPROTO_IPV6;
-            name = join ? NativeAbi.IPV6_ADD_MEMBERSHIP : NativeAbi.IPV6_DROP_MEMBERSHIP;
-        }
-        String call = join ? "setsockopt(ADD_MEMBERSHIP " + group + ")" : "setsockopt(DROP_MEMBERSHIP " + group + ")";
-        int r = Native.setsockoptBytes(liveFd(call), level, name, req, req.length);
-        if (r == 0 || (join && r == -NativeAbi.EADDRINUSE) || (!join && r == -NativeAbi.EADDRNOTAVAIL)) {
-            return; // joined / already a member; left / not a member
-        }
-        throw ERRORS.newIoException(call, r);
+        NativeAbi.MULTICAST.membership(liveFd(join ? "setsockopt(ADD_MEMBERSHIP)" : "setsockopt(DROP_MEMBERSHIP)"),
+                ipv6(), group, nif, join);
     }
 
     // -------------------------------------------------------------------------------------------- options
@@ -555,7 +518,7 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
             if (unix()) {
                 return false;
             }
-            setMulticastInterface((NetworkInterface) value);
+            NativeAbi.MULTICAST.setInterface(liveFd("setsockopt(IP_MULTICAST_IF)"), ipv6(), (NetworkInterface) value);
             return true;
         }
         boolean applied = super.setOption(option, value);
@@ -576,73 +539,10 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.IP_MULTICAST_IF) {
-            return unix() ? null : (T) multicastInterface();
+            return unix() ? null
+                    : (T) NativeAbi.MULTICAST.getInterface(liveFd("getsockopt(IP_MULTICAST_IF)"), ipv6());
         }
         return super.getOption(option);
-    }
-
-    /**
-     * {@code IP_MULTICAST_IF} with a {@code struct ip_mreqn} naming {@code nif} by index and by its first IPv4
-     * address, and on an {@code AF_INET6} socket also {@code IPV6_MULTICAST_IF}. {@code null} restores the
-     * kernel's choice.
-     */
-    private void setMulticastInterface(NetworkInterface nif) throws IOException {
-        int index = nif == null ? 0 : nif.getIndex();
-        if (nif != null && index <= 0) {
-            throw new IllegalArgumentException("IP_MULTICAST_IF: network interface " + nif.getName()
-                    + " has no interface index; pick one from NetworkInterface.getNetworkInterfaces()");
-        }
-        int fd = liveFd("setsockopt(IP_MULTICAST_IF)");
-        byte[] req = new byte[NativeAbi.IP_MREQN_SIZE];
-        ByteBuffer b = SockaddrCodec.wrap(req);
-        Inet4Address v4 = nif == null ? null : firstInet4(nif);
-        if (v4 != null) {
-            b.put(NativeAbi.IP_MREQN_ADDRESS_OFFSET, v4.getAddress());
-        }
-        b.putInt(NativeAbi.IP_MREQN_IFINDEX_OFFSET, index);
-        String name = nif == null ? "default" : nif.getName();
-        int r = Native.setsockoptBytes(fd, NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_IF, req, req.length);
-        if (r < 0) {
-            throw ERRORS.newIoException("setsockopt(IP_MULTICAST_IF " + name + ")", r);
-        }
-        if (ipv6()) {
-            r = Native.setsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_IF, index);
-            if (r < 0) {
-                throw ERRORS.newIoException("setsockopt(IPV6_MULTICAST_IF " + name + ")", r);
-            }
-        }
-    }
-
-    /** @return the outgoing multicast interface read back from the kernel, or {@code null} when none was chosen */
-    private NetworkInterface multicastInterface() throws IOException {
-        int fd = liveFd("getsockopt(IP_MULTICAST_IF)");
-        int[] out = new int[1];
-        if (ipv6()) {
-            int r = Native.getsockoptInt(fd, NativeAbi.IPPROTO_IPV6, NativeAbi.IPV6_MULTICAST_IF, out);
-            if (r < 0) {
-                throw ERRORS.newIoException("getsockopt(IPV6_MULTICAST_IF)", r);
-            }
-            return out[0] == 0 ? null : NetworkInterface.getByIndex(out[0]);
-        }
-        int r = Native.getsockoptInt(fd, NativeAbi.IPPROTO_IP, NativeAbi.IP_MULTICAST_IF, out);
-        if (r < 0) {
-            throw ERRORS.newIoException("getsockopt(IP_MULTICAST_IF)", r);
-        }
-        if (out[0] == 0) {
-            return null;
-        }
-        // the int holds the in_addr's bytes in memory order: network byte order once written natively
-        byte[] address = ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.nativeOrder()).putInt(out[0]).array();
-        return NetworkInterface.getByInetAddress(InetAddress.getByAddress(address));
-    }
-
-    private static Inet4Address firstInet4(NetworkInterface nif) {
-        for (Enumeration<InetAddress> e = nif.getInetAddresses(); e.hasMoreElements();) {
-            if (e.nextElement() instanceof Inet4Address a) {
-                return a;
-            }
-        }
-        return null;
     }
 
     // ------------------------------------------------------------------------- completions, readiness

@@ -1,5 +1,6 @@
 package io.conduit.iouring;
 
+import io.conduit.transport.spi.unix.LinuxMulticast;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
 import io.conduit.transport.spi.unix.SocketCalls;
@@ -36,6 +37,10 @@ final class NativeAbi {
 
     /** The {@code -errno} convention: values and typed exceptions, with the library's {@code strerror(3)}. */
     static final UnixErrors ERRORS = SOCKETS.errors();
+
+    /** Multicast membership and {@code IP_MULTICAST_IF} of UDP sockets, over this library's natives. */
+    static final LinuxMulticast MULTICAST = new LinuxMulticast(CONSTANTS, ERRORS,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), Native::setsockoptBytes);
 
     /** Raw socket addresses with the library's layouts. */
     static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
@@ -186,7 +191,7 @@ final class NativeAbi {
     static final int SOL_SOCKET = constant("SOL_SOCKET");
     static final int SO_REUSEADDR = constant("SO_REUSEADDR");
 
-    // datagrams (IoUringDatagramSocket): recvmsg(2)/sendmsg(2) headers, POLLOUT, cmsg(3), ip(7) and ipv6(7) multicast
+    // datagrams (IoUringDatagramSocket): recvmsg(2)/sendmsg(2) headers, POLLOUT, cmsg(3)
     static final int IORING_OP_RECVMSG = constant("IORING_OP_RECVMSG");
     static final int MSG_TRUNC = constant("MSG_TRUNC");
     static final int MSG_DONTWAIT = constant("MSG_DONTWAIT");
@@ -214,19 +219,4 @@ final class NativeAbi {
     static final int IPPROTO_IP = constant("IPPROTO_IP");
     static final int IP_ORIGDSTADDR = constant("IP_ORIGDSTADDR");
     static final int IPV6_ORIGDSTADDR = constant("IPV6_ORIGDSTADDR");
-    static final int IP_ADD_MEMBERSHIP = constant("IP_ADD_MEMBERSHIP");
-    static final int IP_DROP_MEMBERSHIP = constant("IP_DROP_MEMBERSHIP");
-    static final int IPV6_ADD_MEMBERSHIP = constant("IPV6_ADD_MEMBERSHIP");
-    static final int IPV6_DROP_MEMBERSHIP = constant("IPV6_DROP_MEMBERSHIP");
-    static final int IP_MULTICAST_IF = constant("IP_MULTICAST_IF");
-    static final int IPV6_MULTICAST_IF = constant("IPV6_MULTICAST_IF");
-    static final int IP_MREQN_SIZE = constant("IP_MREQN_SIZE");
-    static final int IP_MREQN_MULTIADDR_OFFSET = constant("IP_MREQN_MULTIADDR_OFFSET");
-    static final int IP_MREQN_ADDRESS_OFFSET = constant("IP_MREQN_ADDRESS_OFFSET");
-    static final int IP_MREQN_IFINDEX_OFFSET = constant("IP_MREQN_IFINDEX_OFFSET");
-    static final int IPV6_MREQ_SIZE = constant("IPV6_MREQ_SIZE");
-    static final int IPV6_MREQ_MULTIADDR_OFFSET = constant("IPV6_MREQ_MULTIADDR_OFFSET");
-    static final int IPV6_MREQ_INTERFACE_OFFSET = constant("IPV6_MREQ_INTERFACE_OFFSET");
-    static final int EADDRINUSE = constant("EADDRINUSE");
-    static final int EADDRNOTAVAIL = constant("EADDRNOTAVAIL");
 }

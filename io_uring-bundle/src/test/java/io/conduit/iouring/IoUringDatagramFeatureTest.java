@@ -28,7 +28,6 @@ import io.conduit.transport.ChannelType;
 import io.conduit.transport.Transport;
 import io.conduit.transport.spi.TransportProvider;
 
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.NetworkInterface;
@@ -289,23 +288,6 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
         }
     }
 
-    private static long openDescriptors() throws IOException {
-        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
-            return s.count();
-        }
-    }
-
-    /** @return the descriptor count once it is {@code expected} again, or what it is after 10 s */
-    private static long settled(long expected) throws Exception {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        long n = openDescriptors();
-        while (n != expected && System.nanoTime() - end < 0) {
-            Thread.sleep(20);
-            n = openDescriptors();
-        }
-        return n;
-    }
-
     /**
      * Closes, 150 times, a UDP channel whose receives are in flight while datagrams pour in, and a Unix datagram
      * channel whose {@code POLLOUT} wait is in flight (its peer does not read), and once the loop ends, so a close
@@ -317,10 +299,10 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
         try (DatagramChannel blaster = DatagramChannel.open()) {
             blaster.bind(loopback());
             assertTrue(IoUringPermutations.IO_URING.availability().isAvailable()); // the probe's ring is gone
-            long withoutLoop = settled(openDescriptors());
+            long withoutLoop = IoUringTransportTest.settledDescriptors(IoUringTransportTest.openDescriptors());
             try (EventLoopGroup group = transport.newEventLoopGroup(1)) {
                 await(group.next().submit(() -> null)); // the loop's own descriptors exist before the count
-                long before = settled(openDescriptors());
+                long before = IoUringTransportTest.settledDescriptors(IoUringTransportTest.openDescriptors());
                 for (int round = 0; round < 150; round++) {
                     Datagrams rx = new Datagrams();
                     Channel udp = bind(group, ChannelType.UDP, rx, loopback(), false);
@@ -355,12 +337,13 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
                 blaster.send(ByteBuffer.wrap(new byte[] {7}), last.localAddress());
                 assertArrayEquals(new byte[] {7}, rx.poll().content(), "the loop still receives");
                 assertTrue(last.close().await(10, TimeUnit.SECONDS));
-                assertEquals(before, settled(before), "every closed channel's descriptor is closed");
+                assertEquals(before, IoUringTransportTest.settledDescriptors(before),
+                        "every closed channel's descriptor is closed");
                 // the loop ends with receives in flight: its end cancels them and closes their descriptors
                 Channel open = bind(group, ChannelType.UDP, new Datagrams(), loopback(), false);
                 blaster.send(ByteBuffer.wrap(new byte[] {8}), open.localAddress());
             }
-            assertEquals(withoutLoop, settled(withoutLoop),
+            assertEquals(withoutLoop, IoUringTransportTest.settledDescriptors(withoutLoop),
                     "the ended loop's ring, eventfd and last socket are closed");
         } finally {
             try (Stream<Path> files = Files.list(dir)) {

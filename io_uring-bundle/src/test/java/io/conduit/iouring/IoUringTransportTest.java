@@ -70,13 +70,15 @@ class IoUringTransportTest {
         }
     }
 
-    private static long openDescriptors() throws IOException {
+    /** @return the descriptors this process has open now */
+    static long openDescriptors() throws IOException {
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             return s.count();
         }
     }
 
-    private static long settledDescriptors(long expected) throws Exception {
+    /** @return the descriptor count once it is {@code expected} again, or what it is after 10 s */
+    static long settledDescriptors(long expected) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         long n = openDescriptors();
         while (n != expected && System.nanoTime() - end < 0) {

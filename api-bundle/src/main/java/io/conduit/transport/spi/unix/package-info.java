@@ -9,7 +9,8 @@
  * {@code struct iovec} arrays. Above the system calls, {@link io.conduit.transport.spi.unix.UnixSockets} holds the
  * socket logic the transports share (dual-stack open, bind, listen, shutdown, addresses, options), calling the
  * transport's natives through {@link io.conduit.transport.spi.unix.SocketCalls}, with the options each transport
- * maps in a {@link io.conduit.transport.spi.unix.SocketOptionTable}. Their C counterpart is
+ * maps in a {@link io.conduit.transport.spi.unix.SocketOptionTable}; {@link io.conduit.transport.spi.unix.LinuxMulticast}
+ * is multicast membership and the outgoing interface on Linux UDP sockets. Their C counterpart is
  * {@code native-fragments/src/main/c/unix/conduit_unix.c}, compiled into every Unix transport's library.
  * Everything that differs between platforms — errno values, {@code strerror(3)} text, struct sizes and offsets,
  * the address of a direct buffer — is passed in by the transport from its own native library; nothing here is
