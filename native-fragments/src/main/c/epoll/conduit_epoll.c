@@ -65,22 +65,10 @@ static const struct conduit_constant CONSTANTS[] = {
     /* eventfd(2), timerfd_create(2) */
     K(EFD_CLOEXEC), K(EFD_NONBLOCK), K(TFD_CLOEXEC), K(TFD_NONBLOCK), K(CLOCK_MONOTONIC),
     /* struct msghdr / struct mmsghdr / struct cmsghdr, recvmsg(2), recvmmsg(2), cmsg(3) */
-    KV("MSGHDR_SIZE", sizeof(struct msghdr)),
-    KV("MSGHDR_NAME_OFFSET", offsetof(struct msghdr, msg_name)),
-    KV("MSGHDR_NAMELEN_OFFSET", offsetof(struct msghdr, msg_namelen)),
-    KV("MSGHDR_IOV_OFFSET", offsetof(struct msghdr, msg_iov)),
-    KV("MSGHDR_IOVLEN_OFFSET", offsetof(struct msghdr, msg_iovlen)),
-    KV("MSGHDR_CONTROL_OFFSET", offsetof(struct msghdr, msg_control)),
-    KV("MSGHDR_CONTROLLEN_OFFSET", offsetof(struct msghdr, msg_controllen)),
-    KV("MSGHDR_FLAGS_OFFSET", offsetof(struct msghdr, msg_flags)),
+    CONDUIT_MSGHDR_CONSTANTS,
     KV("MMSGHDR_SIZE", sizeof(struct mmsghdr)),
     KV("MMSGHDR_HDR_OFFSET", offsetof(struct mmsghdr, msg_hdr)),
     KV("MMSGHDR_LEN_OFFSET", offsetof(struct mmsghdr, msg_len)),
-    KV("CMSGHDR_LEN_OFFSET", offsetof(struct cmsghdr, cmsg_len)),
-    KV("CMSGHDR_LEVEL_OFFSET", offsetof(struct cmsghdr, cmsg_level)),
-    KV("CMSGHDR_TYPE_OFFSET", offsetof(struct cmsghdr, cmsg_type)),
-    KV("CMSG_DATA_OFFSET", CMSG_LEN(0)),
-    KV("CMSG_ALIGNMENT", CMSG_ALIGN(1)),
     /* socket(2), shutdown(2), send(2), splice(2), open(2) */
     K(SOCK_NONBLOCK), K(SOCK_CLOEXEC),
     K(MSG_DONTWAIT), K(MSG_NOSIGNAL), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_WAITFORONE), K(MSG_PEEK),
@@ -91,19 +79,9 @@ static const struct conduit_constant CONSTANTS[] = {
     K(TCP_CORK), K(TCP_QUICKACK), K(TCP_USER_TIMEOUT), K(TCP_NOTSENT_LOWAT),
     K(TCP_KEEPIDLE), K(TCP_KEEPINTVL), K(TCP_KEEPCNT), K(TCP_FASTOPEN), K(TCP_FASTOPEN_CONNECT),
     K(TCP_DEFER_ACCEPT),
-    K(IP_TTL), K(IP_FREEBIND), K(IP_TRANSPARENT), K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR),
-    K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR),
-    /* multicast membership: ip(7) struct ip_mreqn, ipv6(7) struct ipv6_mreq */
-    K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP),
-    /* outgoing multicast interface: ip(7) IP_MULTICAST_IF (struct ip_mreqn in, struct in_addr out), ipv6(7) */
-    K(IP_MULTICAST_IF), K(IPV6_MULTICAST_IF),
-    KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)),
-    KV("IP_MREQN_MULTIADDR_OFFSET", offsetof(struct ip_mreqn, imr_multiaddr)),
-    KV("IP_MREQN_ADDRESS_OFFSET", offsetof(struct ip_mreqn, imr_address)),
-    KV("IP_MREQN_IFINDEX_OFFSET", offsetof(struct ip_mreqn, imr_ifindex)),
-    KV("IPV6_MREQ_SIZE", sizeof(struct ipv6_mreq)),
-    KV("IPV6_MREQ_MULTIADDR_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_multiaddr)),
-    KV("IPV6_MREQ_INTERFACE_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_interface)),
+    K(IP_TTL), K(IP_FREEBIND), K(IP_TRANSPARENT),
+    /* IP_ORIGDSTADDR, multicast membership and the outgoing multicast interface: ip(7), ipv6(7) */
+    CONDUIT_LINUX_UDP_CONSTANTS,
 };
 
 /* ---- helpers ---- */

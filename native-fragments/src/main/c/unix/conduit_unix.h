@@ -64,7 +64,43 @@ CONDUIT_INTERNAL void conduit_address_out(JNIEnv *env, jbyteArray out, const str
 /* getsockopt(SO_ERROR): the pending socket error as -errno (0 = none), e.g. after a non-blocking connect(2). */
 CONDUIT_INTERNAL jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd);
 
+/*
+ * Constant-table entries (K/KV) for the libraries that receive with recvmsg(2): the layouts of struct msghdr and
+ * struct cmsghdr, cmsg(3). The includer has <sys/socket.h>.
+ */
+#define CONDUIT_MSGHDR_CONSTANTS \
+    KV("MSGHDR_SIZE", sizeof(struct msghdr)), \
+    KV("MSGHDR_NAME_OFFSET", offsetof(struct msghdr, msg_name)), \
+    KV("MSGHDR_NAMELEN_OFFSET", offsetof(struct msghdr, msg_namelen)), \
+    KV("MSGHDR_IOV_OFFSET", offsetof(struct msghdr, msg_iov)), \
+    KV("MSGHDR_IOVLEN_OFFSET", offsetof(struct msghdr, msg_iovlen)), \
+    KV("MSGHDR_CONTROL_OFFSET", offsetof(struct msghdr, msg_control)), \
+    KV("MSGHDR_CONTROLLEN_OFFSET", offsetof(struct msghdr, msg_controllen)), \
+    KV("MSGHDR_FLAGS_OFFSET", offsetof(struct msghdr, msg_flags)), \
+    KV("CMSGHDR_LEN_OFFSET", offsetof(struct cmsghdr, cmsg_len)), \
+    KV("CMSGHDR_LEVEL_OFFSET", offsetof(struct cmsghdr, cmsg_level)), \
+    KV("CMSGHDR_TYPE_OFFSET", offsetof(struct cmsghdr, cmsg_type)), \
+    KV("CMSG_DATA_OFFSET", CMSG_LEN(0)), \
+    KV("CMSG_ALIGNMENT", CMSG_ALIGN(1))
+
 #if defined(__linux__)
+/*
+ * Constant-table entries of Linux UDP sockets (the Java side is io.conduit.transport.spi.unix.LinuxMulticast and
+ * the IP_ORIGDSTADDR control message): ip(7) struct ip_mreqn, ipv6(7) struct ipv6_mreq, the membership and
+ * outgoing-interface options. The includer has <netinet/in.h>.
+ */
+#define CONDUIT_LINUX_UDP_CONSTANTS \
+    K(IP_RECVORIGDSTADDR), K(IP_ORIGDSTADDR), K(IPV6_RECVORIGDSTADDR), K(IPV6_ORIGDSTADDR), \
+    K(IP_ADD_MEMBERSHIP), K(IP_DROP_MEMBERSHIP), K(IPV6_ADD_MEMBERSHIP), K(IPV6_DROP_MEMBERSHIP), \
+    K(IP_MULTICAST_IF), K(IPV6_MULTICAST_IF), \
+    KV("IP_MREQN_SIZE", sizeof(struct ip_mreqn)), \
+    KV("IP_MREQN_MULTIADDR_OFFSET", offsetof(struct ip_mreqn, imr_multiaddr)), \
+    KV("IP_MREQN_ADDRESS_OFFSET", offsetof(struct ip_mreqn, imr_address)), \
+    KV("IP_MREQN_IFINDEX_OFFSET", offsetof(struct ip_mreqn, imr_ifindex)), \
+    KV("IPV6_MREQ_SIZE", sizeof(struct ipv6_mreq)), \
+    KV("IPV6_MREQ_MULTIADDR_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_multiaddr)), \
+    KV("IPV6_MREQ_INTERFACE_OFFSET", offsetof(struct ipv6_mreq, ipv6mr_interface))
+
 /*
  * setsockopt(2) of a struct option (struct ip_mreqn, struct ipv6_mreq) whose length bytes Java laid out with the
  * published offsets: 0 or -errno. Not in the shared table: each Linux library registers it as setsockoptBytes.
