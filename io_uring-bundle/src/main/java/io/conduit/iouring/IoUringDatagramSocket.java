@@ -72,7 +72,9 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     private boolean connected;
     /** the UDP address bound before {@link #connect} (port != 0), restored by {@link #disconnect} */
     private InetSocketAddress boundBeforeConnect;
+    /** the connected peer, or {@code null}; written on the loop, read from any thread (remoteAddress) */
     private volatile SocketAddress remote;
+    /** {@code IP_RECVORIGDSTADDR} is on; written by setOption (any thread), read on the loop */
     private volatile boolean recvOrigDstAddr;
     /** the socket file bind(2) created (AF_UNIX path only), removed at close */
     private volatile UnixSocketFile socketFile;
