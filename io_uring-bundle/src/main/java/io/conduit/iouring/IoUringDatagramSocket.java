@@ -62,7 +62,6 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     /** requests, in user_data: the receive of slot {@code i} is {@code REQ_RECV_SLOT + i} (the POLLOUT poll: REQ_SEND) */
     private static final int REQ_RECV_SLOT = 16;
 
-    private static final int AF_UNIX = NativeAbi.constant("AF_UNIX");
     private static final int SOCK_DGRAM = NativeAbi.constant("SOCK_DGRAM");
     private static final int SO_SNDBUF = NativeAbi.constant("SO_SNDBUF");
     /** the address of an unnamed Unix socket */
@@ -99,25 +98,21 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     private boolean writeWaiting;
 
     private IoUringDatagramSocket(int fd, int domain) {
-        super(fd, domain, domain == AF_UNIX ? UNIX_DGRAM : UDP);
+        super(fd, domain, domain == NativeAbi.AF_UNIX ? UNIX_DGRAM : UDP);
     }
 
     /** @param unix {@code true} for {@code AF_UNIX}/{@code SOCK_DGRAM}, {@code false} for UDP */
     static IoUringDatagramSocket open(boolean unix) throws IOException {
         int type = SOCK_DGRAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC;
         if (unix) {
-            return new IoUringDatagramSocket(SOCKETS.openUnix(type), AF_UNIX);
+            return new IoUringDatagramSocket(SOCKETS.openUnix(type), NativeAbi.AF_UNIX);
         }
         int[] fdAndDomain = SOCKETS.openInet(type);
         return new IoUringDatagramSocket(fdAndDomain[0], fdAndDomain[1]);
     }
 
     private boolean unix() {
-        return domain == AF_UNIX;
-    }
-
-    private String addressKind() {
-        return unix() ? "Unix-domain" : "UDP";
+        return domain == NativeAbi.AF_UNIX;
     }
 
     // ------------------------------------------------------------------------------------ bind, close
@@ -126,11 +121,11 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     @Override
     public void bind(SocketAddress localAddress) throws IOException {
         if (!unix()) {
-            SOCKETS.bind(liveFd("bind"), domain, addressKind(), localAddress);
+            super.bind(localAddress);
             return;
         }
         socketFile = UnixSocketFile.bind(localAddress, () -> {
-            SOCKETS.bind(liveFd("bind"), domain, addressKind(), localAddress);
+            super.bind(localAddress);
             return localAddress();
         });
     }
@@ -476,6 +471,21 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
     @Override
     public boolean isConnected() {
         return connected;
+    }
+
+    /**
+     * {@inheritDoc} Linux {@code SO_ATTACH_REUSEPORT_CBPF}: the UDP hand-over steers the group to the new socket
+     * before the old one connects away.
+     */
+    @Override
+    public boolean steerReuseportGroup(int index) throws IOException {
+        return SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
+    }
+
+    /** {@inheritDoc} Linux {@code SO_DETACH_REUSEPORT_BPF}. */
+    @Override
+    public boolean unsteerReuseportGroup() throws IOException {
+        return SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
     }
 
     @Override

@@ -150,9 +150,9 @@ abstract class IoUringSocket implements IoSocket {
         return SOCKETS.open(unix, NativeAbi.SOCK_STREAM | NativeAbi.SOCK_NONBLOCK | NativeAbi.SOCK_CLOEXEC);
     }
 
-    /** @return {@code "TCP"} or {@code "Unix-domain"}: the channel kind that address checks and errors name */
+    /** @return {@code "TCP"}, {@code "UDP"} or {@code "Unix-domain"}: the kind that address checks and errors name */
     final String addressKind() {
-        return SOCKETS.addressKind(domain, "TCP");
+        return SOCKETS.addressKind(domain, kind == UDP ? "UDP" : "TCP");
     }
 
     final int fd() {
