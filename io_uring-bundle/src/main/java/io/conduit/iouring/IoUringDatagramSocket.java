@@ -473,21 +473,6 @@ final class IoUringDatagramSocket extends IoUringSocket implements IoDatagramSoc
         return connected;
     }
 
-    /**
-     * {@inheritDoc} Linux {@code SO_ATTACH_REUSEPORT_CBPF}: the UDP hand-over steers the group to the new socket
-     * before the old one connects away.
-     */
-    @Override
-    public boolean steerReuseportGroup(int index) throws IOException {
-        return SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
-    }
-
-    /** {@inheritDoc} Linux {@code SO_DETACH_REUSEPORT_BPF}. */
-    @Override
-    public boolean unsteerReuseportGroup() throws IOException {
-        return SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
-    }
-
     @Override
     public SocketAddress remoteAddress() {
         return remote;

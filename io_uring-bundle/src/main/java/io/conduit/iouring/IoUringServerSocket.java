@@ -94,16 +94,6 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     }
 
     @Override
-    public boolean steerReuseportGroup(int index) throws IOException {
-        return NativeAbi.SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
-    }
-
-    @Override
-    public boolean unsteerReuseportGroup() throws IOException {
-        return NativeAbi.SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
-    }
-
-    @Override
     public IoStreamSocket accept() throws IOException {
         liveFd("accept");
         if (acceptedCount > 0) {

@@ -470,6 +470,21 @@ abstract class IoUringSocket implements IoSocket {
     void sendBufferSet(int bytes) {
     }
 
+    /**
+     * {@inheritDoc} Linux {@code SO_ATTACH_REUSEPORT_CBPF}; for listeners and UDP sockets (a swap's hand-over steers
+     * the group to the new socket before the old one closes or connects away).
+     */
+    @Override
+    public boolean steerReuseportGroup(int index) throws IOException {
+        return SOCKETS.steerReuseportGroup(liveFd("setsockopt"), index);
+    }
+
+    /** {@inheritDoc} Linux {@code SO_DETACH_REUSEPORT_BPF}. */
+    @Override
+    public boolean unsteerReuseportGroup() throws IOException {
+        return SOCKETS.unsteerReuseportGroup(liveFd("setsockopt"));
+    }
+
     @Override
     public String toString() {
         return getClass().getSimpleName() + "[fd " + fd + (closed ? ", closed" : "") + "]";

@@ -6,9 +6,10 @@ import io.conduit.transport.spi.TransportProvider;
 
 /**
  * Provides the {@code io_uring} transport (Linux, JNI): native, ranking {@value #RANKING}, below epoll (100) and
- * kqueue (90). It is not chosen by {@code auto}: a preference must name it ({@link #autoSelectable()}). Available
- * when {@link IoUring}'s one-time probe loaded the library, created a ring and found every opcode it needs. Found
- * through {@link java.util.ServiceLoader}. Thread-safe.
+ * kqueue (90), above nio (10). {@code auto} selects it when epoll is unavailable (its bundle stopped, its library
+ * missing); a preference naming it selects it first. Available when {@link IoUring}'s one-time probe loaded the
+ * library, created a ring and found every opcode it needs. Found through {@link java.util.ServiceLoader}.
+ * Thread-safe.
  */
 public final class IoUringTransportProvider implements TransportProvider {
 
@@ -38,10 +39,10 @@ public final class IoUringTransportProvider implements TransportProvider {
         return RANKING;
     }
 
-    /** {@code false}: only a preference naming it selects it. */
+    /** {@code true}: it has every channel kind (TCP, UDP, Unix stream and datagram), so {@code auto} may pick it. */
     @Override
     public boolean autoSelectable() {
-        return false;
+        return true;
     }
 
     @Override

@@ -43,11 +43,11 @@ class IoUringTransportTest {
     private static final TransportProvider PROVIDER = new IoUringTransportProvider();
 
     @Test
-    void ranksBelowEpollAndIsSelectedOnlyByName() {
+    void ranksBelowEpollAndAutoMayPickIt() {
         assertEquals("io_uring", PROVIDER.name());
         assertTrue(PROVIDER.isNative());
         assertTrue(PROVIDER.ranking() < 90 && PROVIDER.ranking() > 10, "below epoll (100) and kqueue (90), above nio");
-        assertFalse(PROVIDER.autoSelectable(), "auto does not pick it: only a preference naming it selects it");
+        assertTrue(PROVIDER.autoSelectable(), "every channel kind: auto may pick it after epoll and kqueue");
         assertTrue(ServiceLoader.load(TransportProvider.class).stream()
                 .anyMatch(p -> p.type() == IoUringTransportProvider.class), "found through ServiceLoader");
     }

@@ -42,7 +42,7 @@ import org.osgi.framework.wiring.BundleWiring;
  * The packaged io_uring bundle with the native fragments the build made, beside the epoll and nio bundles, in Felix
  * and in Equinox: the fragments attach to {@code io.conduit.iouring}, the framework loads the library of this
  * machine's architecture from its fragment ({@code Bundle-NativeCode}), the provider service says io_uring is
- * available, {@code auto} still selects epoll (io_uring is not auto-selectable), {@code conduit:use io_uring} selects
+ * available, {@code auto} still selects epoll (io_uring ranks below it), {@code conduit:use io_uring} selects
  * it, and a TCP echo over it serves clients outside Conduit. Linux only, like the fragments: where the library cannot
  * load, or the kernel refuses io_uring, the tests fail with the probe's cause; they never skip.
  *

@@ -23,14 +23,14 @@ public interface TransportProvider {
 
     /**
      * @return the rank in automatic selection: higher wins among available providers ({@code epoll} 100,
-     *         {@code kqueue} 90, {@code nio} 10, {@code nio-vthread} 5)
+     *         {@code kqueue} 90, {@code io_uring} 50, {@code nio} 10, {@code nio-vthread} 5)
      */
     int ranking();
 
     /**
      * Whether {@code auto} (and the rest of a preference list after its named entries) may select this transport.
      * A transport that lacks channel kinds the others have returns {@code false}: it is then selected only when a
-     * preference names it ({@code conduit.transport=io_uring,nio}), and it is still listed with its availability.
+     * preference names it ({@code conduit.transport=name,nio}), and it is still listed with its availability.
      *
      * @return {@code true} (the default) when the automatic order may choose it
      * @since 0.9.0

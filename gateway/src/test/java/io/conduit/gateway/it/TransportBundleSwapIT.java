@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Stopping and starting a transport bundle in the distribution's shell (Gogo's {@code lb}, {@code stop},
  * {@code start}) moves every endpoint of the gateway: the epoll bundle stopped, the TCP, UDP and Unix echo endpoints
- * are on nio and epoll is no longer listed; started again, they are back on epoll. A client connecting again and
+ * are on io_uring, the next native transport by ranking, and epoll is no longer listed; started again, they are back
+ * on epoll. A client connecting again and
  * again meanwhile is never refused. A healthy start reports no
  * diagnostics problem, and a restart of the gateway bundle adds none.
  */
@@ -38,7 +39,7 @@ class TransportBundleSwapIT {
     Path dir;
 
     @Test
-    void stoppingTheEpollBundleMovesEveryEndpointToNioAndStartingItMovesThemBack() throws Exception {
+    void stoppingTheEpollBundleMovesEveryEndpointToIoUringAndStartingItMovesThemBack() throws Exception {
         int port = Tools.freeTcpPort();
         Path conf = Files.createDirectories(dir.resolve("conf"));
         Files.writeString(conf.resolve("io.conduit.gateway.echo-swap.cfg"), "listen = tcp://127.0.0.1:" + port
@@ -53,11 +54,11 @@ class TransportBundleSwapIT {
             String epoll = bundleId(g.run("lb -s"), "io.conduit.epoll");
             Traffic traffic = new Traffic(port);
             g.run("stop " + epoll);
-            String moved = awaitGateway(g, "every endpoint on nio", t -> count(t, "[nio]") == 3);
+            String moved = awaitGateway(g, "every endpoint on io_uring", t -> count(t, "[io_uring]") == 3);
             assertEquals(0, count(moved, "[epoll]"), moved);
             String transports = g.run("conduit:transports");
             assertFalse(transports.contains("epoll"), "a stopped bundle's transport is gone:\n" + transports);
-            echo(port, "served on nio");
+            echo(port, "served on io_uring");
 
             g.run("start " + epoll);
             awaitGateway(g, "every endpoint back on epoll", t -> count(t, "[epoll]") == 3);
@@ -81,7 +82,7 @@ class TransportBundleSwapIT {
             assertFalse(diag.contains("problem:"), "a gateway bundle restart adds no problem:\n" + diag);
 
             // epoll restarted after the gateway: on exit the gateway bundle (start level 2) still stops first, so its
-            // endpoints close on epoll instead of following it to nio on the way out
+            // endpoints close on epoll instead of following it to io_uring on the way out
             g.run("stop " + epoll);
             g.run("start " + epoll);
             awaitGateway(g, "every endpoint on epoll after its second restart", t -> count(t, "[epoll]") == 3);
