@@ -38,7 +38,6 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
         }
     }
 
-    private volatile int backlog; // SO_BACKLOG, 0 = IoTransportSupport.defaultBacklog(); any thread
     /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
     private volatile UnixSocketFile socketFile;
     private final byte[] acceptAddress = Native.newAddressOut(); // loop-confined
@@ -62,7 +61,7 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             super.bind(localAddress);
             return localAddress();
         });
-        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, 0));
     }
 
     /** Removes the Unix socket file this listener bound (if it is still that file), then closes. */
@@ -98,24 +97,6 @@ final class EpollServerSocket extends EpollSocket implements IoServerSocket {
             }
             throw ERRORS.newIoException("accept4", child);
         }
-    }
-
-    @Override
-    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            backlog = (Integer) value;
-            return true;
-        }
-        return super.setOption(option, value);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
-        }
-        return super.getOption(option);
     }
 
     @Override

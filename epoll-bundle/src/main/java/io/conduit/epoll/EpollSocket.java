@@ -41,8 +41,8 @@ abstract class EpollSocket implements IoSocket {
     static final int ALL = SocketOptionTable.ALL;
 
     /**
-     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options,
-     * {@code SO_BACKLOG} and {@code IP_MULTICAST_IF} are handled apart).
+     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; the core's options,
+     * {@code SO_BACKLOG} among them, and {@code IP_MULTICAST_IF} are handled apart).
      */
     static SocketOptionTable optionTable(NativeConstants constants) {
         return SocketOptionTable.builder(constants)
@@ -77,7 +77,7 @@ abstract class EpollSocket implements IoSocket {
 
     /** @return {@code true} when some epoll socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG
+        return SOCKETS.options().maps(option)
                 || option == ChannelOption.IP_MULTICAST_IF; // EpollDatagramSocket maps it (struct, not int)
     }
 

@@ -48,7 +48,6 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
     /** multishot accept; turned off for good when the kernel rejects it */
     private static volatile boolean multishot = true;
 
-    private volatile int backlog; // SO_BACKLOG, 0 = default; any thread
     /** the socket file bind(2) created (AF_UNIX only), removed at close; written at bind, read at close */
     private volatile UnixSocketFile socketFile;
     // loop-confined
@@ -81,7 +80,7 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
             super.bind(localAddress);
             return localAddress();
         });
-        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, this.backlog));
+        NativeAbi.SOCKETS.listen(liveFd("listen"), IoTransportSupport.listenBacklog(backlog, 0));
         listening = true;
         if (wants(OP_READ)) {
             arm();
@@ -262,24 +261,6 @@ final class IoUringServerSocket extends IoUringSocket implements IoServerSocket 
         }
         Arrays.fill(accepted, -1);
         super.close();
-    }
-
-    @Override
-    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            backlog = (Integer) value;
-            return true;
-        }
-        return super.setOption(option, value);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
-        }
-        return super.getOption(option);
     }
 
     @Override

@@ -55,8 +55,8 @@ abstract class IoUringSocket implements IoSocket {
     static final int UNIX_DGRAM = SocketOptionTable.UNIX_DGRAM;
 
     /**
-     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; core options,
-     * {@code SO_BACKLOG} and {@code IP_MULTICAST_IF} are handled apart).
+     * The socket options this transport honours ({@link NativeAbi#SOCKETS} holds the table; the core's options,
+     * {@code SO_BACKLOG} among them, and {@code IP_MULTICAST_IF} are handled apart).
      */
     static SocketOptionTable optionTable(NativeConstants constants) {
         int tcp = TCP | TCP_SERVER;
@@ -81,7 +81,7 @@ abstract class IoUringSocket implements IoSocket {
 
     /** @return {@code true} when some io_uring socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
-        return SOCKETS.options().maps(option) || option == ChannelOption.SO_BACKLOG
+        return SOCKETS.options().maps(option)
                 || option == ChannelOption.IP_MULTICAST_IF; // IoUringDatagramSocket maps it (struct, not int)
     }
 

@@ -17,8 +17,6 @@ import java.net.SocketAddress;
  */
 final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
 
-    /** SO_BACKLOG, applied at bind; 0 = {@link IoTransportSupport#defaultBacklog()}. Any thread. */
-    private volatile int backlog;
     /** the SO_ACCEPTFILTER name last set, "" = none. Any thread. */
     private volatile String acceptFilter = "";
 
@@ -35,7 +33,7 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @Override
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         super.bind(localAddress);
-        NativeAbi.SOCKETS.listen(fd(), IoTransportSupport.listenBacklog(backlog, this.backlog));
+        NativeAbi.SOCKETS.listen(fd(), IoTransportSupport.listenBacklog(backlog, 0));
     }
 
     @Override
@@ -70,10 +68,6 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @Override
     @SuppressWarnings("unchecked")
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            backlog = (Integer) value;
-            return true;
-        }
         if (option == ChannelOption.SO_ACCEPTFILTER) {
             if (!NativeAbi.HAS_SO_ACCEPTFILTER) {
                 return false;
@@ -89,9 +83,6 @@ final class KQueueServerSocket extends KQueueSocket implements IoServerSocket {
     @Override
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
-        }
         if (option == ChannelOption.SO_ACCEPTFILTER) {
             return NativeAbi.HAS_SO_ACCEPTFILTER ? (T) acceptFilter : null;
         }

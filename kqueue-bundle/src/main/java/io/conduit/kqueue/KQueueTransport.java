@@ -61,7 +61,7 @@ final class KQueueTransport implements Transport {
 
     @Override
     public boolean supports(ChannelOption<?> option) {
-        if (IoTransportSupport.isCoreOption(option) || option == ChannelOption.SO_BACKLOG
+        if (IoTransportSupport.isCoreOption(option)
                 || option == ChannelOption.SO_SNDBUF || option == ChannelOption.SO_RCVBUF
                 || option == ChannelOption.SO_KEEPALIVE || option == ChannelOption.SO_REUSEADDR
                 || option == ChannelOption.SO_LINGER || option == ChannelOption.SO_BROADCAST

@@ -10,8 +10,9 @@ import java.net.SocketAddress;
 public interface IoServerSocket extends IoSocket {
 
     /**
-     * {@code bind(2)} + {@code listen(2)} with {@code backlog}; {@code 0} = the {@code SO_BACKLOG} option when set,
-     * else {@link IoTransportSupport#defaultBacklog()} ({@link IoTransportSupport#listenBacklog(int, int)}).
+     * {@code bind(2)} + {@code listen(2)} with {@code backlog}: the channel's {@code SO_BACKLOG}, which the core keeps
+     * and passes here (since 0.11.0; a socket no longer sees that option); {@code 0} =
+     * {@link IoTransportSupport#defaultBacklog()} ({@link IoTransportSupport#listenBacklog(int, int)}).
      */
     void bind(SocketAddress localAddress, int backlog) throws IOException;
 

@@ -54,13 +54,15 @@ public final class IoTransportSupport {
     /**
      * @return {@code true} for the options the shared channel core handles on every transport: {@code ALLOCATOR},
      *         {@code AUTO_READ}, {@code CONNECT_TIMEOUT_MILLIS}, {@code WRITE_SPIN_COUNT},
-     *         {@code WRITE_BUFFER_WATER_MARK}, {@code MAX_MESSAGES_PER_READ}, {@code ALLOW_HALF_CLOSURE}
+     *         {@code WRITE_BUFFER_WATER_MARK}, {@code MAX_MESSAGES_PER_READ}, {@code ALLOW_HALF_CLOSURE}, and
+     *         {@code SO_BACKLOG} (listeners: the core passes it to {@link IoServerSocket#bind(java.net.SocketAddress,
+     *         int)})
      */
     public static boolean isCoreOption(ChannelOption<?> option) {
         return option == ChannelOption.ALLOCATOR || option == ChannelOption.AUTO_READ
                 || option == ChannelOption.CONNECT_TIMEOUT_MILLIS || option == ChannelOption.WRITE_SPIN_COUNT
                 || option == ChannelOption.WRITE_BUFFER_WATER_MARK || option == ChannelOption.MAX_MESSAGES_PER_READ
-                || option == ChannelOption.ALLOW_HALF_CLOSURE;
+                || option == ChannelOption.ALLOW_HALF_CLOSURE || option == ChannelOption.SO_BACKLOG;
     }
 
     /**

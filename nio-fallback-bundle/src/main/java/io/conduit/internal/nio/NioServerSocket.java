@@ -16,7 +16,6 @@ import java.nio.channels.SocketChannel;
 final class NioServerSocket extends NioSocket implements IoServerSocket {
 
     private final ServerSocketChannel ch;
-    private volatile int backlog; // SO_BACKLOG, applied at bind; 0 = IoTransportSupport.defaultBacklog()
     private final boolean unix;   // AF_UNIX listener; immutable
     private volatile UnixSocketFile socketFile; // the file bind created (Unix only); written at bind, read at close
 
@@ -32,7 +31,7 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
         socketFile = UnixSocketFile.bind(localAddress, () -> {
-            ch.bind(localAddress, IoTransportSupport.listenBacklog(backlog, this.backlog));
+            ch.bind(localAddress, IoTransportSupport.listenBacklog(backlog, 0));
             return ch.getLocalAddress();
         });
     }
@@ -72,27 +71,4 @@ final class NioServerSocket extends NioSocket implements IoServerSocket {
         return null;
     }
 
-    /** {@code SO_BACKLOG} is kept here and applied at bind; java.nio has no socket option for it. */
-    @Override
-    public boolean supportsOption(ChannelOption<?> option) {
-        return option == ChannelOption.SO_BACKLOG || super.supportsOption(option);
-    }
-
-    @Override
-    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            backlog = (Integer) value;
-            return true;
-        }
-        return super.setOption(option, value);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
-        }
-        return super.getOption(option);
-    }
 }

@@ -38,7 +38,7 @@ abstract class NioSocket implements IoSocket {
 
     /** @return {@code true} when some nio socket kind can honour {@code option} */
     static boolean mapsOption(ChannelOption<?> option) {
-        return OPTIONS.containsKey(option) || option == ChannelOption.SO_BACKLOG;
+        return OPTIONS.containsKey(option);
     }
 
     private final SelectableChannel channel;

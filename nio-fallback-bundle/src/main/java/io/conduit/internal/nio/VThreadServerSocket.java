@@ -20,7 +20,6 @@ import java.nio.channels.SocketChannel;
 final class VThreadServerSocket extends VThreadSocket implements IoServerSocket {
 
     private final ServerSocketChannel ch;
-    private volatile int backlog;           // SO_BACKLOG applied at bind; 0 = IoTransportSupport.defaultBacklog()
     private SocketChannel staged;           // guarded by lock
     private IOException acceptError;        // guarded by lock
     private boolean acceptorStarted;        // loop-confined
@@ -143,7 +142,7 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
     public void bind(SocketAddress localAddress, int backlog) throws IOException {
         AddressErrors.check(localAddress, unix ? "Unix-domain" : "TCP");
         socketFile = UnixSocketFile.bind(localAddress, () -> {
-            ch.bind(localAddress, IoTransportSupport.listenBacklog(backlog, this.backlog));
+            ch.bind(localAddress, IoTransportSupport.listenBacklog(backlog, 0));
             return ch.getLocalAddress();
         });
     }
@@ -175,23 +174,5 @@ final class VThreadServerSocket extends VThreadSocket implements IoServerSocket 
         } finally {
             lock.unlock();
         }
-    }
-
-    @Override
-    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            backlog = (Integer) value;
-            return true;
-        }
-        return super.setOption(option, value);
-    }
-
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> T getOption(ChannelOption<T> option) throws IOException {
-        if (option == ChannelOption.SO_BACKLOG) {
-            return (T) Integer.valueOf(IoTransportSupport.listenBacklog(0, backlog));
-        }
-        return super.getOption(option);
     }
 }

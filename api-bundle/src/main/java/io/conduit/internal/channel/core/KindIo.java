@@ -12,6 +12,7 @@ import io.conduit.internal.channel.ChannelIoOperations;
 import io.conduit.internal.channel.OutboundBuffer;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
+import io.conduit.transport.spi.IoServerSocket;
 import io.conduit.transport.spi.IoSocket;
 
 import java.io.IOException;
@@ -325,7 +326,11 @@ abstract class KindIo implements ChannelIoOperations, IoEvents, IoChannelConfig.
             return;
         }
         try {
-            ch.socket.bind(local);
+            if (ch.socket instanceof IoServerSocket listener) {
+                listener.bind(local, ch.config.backlog());
+            } else {
+                ch.socket.bind(local);
+            }
             ch.localAddressChanged();
         } catch (IOException | RuntimeException e) {
             promise.tryFailure(e instanceof IOException io ? bindFailure(local, io) : e);
