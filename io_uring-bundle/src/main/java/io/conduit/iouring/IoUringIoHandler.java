@@ -65,6 +65,16 @@ final class IoUringIoHandler implements IoHandler {
     private final AtomicBoolean closed = new AtomicBoolean(); // any thread reads (wakeup)
     /** the wake-up read's 8-byte target; owned by the kernel while the read is pending */
     private final ByteBuffer wakeupBuffer = ByteBuffer.allocateDirect(8);
+    /**
+     * Direct buffers the loop's stream sockets stage sends in and receive into when the provided ring is empty,
+     * lent while bytes are in them and given back after (loop-confined): an idle connection holds none, and a
+     * closed one gives its buffers back here instead of leaving them to the garbage collector.
+     */
+    private final java.util.ArrayDeque<ByteBuffer> spareBuffers = new java.util.ArrayDeque<>();
+    /** socket buffers {@link #lendBuffer} allocated, all loops (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong BUFFERS_ALLOCATED = new java.util.concurrent.atomic.AtomicLong();
+    /** most buffers kept for reuse per loop; more are left to the garbage collector */
+    static final int SPARE_BUFFERS_MAX = 16;
     private final long wakeupAddress;
     private boolean wakeupPending;
     /** sockets by slot; slot 0 is never used */
@@ -110,6 +120,38 @@ final class IoUringIoHandler implements IoHandler {
         this.thread = Thread.currentThread();
         this.wakeupAddress = Native.addressOf(wakeupBuffer);
         armWakeup();
+    }
+
+    /**
+     * Lends a direct buffer of {@code bytes} ({@link IoUringStreamSocket#SEND_BYTES} or
+     * {@link IoUringStreamSocket#RECEIVE_BYTES}), a spare one when the loop has it. Loop thread.
+     *
+     * @throws IOException when the JVM's direct memory is exhausted ({@code -XX:MaxDirectMemorySize}): the caller's
+     *         connection fails with it, the loop goes on
+     */
+    ByteBuffer lendBuffer(int bytes) throws IOException {
+        for (java.util.Iterator<ByteBuffer> it = spareBuffers.iterator(); it.hasNext(); ) {
+            ByteBuffer b = it.next();
+            if (b.capacity() == bytes) {
+                it.remove();
+                return b.clear();
+            }
+        }
+        try {
+            ByteBuffer b = ByteBuffer.allocateDirect(bytes);
+            BUFFERS_ALLOCATED.incrementAndGet();
+            return b;
+        } catch (OutOfMemoryError e) {
+            throw new IOException("no direct memory left for a " + bytes / 1024 + " KiB io_uring socket buffer ("
+                    + e.getMessage() + "); raise -XX:MaxDirectMemorySize or open fewer connections", e);
+        }
+    }
+
+    /** Takes back a buffer {@link #lendBuffer} lent, once the kernel no longer uses it. Loop thread. */
+    void returnBuffer(ByteBuffer b) {
+        if (spareBuffers.size() < SPARE_BUFFERS_MAX) {
+            spareBuffers.push(b);
+        }
     }
 
     /** @return the loop thread this handler belongs to */

@@ -32,7 +32,9 @@ import java.nio.channels.FileChannel;
  * in flight. {@link #shutdownOutput()} waits for the staged bytes, and a close keeps the descriptor open until they
  * are sent, so the peer gets every byte the core was told was written, then end of stream.
  *
- * <p>The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
+ * <p>Both buffers are lent by the loop ({@link IoUringIoHandler#lendBuffer}) while bytes are in them and given back
+ * after, so an idle or closed connection holds none; when direct memory is exhausted, the connection fails with an
+ * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
  * (provided buffer rings, zero-copy send) is the next step.
  *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
@@ -114,6 +116,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
                 receivedStart = 0;
                 receivedEnd = 0;
                 giveBackHeldBuffer();
+                returnReceiveBuffer();
                 receive();
             }
             return n;
@@ -142,7 +145,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         } else {
             receiveOwnBufferOnce = false;
             if (receiveBuffer == null) {
-                receiveBuffer = ByteBuffer.allocateDirect(RECEIVE_BYTES);
+                receiveBuffer = handler().lendBuffer(RECEIVE_BYTES);
                 receiveAddress = Native.addressOf(receiveBuffer);
             }
             submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
@@ -163,6 +166,32 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         giveBackHeldBuffer(); // the bytes in it will never be read
         receivedStart = 0;
         receivedEnd = 0;
+        returnReceiveBuffer();
+        returnSendBuffer();
+    }
+
+    /** Gives the own receive buffer back to the loop while it holds no bytes and no receive uses it. */
+    private void returnReceiveBuffer() {
+        if (receiveBuffer != null && !receiving && (received != receiveBuffer || receivedStart == receivedEnd)) {
+            if (received == receiveBuffer) {
+                received = null;
+            }
+            handler().returnBuffer(receiveBuffer);
+            receiveBuffer = null;
+            receiveAddress = 0;
+        }
+    }
+
+    /** Gives the send buffer back to the loop while nothing is staged in it and no send uses it. */
+    private void returnSendBuffer() {
+        if (sendBuffer != null && !sending && stagedEnd == sendStart) {
+            handler().returnBuffer(sendBuffer);
+            sendBuffer = null;
+            sendAddress = 0;
+            sendStart = 0;
+            sendEnd = 0;
+            stagedEnd = 0;
+        }
     }
 
     /** Moves the unsent bytes to the buffer's start; only while no send is in flight (none of it is the kernel's). */
@@ -188,7 +217,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             throw ERRORS.newIoException("send", sendError);
         }
         if (sendBuffer == null) {
-            sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
+            sendBuffer = handler().lendBuffer(SEND_BYTES);
             sendAddress = Native.addressOf(sendBuffer);
         }
         if (!sending && sendStart > 0) {
@@ -254,7 +283,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             throw ERRORS.newIoException("send", sendError);
         }
         if (sendBuffer == null) {
-            sendBuffer = ByteBuffer.allocateDirect(SEND_BYTES);
+            sendBuffer = handler().lendBuffer(SEND_BYTES);
             sendAddress = Native.addressOf(sendBuffer);
         }
         int room = (int) Math.min(room(), count);
@@ -387,15 +416,17 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         } else if (res == -NativeAbi.ENOBUFS) {
             RECEIVE_RING_EMPTY.incrementAndGet();
             receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
-            resubmitReceive();
-            return;
+            if (resubmitReceive()) {
+                return;
+            }
         } else if (res == 0) {
             endOfStream = true;
         } else if (res == -NativeAbi.ECANCELED) {
             return;
         } else if (res == -NativeAbi.EAGAIN || res == -NativeAbi.EINTR) {
-            resubmitReceive();
-            return;
+            if (resubmitReceive()) {
+                return;
+            }
         } else {
             receiveError = res;
         }
@@ -408,11 +439,19 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         }
     }
 
-    private void resubmitReceive() {
+    /**
+     * Submits the next receive from a completion; a failure (no direct memory for the own buffer, a full SQ) is
+     * kept as the receive's error, which the next read throws, so the channel closes instead of waiting for good.
+     *
+     * @return {@code true} when submitted (or nothing to submit); {@code false} when it failed
+     */
+    private boolean resubmitReceive() {
         try {
             receive();
+            return true;
         } catch (IOException ex) {
-            receiveError = -NativeAbi.EBUSY;
+            receiveError = ex.getCause() instanceof OutOfMemoryError ? -NativeAbi.ENOMEM : -NativeAbi.EBUSY;
+            return false;
         }
     }
 
@@ -441,6 +480,9 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (!outputPending() && shutdownOutputWhenSent) {
             shutdownOutputWhenSent = false;
             Native.shutdown(fd(), NativeAbi.SHUT_WR);
+        }
+        if (!sending && handler() != null) {
+            returnSendBuffer(); // all sent (or failed): an idle connection holds no buffer
         }
         IoEvents e = liveEvents();
         if (e != null && wants(OP_WRITE) && writable()) {

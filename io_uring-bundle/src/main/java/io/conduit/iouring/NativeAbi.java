@@ -157,6 +157,7 @@ final class NativeAbi {
     static final int BUF_RING_TAIL_OFFSET = constant("BUF_RING_TAIL_OFFSET");
     static final int SQE_BUF_GROUP = constant("SQE_buf_group_OFFSET");
     static final int ENOBUFS = constant("ENOBUFS");
+    static final int ENOMEM = constant("ENOMEM");
 
     // errno(3)
     static final int EAGAIN = constant("EAGAIN");

@@ -88,6 +88,41 @@ class IoUringTransportTest {
         return n;
     }
 
+    /**
+     * A connection borrows its send buffer from its loop while bytes are staged and gives it back once they are
+     * sent, also when it closes. A user's trial found each connection allocating its own 128 KiB of direct memory,
+     * left to the garbage collector: 40,000 short echoes took the gateway from 133 MB to 1.9 GB resident.
+     */
+    @Test
+    void connectionsBorrowTheirSendBufferFromTheLoopAndGiveItBack() throws Exception {
+        Transport t = PROVIDER.transport();
+        try (EventLoopGroup g = t.newEventLoopGroup(1);
+                ServerSocket peer = new ServerSocket(0, 128, InetAddress.getLoopbackAddress())) {
+            Thread drain = new Thread(() -> {
+                for (int i = 0; i < 100; i++) {
+                    try (Socket s = peer.accept(); InputStream in = s.getInputStream()) {
+                        in.readAllBytes();
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            }, "drain-peer");
+            drain.setDaemon(true);
+            drain.start();
+            long before = IoUringIoHandler.BUFFERS_ALLOCATED.get();
+            for (int i = 0; i < 100; i++) {
+                Channel ch = new Bootstrap().transport(t).group(g).channelType(ChannelType.TCP)
+                        .handler(new ChannelHandler() { }).connect(peer.getLocalSocketAddress()).get(10, TimeUnit.SECONDS);
+                assertTrue(ch.writeAndFlush(ch.alloc().buffer(1024).writeBytes(new byte[1024])).await(10, TimeUnit.SECONDS));
+                assertTrue(ch.close().await(10, TimeUnit.SECONDS));
+            }
+            drain.join(10_000);
+            long allocated = IoUringIoHandler.BUFFERS_ALLOCATED.get() - before;
+            assertTrue(allocated <= 2, "100 connections, one after another, allocated " + allocated
+                    + " socket buffers; each should borrow the loop's spare one");
+        }
+    }
+
     @Test
     void closingWithAReceiveInFlightEndsTheConnectionAndFreesItsDescriptor() throws Exception {
         Transport t = PROVIDER.transport();
