@@ -164,7 +164,7 @@ public final class ManagedServer extends ManagedEndpoint {
     /**
      * Also requires every transport this server runs on to {@linkplain Transport#supportsAddress support}
      * {@code address}, besides its own listening address: e.g. the upstream a relay connects to for every accepted
-     * connection (a Linux abstract Unix name only epoll reaches). {@link #start()} fails when the selected transport
+     * connection (a Linux abstract Unix name only epoll and io_uring reach). {@link #start()} fails when the selected transport
      * cannot, and a swap to a selected transport that cannot is not made while the current one is still there (one
      * warning), exactly as for the listening address.
      *

@@ -160,13 +160,18 @@ final class FrameworkBoot {
 
     /**
      * Stops the framework, if it runs, and waits for it at most 10 s; first the interactive shell
-     * ({@link InteractiveShell#stop}). A failure is one line on standard error.
+     * ({@link InteractiveShell#stop}). A framework already stopping (the shell ended on the same signal) is waited
+     * for too: a user's trial found socket files left after SIGTERM, because the JVM exited while the bundles were
+     * still closing their listeners. A failure is one line on standard error.
      */
     static void stop(Framework framework) {
         try {
-            if ((framework.getState() & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
+            int state = framework.getState();
+            if ((state & (Bundle.ACTIVE | Bundle.STARTING)) != 0) {
                 InteractiveShell.stop(framework.getBundleContext());
                 framework.stop();
+                framework.waitForStop(10_000);
+            } else if ((state & Bundle.STOPPING) != 0) {
                 framework.waitForStop(10_000);
             }
         } catch (Exception e) {

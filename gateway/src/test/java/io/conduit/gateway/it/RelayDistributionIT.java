@@ -122,7 +122,7 @@ class RelayDistributionIT {
             assertTrue(out.contains("Ready: 5 endpoint(s) listening, 3 problem(s)"), out);
         } else {
             assertTrue(out.contains("abstract Unix socket names are not supported by transport")
-                    && out.contains("need the epoll transport"), out);
+                    && out.contains("need the epoll or io_uring transport"), out);
             assertTrue(out.contains("Ready: 4 endpoint(s) listening, 4 problem(s)"), out);
         }
     }

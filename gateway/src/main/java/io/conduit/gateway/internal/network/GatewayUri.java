@@ -25,7 +25,7 @@ import io.conduit.transport.Transport;
  *       minus the terminating NUL);</li>
  *   <li>{@code unix:@name} — a Linux abstract Unix socket name (no file is created or removed; see unix(7)), the
  *       bytes after {@code @} as UTF-8, at most {@value #MAX_UNIX_PATH_BYTES} bytes. It maps to a
- *       {@link UnixAbstractAddress}, which only the {@value #ABSTRACT_NAME_TRANSPORT} transport binds and
+ *       {@link UnixAbstractAddress}, which only the epoll and io_uring transports bind and
  *       connects; {@link #toSocketAddress(String)} fails with a clear configuration error on any other.</li>
  * </ul>
  *
@@ -40,8 +40,12 @@ import io.conduit.transport.Transport;
  */
 public record GatewayUri(Kind kind, String host, int port, Path path, String abstractName, boolean tls) {
 
-    /** The transport that binds and connects Linux abstract Unix names ({@link UnixAbstractAddress}). */
+    /** The transport suggested for Linux abstract Unix names ({@link UnixAbstractAddress}). */
     public static final String ABSTRACT_NAME_TRANSPORT = "epoll";
+    /** The transports that bind and connect Linux abstract Unix names. */
+    public static final java.util.List<String> ABSTRACT_NAME_TRANSPORTS = java.util.List.of("epoll", "io_uring");
+    /** How a message names them. */
+    private static final String ABSTRACT_NAME_TRANSPORTS_TEXT = "the epoll or io_uring transport";
 
     /** {@code sizeof(sun_path) - 1} on Linux ({@code char sun_path[108]}). */
     public static final int MAX_UNIX_PATH_BYTES = 107;
@@ -223,8 +227,8 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
      * @param transportName the transport that will bind or connect, named in the error
      * @return an {@link InetSocketAddress}, a {@link UnixDomainSocketAddress} ({@code unix:/path}) or a
      *         {@link UnixAbstractAddress} ({@code unix:@name})
-     * @throws UnsupportedOperationException for an abstract Unix name when {@code transportName} is not
-     *         {@value #ABSTRACT_NAME_TRANSPORT} (abstract names are Linux-only; {@code nio} and {@code kqueue}
+     * @throws UnsupportedOperationException for an abstract Unix name when {@code transportName} is neither epoll
+     *         nor io_uring (abstract names are Linux-only; {@code nio} and {@code kqueue}
      *         cannot bind or connect them)
      * @throws IllegalArgumentException when the host name does not resolve
      */
@@ -239,11 +243,11 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
                 return a;
             default:
                 if (abstractName != null) {
-                    if (!ABSTRACT_NAME_TRANSPORT.equals(transportName)) {
+                    if (!ABSTRACT_NAME_TRANSPORTS.contains(transportName)) {
                         throw new UnsupportedOperationException("\"" + this + "\": abstract Unix socket names are"
-                                + " not supported by transport '" + transportName + "': they are Linux-only and need"
-                                + " the " + ABSTRACT_NAME_TRANSPORT + " transport (conduit:use "
-                                + ABSTRACT_NAME_TRANSPORT + "), or use a path such as unix:/run/name.sock");
+                                + " not supported by transport '" + transportName + "': they are Linux-only and need "
+                                + ABSTRACT_NAME_TRANSPORTS_TEXT + " (conduit:use " + ABSTRACT_NAME_TRANSPORT
+                                + "), or use a path such as unix:/run/name.sock");
                     }
                     return UnixAbstractAddress.of(abstractName);
                 }
@@ -291,13 +295,13 @@ public record GatewayUri(Kind kind, String host, int port, Path path, String abs
             return null;
         }
         if (abstractName != null) {
-            boolean registered = io.conduit.transport.Transports.providers().stream()
-                    .anyMatch(p -> p.name().equals(ABSTRACT_NAME_TRANSPORT));
+            String registered = io.conduit.transport.Transports.providers().stream().map(p -> p.name())
+                    .filter(ABSTRACT_NAME_TRANSPORTS::contains).sorted().findFirst().orElse(null);
             return "\"" + this + "\": abstract Unix socket names are not supported by transport '" + t.name()
-                    + "': they are Linux-only and need the " + ABSTRACT_NAME_TRANSPORT + " transport ("
-                    + (registered ? "conduit:use " + ABSTRACT_NAME_TRANSPORT
-                            : "its bundle io.conduit." + ABSTRACT_NAME_TRANSPORT + " is not running: start it, 'lb' "
-                                    + "shows its id")
+                    + "': they are Linux-only and need " + ABSTRACT_NAME_TRANSPORTS_TEXT + " ("
+                    + (registered != null ? "conduit:use " + registered
+                            : "their bundles io.conduit.epoll and io.conduit.iouring are not running: start one, 'lb' "
+                                    + "shows the ids")
                     + "), or use a path such as unix:/run/name.sock";
         }
         return "\"" + this + "\": transport '" + t.name() + "' cannot bind or connect this kind of address";
