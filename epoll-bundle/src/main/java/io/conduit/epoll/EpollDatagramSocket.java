@@ -1,14 +1,16 @@
 package io.conduit.epoll;
 
+import static io.conduit.epoll.NativeAbi.DATAGRAMS;
 import static io.conduit.epoll.NativeAbi.ERRORS;
 import static io.conduit.epoll.NativeAbi.SOCKADDR;
-
 
 import io.conduit.channel.ChannelOption;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.DatagramLimits;
 import io.conduit.transport.spi.IoDatagramSocket;
 import io.conduit.transport.spi.UnixSocketFile;
+import io.conduit.transport.spi.unix.LinuxDatagrams;
+import io.conduit.transport.spi.unix.MsghdrArray;
 import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.io.IOException;
@@ -23,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code SOCK_DGRAM}, {@code unix(7)}). <b>Connected</b>, it uses plain {@code read(2)}/{@code write(2)} (no
  * address handling at all; a Unix socket reads with {@code recvfrom(2)} and {@code MSG_TRUNC} so a datagram
  * longer than the receive slot is reported as truncated); <b>unconnected</b>, it batches with
- * {@code recvmmsg(2)}/{@code sendmmsg(2)} over the loop's one shared {@link MmsghdrArray} and receive slots
+ * {@code recvmmsg(2)}/{@code sendmmsg(2)} over the loop's one shared {@link MsghdrArray} and receive slots
  * ({@link LoopResources}, allocated on first use). With {@code IP_RECVORIGDSTADDR} on, each received datagram
  * carries its real destination address (the {@code IP_ORIGDSTADDR}/{@code IPV6_ORIGDSTADDR} control message);
  * {@code MSG_TRUNC} reports truncation.
@@ -36,9 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>{@link #CALLS} counts the system calls by kind, for tests that check which path was taken.
  *
- * <p>Multicast: membership by interface index ({@link #joinGroup}); the outgoing interface
- * ({@link ChannelOption#IP_MULTICAST_IF}) with {@code IP_MULTICAST_IF} ({@code struct ip_mreqn}) and, on an
- * {@code AF_INET6} socket, {@code IPV6_MULTICAST_IF} too (IPv4 groups use the first, IPv6 groups the second).
+ * <p>Address rules, connect and disconnect, failed sends and multicast ({@code struct ip_mreqn} by interface index;
+ * {@link ChannelOption#IP_MULTICAST_IF} with {@code IP_MULTICAST_IF} and, on an {@code AF_INET6} socket,
+ * {@code IPV6_MULTICAST_IF} too) are {@link LinuxDatagrams}, shared with the io_uring transport.
  *
  * <p>Unix-domain: bound to a path, the socket file is removed at {@link #close()} ({@link UnixSocketFile}, as
  * for a Unix listener); abstract names ({@link io.conduit.channel.UnixAbstractAddress}) have no file.
@@ -53,9 +55,6 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     }
 
     static final Call[] CALLS = Call.values();
-
-    /** the address of an unnamed Unix socket */
-    private static final SocketAddress UNNAMED = java.net.UnixDomainSocketAddress.of("");
 
     private boolean connected;                 // loop-confined
     /** loop-confined: the UDP address bound before {@link #connect} (port != 0), restored by {@link #disconnect} */
@@ -146,7 +145,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             b.limit(n);
             dst.put(b);
         }
-        return connected ? remote : sender(SOCKADDR.decodeAddressOut(addressOut));
+        return connected ? remote : LinuxDatagrams.sender(SOCKADDR.decodeAddressOut(addressOut), null, unix());
     }
 
     @Override
@@ -159,7 +158,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         }
         int fd = liveFd("recvmmsg");
         LoopResources res = resources();
-        MmsghdrArray mmsg = res.mmsg();
+        MsghdrArray mmsg = res.mmsg();
         NativeMemory slots = res.receiveSlots();
         int n = Math.max(1, Math.min(maxDatagrams, mmsg.capacity()));
         for (int i = 0; i < n; i++) {
@@ -190,17 +189,10 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             int offset = i * LoopResources.DATAGRAM_SLOT_BYTES;
             ByteBuffer data = slots.buffer().slice(offset, mmsg.messageLength(i));
             boolean truncated = (mmsg.flags(i) & NativeAbi.MSG_TRUNC) != 0;
-            sink.datagram(data, sender(mmsg.sender(i)), origDst ? mmsg.recipient(i) : null, truncated);
+            sink.datagram(data, LinuxDatagrams.sender(mmsg.sender(i), null, unix()),
+                    origDst ? mmsg.recipient(i) : null, truncated);
         }
         return r;
-    }
-
-    /**
-     * @return {@code decoded}, or for a datagram from an unnamed Unix socket (the kernel gives no address,
-     *         {@code unix(7)}) the empty path, as unnamed Unix sockets are reported everywhere
-     */
-    private SocketAddress sender(SocketAddress decoded) {
-        return decoded == null && unix() ? UNNAMED : decoded;
     }
 
     /**
@@ -297,26 +289,16 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             if (ERRORS.isAgain(n) || n == -NativeAbi.ENOBUFS) {
                 return false;
             }
-            throw failedSend(target == null ? "write" : "sendto", n, length, target);
+            throw DATAGRAMS.failedSend(target == null ? "write" : "sendto", n, fd(), unix(), length,
+                    target != null ? target : remote);
         }
         src.position(src.position() + n);
         return true;
     }
 
-    /**
-     * The datagram address rule ({@link io.conduit.channel.DatagramChannel}): checked here because Linux
-     * {@code sendto(2)} on a connected UDP socket would send to {@code target}, not fail.
-     *
-     * @throws java.nio.channels.UnresolvedAddressException for an unresolved target (with a message)
-     * @throws java.nio.channels.UnsupportedAddressTypeException for a non-IP target (with a message)
-     * @throws java.nio.channels.AlreadyConnectedException when connected to another address than {@code target}
-     */
+    /** The datagram address rule ({@link LinuxDatagrams#checkTarget}). */
     private void checkTarget(SocketAddress target) {
-        AddressErrors.check(target, addressKind(), true);
-        SocketAddress peer = remote;
-        if (connected && !target.equals(peer)) {
-            throw AddressErrors.sendToOther(peer, target);
-        }
+        LinuxDatagrams.checkTarget(target, addressKind(), connected, remote);
     }
 
     @Override
@@ -325,14 +307,14 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
             return -1;
         }
         if (connected) {
-            return sendConnected(srcs, targets, count);
+            return LinuxDatagrams.sendEach(this, srcs, targets, count); // one write(2) per datagram
         }
         if (count > 0 && srcs[0].hasRemaining() && !srcs[0].isDirect()) {
             ByteBuffer first = srcs[0].duplicate();
             return send(first, targets[0]) ? 1 : 0;
         }
         int fd = liveFd("sendmmsg");
-        MmsghdrArray mmsg = resources().mmsg();
+        MsghdrArray mmsg = resources().mmsg();
         int n = 0;
         for (int i = 0; i < count && n < mmsg.capacity(); i++) {
             ByteBuffer b = srcs[i];
@@ -369,61 +351,17 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
                 return -1;
             }
             // the first datagram failed
-            throw failedSend("sendmmsg", r, count > 0 ? srcs[0].remaining() : 0, count > 0 ? targets[0] : null);
+            throw DATAGRAMS.failedSend("sendmmsg", r, fd(), unix(), count > 0 ? srcs[0].remaining() : 0,
+                    count > 0 && targets[0] != null ? targets[0] : remote);
         }
         return r;
-    }
-
-    /**
-     * @param length the failed datagram's length
-     * @param target its recipient, or {@code null} on a connected socket
-     * @return the exception for a failed send; for one refused as too long ({@code EMSGSIZE}) one naming its length
-     *         and the limit: for UDP the protocol's largest payload or the path MTU ({@link DatagramLimits}), for a
-     *         Unix datagram {@code SO_SNDBUF} (unix(7): at most {@code SO_SNDBUF} less a small overhead)
-     */
-    private IOException failedSend(String call, int result, int length, SocketAddress target) {
-        if (!ERRORS.isMessageTooLong(result)) {
-            return ERRORS.newIoException(call, result);
-        }
-        if (!unix()) {
-            return ERRORS.newUdpDatagramTooLongException(call, length, target != null ? target : remote);
-        }
-        int[] sndbuf = {-1};
-        Native.getsockoptInt(fd(), NativeAbi.SOL_SOCKET, NativeAbi.SO_SNDBUF, sndbuf);
-        return ERRORS.newDatagramTooLongException(call, length, sndbuf[0], null);
-    }
-
-    /**
-     * The connected form of {@link #sendBatch}: one {@code write(2)} per datagram ({@link #send}), in order,
-     * until the socket is full. An error on the first datagram is thrown (it was not sent); an error on a later
-     * one ends the batch, and the next call meets it as its first datagram — as {@code sendmmsg(2)} reports it.
-     */
-    private int sendConnected(ByteBuffer[] srcs, SocketAddress[] targets, int count) throws IOException {
-        int sent = 0;
-        for (int i = 0; i < count; i++) {
-            try {
-                if (!send(srcs[i].duplicate(), targets[i])) {
-                    break;
-                }
-            } catch (IOException | RuntimeException e) {
-                if (sent == 0) {
-                    throw e;
-                }
-                break;
-            }
-            sent++;
-        }
-        return sent;
     }
 
     // ------------------------------------------------------------------------------------- association
 
     @Override
     public void connect(SocketAddress remoteAddress) throws IOException {
-        AddressErrors.check(remoteAddress, addressKind(), true);
-        if (connected) {
-            throw AddressErrors.alreadyConnected(remote, remoteAddress);
-        }
+        LinuxDatagrams.checkConnect(remoteAddress, addressKind(), connected, remote);
         SocketAddress bound = localAddress();
         boundBeforeConnect = bound instanceof java.net.InetSocketAddress i && i.getPort() != 0 ? i : null;
         connect0(remoteAddress);
@@ -444,10 +382,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
         if (unix()) {
             return false;
         }
-        AddressErrors.check(sink, addressKind(), true);
-        if (connected) {
-            throw AddressErrors.alreadyConnected(remote, sink);
-        }
+        LinuxDatagrams.checkConnect(sink, addressKind(), connected, remote);
         connect0(sink);
         forgetLocalAddress(); // a wildcard-bound socket now has the local address of the route to the sink
         return true;
@@ -455,12 +390,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
 
     /** {@code connect(2)} to {@code address}, nothing else. */
     private void connect0(SocketAddress address) throws IOException {
-        byte[] sa = SOCKADDR.newSockaddr();
-        int len = SOCKADDR.encode(address, sa, ipv6());
-        int r = Native.connect(liveFd("connect"), sa, len);
-        if (r < 0) {
-            throw ERRORS.newConnectException("connect", r);
-        }
+        DATAGRAMS.connect(this::liveFd, address, ipv6());
     }
 
     /**
@@ -475,11 +405,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
      */
     @Override
     public void disconnect() throws IOException {
-        byte[] unspec = SOCKADDR.newSockaddr(); // all zero: sa_family = AF_UNSPEC
-        int r = Native.connect(liveFd("connect(AF_UNSPEC)"), unspec, NativeAbi.SOCKADDR_IN6_SIZE);
-        if (r < 0 && r != -NativeAbi.EAFNOSUPPORT) {
-            throw ERRORS.newIoException("connect(AF_UNSPEC)", r);
-        }
+        DATAGRAMS.disconnect(this::liveFd);
         connected = false;
         remote = null;
         forgetLocalAddress();
@@ -517,22 +443,13 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     }
 
     private void membership(InetAddress group, NetworkInterface nif, boolean join) throws IOException {
-        if (unix()) {
-            throw new UnsupportedOperationException("multicast groups are for UDP channels, not Unix-domain datagram"
-                    + " sockets (" + group + ")");
-        }
-        NativeAbi.MULTICAST.membership(liveFd(join ? "setsockopt(ADD_MEMBERSHIP)" : "setsockopt(DROP_MEMBERSHIP)"),
-                ipv6(), group, nif, join);
+        DATAGRAMS.membership(this::liveFd, unix(), ipv6(), group, nif, join);
     }
 
     @Override
     public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
         if (option == ChannelOption.IP_MULTICAST_IF) {
-            if (unix()) {
-                return false;
-            }
-            NativeAbi.MULTICAST.setInterface(liveFd("setsockopt(IP_MULTICAST_IF)"), ipv6(), (NetworkInterface) value);
-            return true;
+            return DATAGRAMS.setMulticastInterface(this::liveFd, unix(), ipv6(), (NetworkInterface) value);
         }
         boolean applied = super.setOption(option, value);
         if (applied && option == ChannelOption.IP_RECVORIGDSTADDR) {
@@ -552,8 +469,7 @@ final class EpollDatagramSocket extends EpollSocket implements IoDatagramSocket 
     @SuppressWarnings("unchecked")
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.IP_MULTICAST_IF) {
-            return unix() ? null
-                    : (T) NativeAbi.MULTICAST.getInterface(liveFd("getsockopt(IP_MULTICAST_IF)"), ipv6());
+            return (T) DATAGRAMS.multicastInterface(this::liveFd, unix(), ipv6());
         }
         return super.getOption(option);
     }

@@ -2,6 +2,7 @@ package io.conduit.epoll;
 
 import io.conduit.transport.spi.IoEventLoop;
 import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.MsghdrArray;
 import io.conduit.transport.spi.unix.NativeMemory;
 
 import java.nio.ByteBuffer;
@@ -29,7 +30,7 @@ final class LoopResources {
     static final int BOUNCE_BYTES = 64 * 1024;
 
     private IovArray iov;
-    private MmsghdrArray mmsg;
+    private MsghdrArray mmsg;
     private NativeMemory receiveSlots;
     private ByteBuffer bounce;
     private long bounceAddress;
@@ -50,9 +51,9 @@ final class LoopResources {
     }
 
     /** @return the {@value #DATAGRAM_BATCH}-entry mmsghdr array */
-    MmsghdrArray mmsg() {
+    MsghdrArray mmsg() {
         if (mmsg == null) {
-            mmsg = new MmsghdrArray(DATAGRAM_BATCH);
+            mmsg = NativeAbi.mmsghdrArray(DATAGRAM_BATCH);
         }
         return mmsg;
     }

@@ -200,7 +200,7 @@ final class Native {
     /** {@code recvfrom(2)}; the sender goes to {@code addressOut}. @return bytes received or -errno */
     static native int recvfrom(int fd, long address, int length, int flags, byte[] addressOut);
 
-    /** {@code sendmmsg(2)} over {@code vlen} {@code struct mmsghdr} (see {@link MmsghdrArray}). */
+    /** {@code sendmmsg(2)} over {@code vlen} {@code struct mmsghdr} ({@link io.conduit.transport.spi.unix.MsghdrArray}). */
     static native int sendmmsg(int fd, long msgvecAddress, int vlen, int flags);
 
     /** {@code recvmmsg(2)} without timeout over {@code vlen} {@code struct mmsghdr}. */

@@ -1,7 +1,9 @@
 package io.conduit.epoll;
 
 import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.LinuxDatagrams;
 import io.conduit.transport.spi.unix.LinuxMulticast;
+import io.conduit.transport.spi.unix.MsghdrArray;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
 import io.conduit.transport.spi.unix.SocketCalls;
@@ -49,6 +51,18 @@ final class NativeAbi {
 
     /** Raw socket addresses with the library's layouts, Linux abstract Unix names included. */
     static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
+
+    /** The datagram-socket logic shared with io_uring (address rules, connect, failed sends, multicast). */
+    static final LinuxDatagrams DATAGRAMS = new LinuxDatagrams(CONSTANTS, SOCKETS,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), MULTICAST, Native::connect);
+
+    /** The {@code struct mmsghdr} layout of {@code recvmmsg(2)}/{@code sendmmsg(2)} batches, from the library. */
+    static final MsghdrArray.Layout MMSGHDR = MsghdrArray.Layout.mmsghdr(CONSTANTS, Native::addressOf);
+
+    /** @return a batch of {@code capacity} {@code struct mmsghdr} for {@code recvmmsg(2)}/{@code sendmmsg(2)} */
+    static MsghdrArray mmsghdrArray(int capacity) {
+        return new MsghdrArray(capacity, MMSGHDR, SOCKADDR);
+    }
 
     /**
      * @return the value of the named native constant

@@ -4,6 +4,7 @@ import static io.conduit.epoll.NativeAbi.ERRORS;
 import static io.conduit.epoll.NativeAbi.SOCKADDR;
 
 import io.conduit.transport.spi.unix.IovArray;
+import io.conduit.transport.spi.unix.MsghdrArray;
 import io.conduit.transport.spi.unix.NativeMemory;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -293,7 +294,7 @@ class NativeSyscallTest {
 
         String[] payloads = {"one", "", "three-three"};
         NativeMemory data = bytes("onethree-three");
-        MmsghdrArray send = new MmsghdrArray(3);
+        MsghdrArray send = NativeAbi.mmsghdrArray(3);
         send.setForSend(0, data.address(), 3, to, false);
         send.setForSend(1, data.address(), 0, to, false); // an empty datagram is a datagram
         send.setForSend(2, data.address() + 3, 11, to, false);
@@ -302,7 +303,7 @@ class NativeSyscallTest {
         assertEquals(11, send.messageLength(2));
 
         NativeMemory slots = NativeMemory.allocate(4 * 16, Native::addressOf);
-        MmsghdrArray receive = new MmsghdrArray(4);
+        MsghdrArray receive = NativeAbi.mmsghdrArray(4);
         List<String> got = new ArrayList<>();
         while (got.size() < 3) {
             for (int i = 0; i < 4; i++) {
@@ -339,7 +340,7 @@ class NativeSyscallTest {
         ERRORS.check("sendto", Native.sendto(sender, data.address() + 6, 6, 0, sa, length));
 
         NativeMemory in = NativeMemory.allocate(32, Native::addressOf);
-        MmsghdrArray receive = new MmsghdrArray(1);
+        MsghdrArray receive = NativeAbi.mmsghdrArray(1);
         receive.setForReceive(0, in.address(), 32);
         await(receiver, NativeAbi.EPOLLIN);
         assertEquals(1, ERRORS.check("recvmmsg", Native.recvmmsg(receiver, receive.address(), 1, 0)));

@@ -10,14 +10,18 @@
  * socket logic the transports share (dual-stack open, bind, listen, shutdown, addresses, options), calling the
  * transport's natives through {@link io.conduit.transport.spi.unix.SocketCalls}, with the options each transport
  * maps in a {@link io.conduit.transport.spi.unix.SocketOptionTable}; {@link io.conduit.transport.spi.unix.LinuxMulticast}
- * is multicast membership and the outgoing interface on Linux UDP sockets. Their C counterpart is
+ * is multicast membership and the outgoing interface on Linux UDP sockets, and
+ * {@link io.conduit.transport.spi.unix.LinuxDatagrams} the datagram-socket logic of the Linux transports (address
+ * rules, connect and disconnect, failed sends, multicast options) over the message headers of
+ * {@link io.conduit.transport.spi.unix.MsghdrArray} ({@code struct msghdr}/{@code struct mmsghdr}, senders and
+ * {@code IP_ORIGDSTADDR} control messages). Their C counterpart is
  * {@code native-fragments/src/main/c/unix/conduit_unix.c}, compiled into every Unix transport's library.
  * Everything that differs between platforms — errno values, {@code strerror(3)} text, struct sizes and offsets,
  * the address of a direct buffer — is passed in by the transport from its own native library; nothing here is
  * hard-coded for one platform, and nothing here loads a native library.
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package io.conduit.transport.spi.unix;
 
 import org.osgi.annotation.bundle.Export;
