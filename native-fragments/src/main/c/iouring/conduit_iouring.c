@@ -93,8 +93,8 @@ static const struct conduit_constant CONSTANTS[] = {
     K(ECANCELED), K(ETIME), K(EOVERFLOW), K(EBUSY),
     /* socket(2), eventfd(2), send(2) */
     K(SOCK_NONBLOCK), K(SOCK_CLOEXEC), K(EFD_CLOEXEC), K(EFD_NONBLOCK), K(MSG_NOSIGNAL),
-    /* datagrams (IoUringDatagramSocket): IORING_OP_RECVMSG over struct msghdr, POLLOUT, ip(7), ipv6(7) */
-    K(IORING_OP_RECVMSG), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_DONTWAIT), K(POLLOUT),
+    /* datagrams (IoUringDatagramSocket): recvmsg(2)/sendmsg(2) over struct msghdr, POLLIN/POLLOUT, ip(7), ipv6(7) */
+    K(IORING_OP_RECVMSG), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_DONTWAIT), K(POLLIN), K(POLLOUT),
     CONDUIT_MSGHDR_CONSTANTS,
     CONDUIT_LINUX_UDP_CONSTANTS,
     /* io_uring_setup's parameters as ioUringSetup hands them out: indices into its int[] */
@@ -247,6 +247,15 @@ static jint c_sendmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, j
     return n < 0 ? -errno : (jint) n;
 }
 
+/*
+ * recvmsg(2) into the struct msghdr at msghdrAddress. Returns the bytes received (with MSG_TRUNC in flags: the
+ * datagram's real length, even when it was longer than the buffer) or -errno.
+ */
+static jint c_recvmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, jint flags) {
+    ssize_t n = recvmsg(fd, (struct msghdr *) PTR(msghdrAddress), flags);
+    return n < 0 ? -errno : (jint) n;
+}
+
 static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
@@ -263,6 +272,7 @@ static const JNINativeMethod METHODS[] = {
     N("accept4", "(II)I", c_accept4),
     N("setsockoptBytes", "(III[BI)I", conduit_setsockopt_bytes),
     N("sendmsg", "(IJI)I", c_sendmsg),
+    N("recvmsg", "(IJI)I", c_recvmsg),
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

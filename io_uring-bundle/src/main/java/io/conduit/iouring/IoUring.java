@@ -88,7 +88,6 @@ final class IoUring {
         ops.put("IORING_OP_ACCEPT", NativeAbi.IORING_OP_ACCEPT);
         ops.put("IORING_OP_CONNECT", NativeAbi.IORING_OP_CONNECT);
         ops.put("IORING_OP_ASYNC_CANCEL", NativeAbi.IORING_OP_ASYNC_CANCEL);
-        ops.put("IORING_OP_RECVMSG", NativeAbi.IORING_OP_RECVMSG);
         ops.put("IORING_OP_POLL_ADD", NativeAbi.IORING_OP_POLL_ADD);
         return ops;
     }

@@ -42,7 +42,7 @@ final class IoUringIoHandler implements IoHandler {
         // and a loop whose first round came after the refresh for the interface of its reap callback, since a
         // withdrawn revision's class loader loads nothing more (IoUringSwapTortureTest).
         for (Class<?> c : new Class<?>[] {IoUringBufferRing.class, IoUringStreamSocket.class,
-            IoUringRing.CompletionHandler.class}) {
+            IoUringRing.CompletionHandler.class, DatagramScratch.class}) {
             try {
                 Class.forName(c.getName(), true, c.getClassLoader());
             } catch (ClassNotFoundException e) {
@@ -89,6 +89,8 @@ final class IoUringIoHandler implements IoHandler {
      * makes its ring
      */
     static volatile int bufferRingEntries = 256;
+    /** the native memory the loop's datagram sockets share, made on the first datagram received or sent */
+    private DatagramScratch datagramScratch;
     /** the loop's provided buffer ring, made on the first receive; {@code null} before or when the kernel has none */
     private IoUringBufferRing bufferRing;
     private boolean bufferRingTried;
@@ -169,6 +171,14 @@ final class IoUringIoHandler implements IoHandler {
             bufferRing = IoUringBufferRing.register(ring, bufferRingEntries);
         }
         return bufferRing;
+    }
+
+    /** @return the native memory the loop's datagram sockets share for their system calls (loop thread only) */
+    DatagramScratch datagramScratch() {
+        if (datagramScratch == null) {
+            datagramScratch = new DatagramScratch();
+        }
+        return datagramScratch;
     }
 
     /** @return the ring (loop thread only) */

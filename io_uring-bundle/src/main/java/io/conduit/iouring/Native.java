@@ -161,4 +161,11 @@ final class Native {
 
     /** {@code sendmsg(2)} of the {@code struct msghdr} at {@code msghdrAddress}. @return bytes sent or -errno */
     static native int sendmsg(int fd, long msghdrAddress, int flags);
+
+    /**
+     * {@code recvmsg(2)} into the {@code struct msghdr} at {@code msghdrAddress}.
+     *
+     * @return bytes received (with {@code MSG_TRUNC} in {@code flags}: the datagram's real length) or -errno
+     */
+    static native int recvmsg(int fd, long msghdrAddress, int flags);
 }

@@ -1,6 +1,8 @@
 package io.conduit.iouring;
 
+import io.conduit.transport.spi.unix.LinuxDatagrams;
 import io.conduit.transport.spi.unix.LinuxMulticast;
+import io.conduit.transport.spi.unix.MsghdrArray;
 import io.conduit.transport.spi.unix.NativeConstants;
 import io.conduit.transport.spi.unix.SockaddrCodec;
 import io.conduit.transport.spi.unix.SocketCalls;
@@ -44,6 +46,13 @@ final class NativeAbi {
 
     /** Raw socket addresses with the library's layouts. */
     static final SockaddrCodec SOCKADDR = SOCKETS.sockaddr();
+
+    /** The datagram-socket logic shared with epoll (address rules, connect, failed sends, multicast). */
+    static final LinuxDatagrams DATAGRAMS = new LinuxDatagrams(CONSTANTS, SOCKETS,
+            SocketCalls.of(MethodHandles.lookup(), Native.class), MULTICAST, Native::connect);
+
+    /** The {@code struct msghdr} layout of {@code recvmsg(2)}/{@code sendmsg(2)}, from the library. */
+    static final MsghdrArray.Layout MSGHDR = MsghdrArray.Layout.msghdr(CONSTANTS, Native::addressOf);
 
     /** @return the value of the named native constant */
     static int constant(String name) {
@@ -192,32 +201,10 @@ final class NativeAbi {
     static final int SOL_SOCKET = constant("SOL_SOCKET");
     static final int SO_REUSEADDR = constant("SO_REUSEADDR");
 
-    // datagrams (IoUringDatagramSocket): recvmsg(2)/sendmsg(2) headers, POLLOUT, cmsg(3)
-    static final int IORING_OP_RECVMSG = constant("IORING_OP_RECVMSG");
+    // datagrams (IoUringDatagramSocket): recvmsg(2)/sendmsg(2) (MsghdrArray), POLLIN and POLLOUT polls
     static final int MSG_TRUNC = constant("MSG_TRUNC");
     static final int MSG_DONTWAIT = constant("MSG_DONTWAIT");
+    static final int POLLIN = constant("POLLIN");
     static final int POLLOUT = constant("POLLOUT");
     static final int IORING_OP_POLL_ADD = constant("IORING_OP_POLL_ADD");
-    static final int MSGHDR_SIZE = constant("MSGHDR_SIZE");
-    static final int MSGHDR_NAME_OFFSET = constant("MSGHDR_NAME_OFFSET");
-    static final int MSGHDR_NAMELEN_OFFSET = constant("MSGHDR_NAMELEN_OFFSET");
-    static final int MSGHDR_IOV_OFFSET = constant("MSGHDR_IOV_OFFSET");
-    static final int MSGHDR_IOVLEN_OFFSET = constant("MSGHDR_IOVLEN_OFFSET");
-    static final int MSGHDR_CONTROL_OFFSET = constant("MSGHDR_CONTROL_OFFSET");
-    static final int MSGHDR_CONTROLLEN_OFFSET = constant("MSGHDR_CONTROLLEN_OFFSET");
-    static final int MSGHDR_FLAGS_OFFSET = constant("MSGHDR_FLAGS_OFFSET");
-    static final int IOVEC_SIZE = constant("IOVEC_SIZE");
-    static final int IOVEC_BASE_OFFSET = constant("IOVEC_BASE_OFFSET");
-    static final int IOVEC_LEN_OFFSET = constant("IOVEC_LEN_OFFSET");
-    static final int SIZEOF_POINTER = constant("SIZEOF_POINTER");
-    static final int SIZEOF_SIZE_T = constant("SIZEOF_SIZE_T");
-    static final int CMSGHDR_LEN_OFFSET = constant("CMSGHDR_LEN_OFFSET");
-    static final int CMSGHDR_LEVEL_OFFSET = constant("CMSGHDR_LEVEL_OFFSET");
-    static final int CMSGHDR_TYPE_OFFSET = constant("CMSGHDR_TYPE_OFFSET");
-    static final int CMSG_DATA_OFFSET = constant("CMSG_DATA_OFFSET");
-    static final int CMSG_ALIGNMENT = constant("CMSG_ALIGNMENT");
-    static final int SOCKADDR_IN6_SIZE = constant("SOCKADDR_IN6_SIZE");
-    static final int IPPROTO_IP = constant("IPPROTO_IP");
-    static final int IP_ORIGDSTADDR = constant("IP_ORIGDSTADDR");
-    static final int IPV6_ORIGDSTADDR = constant("IPV6_ORIGDSTADDR");
 }

@@ -46,11 +46,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * What io_uring's datagram sockets do beyond the conformance suite: datagrams received by several
- * {@code IORING_OP_RECVMSG} requests in flight arrive in order, the real destination address
- * ({@code IP_RECVORIGDSTADDR}) comes from each receive's own control area, multicast goes out on the chosen
- * interface, a connected channel disconnects and sends to others again, Linux abstract names work, and closing
- * sockets with receives and a {@code POLLOUT} wait in flight, many times, leaves no descriptor behind.
+ * What io_uring's datagram sockets do beyond the conformance suite: a burst of datagrams, received one
+ * {@code recvmsg(2)} at a time after a {@code POLLIN} poll, arrives in order, the real destination address
+ * ({@code IP_RECVORIGDSTADDR}) comes with every datagram, multicast goes out on the chosen interface, a connected
+ * channel disconnects and sends to others again, Linux abstract names work, and closing sockets with a
+ * {@code POLLIN} and a {@code POLLOUT} wait in flight, many times, leaves no descriptor behind.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class IoUringDatagramFeatureTest extends AbstractTransportTest {
@@ -132,14 +132,14 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
     }
 
     @Test
-    void datagramsReceivedBySeveralReceivesInFlightArriveInOrderAndByteExact() throws Exception {
+    void aBurstOfDatagramsArrivesInOrderAndByteExact() throws Exception {
         try (EventLoopGroup group = transport.newEventLoopGroup(1)) {
             Datagrams rx = new Datagrams();
             Channel receiver = bind(group, ChannelType.UDP, rx, loopback(), false);
             Channel sender = bind(group, ChannelType.UDP, new Datagrams(), loopback(), false);
             try {
                 InetSocketAddress to = (InetSocketAddress) receiver.localAddress();
-                int count = 3 * IoUringDatagramSocket.RECEIVES * 4;
+                int count = 48;
                 await(sender.eventLoop().submit(() -> {
                     for (int i = 0; i < count; i++) {
                         sender.write(new DatagramPacket(content(sender, payload(i)), to));
@@ -159,6 +159,98 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
         }
     }
 
+    /**
+     * Back-pressure: with auto-read off nothing is taken from the socket (not even into memory of the transport's
+     * own), each {@code read()} takes one datagram, and the datagrams left waiting in the socket arrive in order once
+     * auto-read is on again.
+     */
+    @Test
+    void withAutoReadOffNothingIsTakenFromTheSocketAndEachReadTakesOneDatagram() throws Exception {
+        try (EventLoopGroup group = transport.newEventLoopGroup(1);
+                DatagramChannel jdk = DatagramChannel.open()) {
+            jdk.bind(loopback());
+            Datagrams rx = new Datagrams();
+            Channel receiver = await(new Bootstrap().transport(transport).group(group).channelType(ChannelType.UDP)
+                    .handler(rx).option(ChannelOption.AUTO_READ, false).bind(loopback()));
+            try {
+                long callsBefore = IoUringDatagramSocket.RECVMSG_CALLS.get();
+                for (int i = 0; i < 10; i++) {
+                    jdk.send(ByteBuffer.wrap(payload(i)), receiver.localAddress());
+                }
+                Thread.sleep(200);
+                await(receiver.eventLoop().submit(() -> null));
+                assertEquals(callsBefore, IoUringDatagramSocket.RECVMSG_CALLS.get(),
+                        "auto-read off, no read(): no datagram is taken from the socket");
+                assertTrue(rx.received.isEmpty());
+
+                receiver.read();
+                assertArrayEquals(payload(0), rx.poll().content(), "one read(), the first datagram");
+                await(receiver.eventLoop().submit(() -> null));
+                assertNull(rx.received.poll(200, TimeUnit.MILLISECONDS), "one read() takes one datagram");
+
+                receiver.config().setAutoRead(true);
+                for (int i = 1; i < 10; i++) {
+                    assertArrayEquals(payload(i), rx.poll().content(), "datagram " + i + " waited in the socket");
+                }
+            } finally {
+                closeAll(receiver);
+            }
+        }
+    }
+
+    /**
+     * The receive slot is {@value DatagramScratch#RECEIVE_BYTES} bytes: a Unix datagram of exactly that length arrives
+     * whole and not truncated, one byte longer arrives cut to it and marked truncated ({@code MSG_TRUNC}), connected
+     * or not.
+     */
+    @Test
+    void aUnixDatagramOfTheSlotSizeArrivesWholeAndOneByteMoreIsCutAndMarked() throws Exception {
+        Path dir = Files.createTempDirectory("iouring-slot");
+        try (EventLoopGroup group = transport.newEventLoopGroup(1)) {
+            Datagrams rx = new Datagrams();
+            Bootstrap b = new Bootstrap().transport(transport).group(group).channelType(ChannelType.UNIX_DATAGRAM)
+                    .option(ChannelOption.SO_SNDBUF, 262_144).option(ChannelOption.SO_RCVBUF, 262_144);
+            Channel receiver = await(b.handler(rx).bind(java.net.UnixDomainSocketAddress.of(dir.resolve("rx.sock"))));
+            Channel sender = await(b.handler(new Datagrams())
+                    .bind(java.net.UnixDomainSocketAddress.of(dir.resolve("tx.sock"))));
+            try {
+                int slot = DatagramScratch.RECEIVE_BYTES;
+                byte[] exact = payloadOf(slot, 1);
+                byte[] longer = payloadOf(slot + 1, 2);
+                for (boolean connected : new boolean[] {false, true}) {
+                    if (connected) {
+                        await(receiver.connect(sender.localAddress()));
+                    }
+                    await(sender.writeAndFlush(new DomainDatagramPacket(content(sender, exact),
+                            receiver.localAddress())));
+                    Datagrams.Received whole = rx.poll();
+                    assertArrayEquals(exact, whole.content(), "connected " + connected);
+                    assertFalse(whole.truncated(), "connected " + connected + ": exactly the slot is not truncated");
+                    await(sender.writeAndFlush(new DomainDatagramPacket(content(sender, longer),
+                            receiver.localAddress())));
+                    Datagrams.Received cut = rx.poll();
+                    assertTrue(cut.truncated(), "connected " + connected + ": one byte more is truncated");
+                    assertArrayEquals(java.util.Arrays.copyOf(longer, slot), cut.content());
+                }
+            } finally {
+                closeAll(sender, receiver);
+            }
+        } finally {
+            try (Stream<Path> files = Files.list(dir)) {
+                files.forEach(f -> f.toFile().delete());
+            }
+            Files.delete(dir);
+        }
+    }
+
+    private static byte[] payloadOf(int length, int seed) {
+        byte[] a = new byte[length];
+        for (int j = 0; j < a.length; j++) {
+            a[j] = (byte) (seed * 31 + j * 7);
+        }
+        return a;
+    }
+
     @Test
     void ipRecvorigdstaddrReportsTheRealDestinationAddress() throws Exception {
         try (EventLoopGroup group = transport.newEventLoopGroup(1);
@@ -169,7 +261,7 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
             try {
                 int port = ((InetSocketAddress) with.localAddress()).getPort();
                 assertEquals(true, with.config().getOption(ChannelOption.IP_RECVORIGDSTADDR));
-                for (int i = 0; i < 2 * IoUringDatagramSocket.RECEIVES; i++) { // every receive slot once at least
+                for (int i = 0; i < 8; i++) {
                     InetAddress to = i % 2 == 0 ? second : InetAddress.getLoopbackAddress();
                     jdk.send(ByteBuffer.wrap(new byte[] {(byte) i}), new InetSocketAddress(to, port));
                     Datagrams.Received r = withRx.poll();
@@ -289,9 +381,9 @@ class IoUringDatagramFeatureTest extends AbstractTransportTest {
     }
 
     /**
-     * Closes, 150 times, a UDP channel whose receives are in flight while datagrams pour in, and a Unix datagram
-     * channel whose {@code POLLOUT} wait is in flight (its peer does not read), and once the loop ends, so a close
-     * meets requests at every stage. Every close completes, the loop keeps working, and the descriptors are back.
+     * Closes, 150 times, a UDP channel whose {@code POLLIN} wait is in flight while datagrams pour in, and a Unix
+     * datagram channel whose {@code POLLOUT} wait is in flight (its peer does not read), and once the loop ends, so a
+     * close meets requests at every stage. Every close completes, the loop keeps working, and the descriptors are back.
      */
     @Test
     void closingSocketsWithReceivesAndAWriteWaitInFlightManyTimesLeaksNothing() throws Exception {
