@@ -12,8 +12,10 @@ import io.conduit.channel.ChannelHandlerContext;
  * Writes a length field before each outbound {@link Buffer}: the counterpart of
  * {@link LengthFieldBasedFrameDecoder}. The field is an unsigned integer of 1 to 8 bytes holding the message's
  * readable bytes plus {@code lengthAdjustment} (plus the field's own size when
- * {@code lengthIncludesLengthFieldLength}). The header and the message go out as two buffers (a gathering write;
- * the message is not copied) and the write's promise completes when both were written.
+ * {@code lengthIncludesLengthFieldLength}). A message of at most 1,024 bytes is copied behind the
+ * header into one new buffer, one write: for small frames a copy costs less than a second buffer, promise and
+ * outbound entry. A larger message goes out as two buffers (a gathering write; the message is not copied), and the
+ * write's promise completes when both were written.
  *
  * <p>Errors: a length that is negative or does not fit the field fails the write's promise with an
  * {@link EncoderException} naming the length and the field size; the message is released. Sharable: it keeps no
@@ -21,6 +23,9 @@ import io.conduit.channel.ChannelHandlerContext;
  */
 @ChannelHandler.Sharable
 public class LengthFieldPrepender extends MessageToMessageEncoder<Buffer> {
+
+    /** the largest message, in bytes, copied into the header's buffer instead of written as a second buffer */
+    static final int COPY_THRESHOLD = 1024;
 
     private final ByteOrder byteOrder;
     private final int lengthFieldLength;
@@ -63,12 +68,19 @@ public class LengthFieldPrepender extends MessageToMessageEncoder<Buffer> {
             throw new EncoderException("length " + length + " does not fit a " + lengthFieldLength
                     + "-byte length field (at most " + ((1L << (8 * lengthFieldLength)) - 1) + ")");
         }
-        Buffer header = ctx.alloc().buffer(lengthFieldLength);
+        int size = msg.readableBytes();
+        boolean copy = size <= COPY_THRESHOLD;
+        Buffer header = ctx.alloc().buffer(copy ? lengthFieldLength + size : lengthFieldLength);
         for (int i = 0; i < lengthFieldLength; i++) {
             int shift = byteOrder == ByteOrder.BIG_ENDIAN ? 8 * (lengthFieldLength - 1 - i) : 8 * i;
             header.writeByte((int) (length >>> shift));
         }
-        out.add(header);
-        out.add(msg.retain());
+        if (copy) {
+            header.writeBytes(msg);
+            out.add(header);
+        } else {
+            out.add(header);
+            out.add(msg.retain());
+        }
     }
 }

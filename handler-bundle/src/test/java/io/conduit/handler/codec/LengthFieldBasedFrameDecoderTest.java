@@ -5,6 +5,7 @@ import static io.conduit.handler.codec.Inputs.strings;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -213,11 +214,10 @@ class LengthFieldBasedFrameDecoderTest {
                 Inputs in = new Inputs();
                 Buffer msg = in.buffer(ascii("payload"), 0, 7);
                 enc.writeOutbound(msg);
-                Buffer header = enc.readOutbound();
-                Buffer body = enc.readOutbound();
-                byte[] wire = concat(header.toByteArray(), body.toByteArray());
-                header.release();
-                body.release();
+                Buffer one = enc.readOutbound();
+                assertNull(enc.readOutbound(), "a small message goes out in the header's buffer");
+                byte[] wire = one.toByteArray();
+                one.release();
                 assertArrayEquals(frame(0, size, order, 0, ascii("payload")), wire, order + " " + size);
                 EmbeddedChannel dec = new EmbeddedChannel(new LengthFieldBasedFrameDecoder(order, 64, 0, size, 0,
                         size, true));
@@ -227,6 +227,41 @@ class LengthFieldBasedFrameDecoderTest {
                 dec.finish();
                 in.assertAllReleased();
             }
+        }
+    }
+
+    /**
+     * Up to {@link LengthFieldPrepender#COPY_THRESHOLD} bytes the message is copied behind the header (one buffer,
+     * one outbound entry); one byte more and it goes out as a second buffer, not copied. Either way the write's
+     * promise completes once everything was written, and the message is released exactly once.
+     */
+    @Test
+    void prependerCopiesSmallMessagesAndWritesLargeOnesAsASecondBuffer() {
+        for (int size : new int[] {0, 1, LengthFieldPrepender.COPY_THRESHOLD, LengthFieldPrepender.COPY_THRESHOLD + 1,
+                64 * 1024}) {
+            EmbeddedChannel enc = new EmbeddedChannel(new LengthFieldPrepender(4));
+            Inputs in = new Inputs();
+            byte[] payload = new byte[size];
+            for (int i = 0; i < size; i++) {
+                payload[i] = (byte) i;
+            }
+            Buffer msg = in.buffer(payload, 0, size);
+            var written = enc.writeAndFlush(msg);
+            enc.runPendingTasks();
+            assertTrue(written.isSuccess(), "promise of a " + size + "-byte message");
+            List<Buffer> parts = new java.util.ArrayList<>();
+            for (Buffer b = enc.readOutbound(); b != null; b = enc.readOutbound()) {
+                parts.add(b);
+            }
+            assertEquals(size <= LengthFieldPrepender.COPY_THRESHOLD ? 1 : 2, parts.size(), size + " bytes");
+            byte[] wire = new byte[0];
+            for (Buffer b : parts) {
+                wire = concat(wire, b.toByteArray());
+                b.release();
+            }
+            assertArrayEquals(frame(0, 4, ByteOrder.BIG_ENDIAN, 0, payload), wire, size + " bytes");
+            enc.finish();
+            in.assertAllReleased();
         }
     }
 
