@@ -137,7 +137,7 @@ class IoUringRingTest {
                 assertTrue((c[2] & NativeAbi.IORING_CQE_F_BUFFER) != 0, "the kernel named the buffer it picked");
                 bids[i] = (int) (c[2] >>> NativeAbi.IORING_CQE_BUFFER_SHIFT);
                 long counter = buffers.buffers().order(java.nio.ByteOrder.nativeOrder())
-                        .getLong(IoUringBufferRing.offset(bids[i]));
+                        .getLong(buffers.offset(bids[i]));
                 assertEquals(40 + i, counter, "the bytes are in the buffer the completion names");
             }
             assertTrue(bids[0] != bids[1]);
