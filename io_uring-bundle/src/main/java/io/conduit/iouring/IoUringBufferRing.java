@@ -30,7 +30,7 @@ final class IoUringBufferRing {
     /** the buffer group id of the ring of {@link #BUFFER_BYTES} buffers */
     static final int GROUP = 0;
     /** bytes per buffer of the ring of streaming receives ({@link #LARGE_GROUP}) */
-    static final int LARGE_BUFFER_BYTES = 64 * 1024;
+    static final int LARGE_BUFFER_BYTES = 128 * 1024;
     /** the buffer group id of the ring of {@link #LARGE_BUFFER_BYTES} buffers */
     static final int LARGE_GROUP = 1;
     private static final int PAGE = 4096;

@@ -96,7 +96,7 @@ final class IoUringIoHandler implements IoHandler {
      * buffers of the loop's ring of large buffers for streaming connections (test hook: a test sets fewer to exhaust
      * it); read when a loop makes that ring
      */
-    static volatile int largeBufferRingEntries = 32;
+    static volatile int largeBufferRingEntries = 16;
     /** the loop's ring of large buffers, made on the first streaming receive; {@code null} before or when refused */
     private IoUringBufferRing largeBufferRing;
     private boolean largeBufferRingTried;

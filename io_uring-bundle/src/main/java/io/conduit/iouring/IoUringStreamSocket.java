@@ -28,7 +28,7 @@ import java.nio.channels.FileChannel;
  * <p><b>Receive size.</b> A receive starts with the ring of {@value IoUringBufferRing#BUFFER_BYTES}-byte buffers,
  * which suits many connections with small messages. A receive that filled such a buffer means more bytes were
  * waiting: the next receives name the loop's ring of {@value IoUringBufferRing#LARGE_BUFFER_BYTES}-byte buffers, as
- * long as each brings more than a small buffer holds, so a streaming connection needs a quarter of the requests,
+ * long as each brings more than a small buffer holds, so a streaming connection needs an eighth of the requests,
  * completions and loop turns per byte. When the large ring is empty ({@code -ENOBUFS}) the receive is submitted
  * again on the small one; when that is empty, or the kernel has no provided buffer rings (before Linux 5.19), it goes
  * into {@link #RECEIVE_BYTES} of the socket's own. Nothing stalls, and a connection holds a ring buffer only while it
