@@ -313,7 +313,8 @@ final class IoUringRing {
     /**
      * @return {@code true} when completions wait as task work (the ring is set up with
      *         {@code IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG}: the kernel does not interrupt the loop
-     *         thread for them, it raises this flag; an {@code io_uring_enter} with {@code GETEVENTS} runs them)
+     *         thread for them, it raises this flag; an {@code io_uring_enter} with {@code GETEVENTS} runs them; with
+     *         {@code IORING_SETUP_DEFER_TASKRUN} only such an enter does)
      */
     boolean taskWorkPending() {
         return (sqRing.getInt(sqFlagsOffset) & NativeAbi.IORING_SQ_TASKRUN) != 0;
