@@ -40,9 +40,12 @@
 
 #define FACADE_CLASS "io/conduit/iouring/Native"
 
-/* Older kernel headers (before 6.0) lack the single-issuer flag; the value is the kernel's and never changes. */
+/* Older kernel headers (before 6.0/6.1) lack these flags; the values are the kernel's and never change. */
 #ifndef IORING_SETUP_SINGLE_ISSUER
 #define IORING_SETUP_SINGLE_ISSUER (1U << 12)
+#endif
+#ifndef IORING_SETUP_DEFER_TASKRUN
+#define IORING_SETUP_DEFER_TASKRUN (1U << 13)
 #endif
 #ifndef IORING_SETUP_TASKRUN_FLAG
 #define IORING_SETUP_TASKRUN_FLAG (1U << 9)
@@ -69,7 +72,7 @@ static const struct conduit_constant CONSTANTS[] = {
     K(IORING_OFF_SQ_RING), K(IORING_OFF_CQ_RING), K(IORING_OFF_SQES),
     /* io_uring_setup(2) flags and features */
     K(IORING_SETUP_CQSIZE), K(IORING_SETUP_CLAMP), K(IORING_SETUP_SUBMIT_ALL), K(IORING_SETUP_COOP_TASKRUN),
-    K(IORING_SETUP_SINGLE_ISSUER), K(IORING_SETUP_TASKRUN_FLAG),
+    K(IORING_SETUP_SINGLE_ISSUER), K(IORING_SETUP_TASKRUN_FLAG), K(IORING_SETUP_DEFER_TASKRUN),
     K(IORING_FEAT_SINGLE_MMAP), K(IORING_FEAT_NODROP), K(IORING_FEAT_EXT_ARG), K(IORING_FEAT_FAST_POLL),
     /* io_uring_enter(2) flags, ring flags */
     K(IORING_ENTER_GETEVENTS), K(IORING_ENTER_EXT_ARG), K(IORING_SQ_CQ_OVERFLOW), K(IORING_SQ_TASKRUN),

@@ -94,6 +94,14 @@ final class IoUringIoHandler implements IoHandler {
     /** the loop's provided buffer ring, made on the first receive; {@code null} before or when the kernel has none */
     private IoUringBufferRing bufferRing;
     private boolean bufferRingTried;
+    /**
+     * buffers of the loop's ring of large buffers for streaming connections (test hook: a test sets fewer to exhaust
+     * it); read when a loop makes that ring
+     */
+    static volatile int largeBufferRingEntries = 16;
+    /** the loop's ring of large buffers, made on the first streaming receive; {@code null} before or when refused */
+    private IoUringBufferRing largeBufferRing;
+    private boolean largeBufferRingTried;
     /** sockets whose events are handed out again on the next round */
     private List<IoUringSocket> ready = new ArrayList<>();
     private List<IoUringSocket> readySpare = new ArrayList<>();
@@ -179,6 +187,26 @@ final class IoUringIoHandler implements IoHandler {
             datagramScratch = new DatagramScratch();
         }
         return datagramScratch;
+    }
+
+    /**
+     * @return the loop's ring of {@link IoUringBufferRing#LARGE_BUFFER_BYTES} buffers for connections that stream,
+     *         registered on the first call ({@value IoUringBufferRing#LARGE_BUFFER_BYTES} times
+     *         {@link #largeBufferRingEntries} bytes, 2 MiB, per loop, not per connection); {@code null} when the
+     *         kernel has no provided buffer rings or refused it: such receives use {@link #bufferRing()}
+     */
+    IoUringBufferRing largeBufferRing() {
+        if (!largeBufferRingTried) {
+            largeBufferRingTried = true;
+            try {
+                largeBufferRing = IoUringBufferRing.register(ring, largeBufferRingEntries,
+                        IoUringBufferRing.LARGE_BUFFER_BYTES, IoUringBufferRing.LARGE_GROUP);
+            } catch (OutOfMemoryError e) {
+                LOG.log(System.Logger.Level.WARNING, "no direct memory for the large receive buffers of "
+                        + thread.getName() + "; streaming receives use the 16 KiB ones", e);
+            }
+        }
+        return largeBufferRing;
     }
 
     /** @return the ring (loop thread only) */

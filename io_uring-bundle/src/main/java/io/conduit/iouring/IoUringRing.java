@@ -24,8 +24,11 @@ import java.nio.ByteOrder;
  *
  * <p><b>Set-up.</b> {@code IORING_SETUP_SINGLE_ISSUER} (Linux 6.0) is asked for, since only the loop thread submits,
  * and {@code IORING_SETUP_COOP_TASKRUN} with {@code IORING_SETUP_TASKRUN_FLAG} (5.19): completions wait until the loop
- * enters the kernel instead of interrupting it, and a flag says they wait ({@link #taskWorkPending()}). A kernel that
- * rejects a flag with {@code EINVAL} gets a ring without it. The CQ has {@value #CQ_FACTOR} times the SQ's
+ * enters the kernel instead of interrupting it, and a flag says they wait ({@link #taskWorkPending()}). With
+ * {@code IORING_SETUP_DEFER_TASKRUN} (6.1, single issuer only) that work waits further, until the loop's next
+ * {@code io_uring_enter} with {@code IORING_ENTER_GETEVENTS}, which runs it in one batch: every wait and flush of the
+ * loop passes that flag, and the loop enters without waiting while the flag says work waits, so nothing is left
+ * pending. A kernel that rejects a flag with {@code EINVAL} gets a ring without it. The CQ has {@value #CQ_FACTOR} times the SQ's
  * entries ({@code IORING_SETUP_CQSIZE}); a CQ that still overflows is kept by the kernel
  * ({@code IORING_FEAT_NODROP}, required) and flushed by the next {@code io_uring_enter} with
  * {@code IORING_ENTER_GETEVENTS} ({@link #overflowed()}).
@@ -48,6 +51,7 @@ final class IoUringRing {
 
     private final int fd;
     private final boolean singleIssuer;
+    private final boolean deferTaskrun;
     private final ByteBuffer sqRing;
     private final ByteBuffer cqRing;
     private final ByteBuffer sqes;
@@ -74,9 +78,10 @@ final class IoUringRing {
     private int cqHead;
     private boolean closed;
 
-    private IoUringRing(int fd, boolean singleIssuer, int[] p) throws IOException {
+    private IoUringRing(int fd, boolean singleIssuer, boolean deferTaskrun, int[] p) throws IOException {
         this.fd = fd;
         this.singleIssuer = singleIssuer;
+        this.deferTaskrun = deferTaskrun;
         sqEntries = p[NativeAbi.PARAMS_SQ_ENTRIES];
         int cqEntries = p[NativeAbi.PARAMS_CQ_ENTRIES];
         int arrayOffset = p[NativeAbi.PARAMS_SQ_ARRAY];
@@ -138,7 +143,13 @@ final class IoUringRing {
         int cq = SQ_ENTRIES * CQ_FACTOR;
         int coop = NativeAbi.IORING_SETUP_COOP_TASKRUN | NativeAbi.IORING_SETUP_TASKRUN_FLAG;
         boolean single = true;
-        int fd = Native.ioUringSetup(SQ_ENTRIES, base | NativeAbi.IORING_SETUP_SINGLE_ISSUER | coop, cq, p);
+        boolean defer = true;
+        int fd = Native.ioUringSetup(SQ_ENTRIES, base | NativeAbi.IORING_SETUP_SINGLE_ISSUER | coop
+                | NativeAbi.IORING_SETUP_DEFER_TASKRUN, cq, p);
+        if (fd == -NativeAbi.EINVAL) {
+            defer = false; // before Linux 6.1
+            fd = Native.ioUringSetup(SQ_ENTRIES, base | NativeAbi.IORING_SETUP_SINGLE_ISSUER | coop, cq, p);
+        }
         if (fd == -NativeAbi.EINVAL) {
             single = false; // before Linux 6.0
             fd = Native.ioUringSetup(SQ_ENTRIES, base | coop, cq, p);
@@ -150,7 +161,7 @@ final class IoUringRing {
             throw new IOException(IoUring.setupFailure(fd, IoUring.readDisabledSysctl()).getMessage());
         }
         try {
-            return new IoUringRing(fd, single, p);
+            return new IoUringRing(fd, single, defer, p);
         } catch (IOException | RuntimeException e) {
             Native.close(fd);
             throw e;
@@ -171,6 +182,11 @@ final class IoUringRing {
     /** @return whether the ring was set up with {@code IORING_SETUP_SINGLE_ISSUER} */
     boolean singleIssuer() {
         return singleIssuer;
+    }
+
+    /** @return whether the ring was set up with {@code IORING_SETUP_DEFER_TASKRUN} */
+    boolean deferTaskrun() {
+        return deferTaskrun;
     }
 
     /** @return entries written and not yet handed to the kernel */
@@ -297,7 +313,8 @@ final class IoUringRing {
     /**
      * @return {@code true} when completions wait as task work (the ring is set up with
      *         {@code IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG}: the kernel does not interrupt the loop
-     *         thread for them, it raises this flag; an {@code io_uring_enter} with {@code GETEVENTS} runs them)
+     *         thread for them, it raises this flag; an {@code io_uring_enter} with {@code GETEVENTS} runs them; with
+     *         {@code IORING_SETUP_DEFER_TASKRUN} only such an enter does)
      */
     boolean taskWorkPending() {
         return (sqRing.getInt(sqFlagsOffset) & NativeAbi.IORING_SQ_TASKRUN) != 0;
@@ -374,6 +391,6 @@ final class IoUringRing {
     @Override
     public String toString() {
         return "IoUringRing[fd " + fd + ", " + sqEntries + " SQ entries" + (singleIssuer ? ", single issuer" : "")
-                + "]";
+                + (deferTaskrun ? ", deferred task work" : "") + "]";
     }
 }

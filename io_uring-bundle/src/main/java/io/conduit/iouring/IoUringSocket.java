@@ -222,13 +222,13 @@ abstract class IoUringSocket implements IoSocket {
     }
 
     /**
-     * Writes one request that lets the kernel pick a buffer of the loop's provided buffer ring, and counts it.
+     * Writes one request that lets the kernel pick a buffer of one of the loop's provided buffer rings (the buffer
+     * group {@code group}), and counts it.
      *
      * @throws IOException when the ring cannot take it
      */
-    final void submitSelectingBuffer(int op, int opcode, int opFlags) throws IOException {
-        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, IoUringBufferRing.GROUP, fd, 0, 0, 0, opFlags, 0,
-                userData(op));
+    final void submitSelectingBuffer(int op, int opcode, int group, int opFlags) throws IOException {
+        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, group, fd, 0, 0, 0, opFlags, 0, userData(op));
         inFlight++;
     }
 

@@ -19,10 +19,20 @@ import java.nio.channels.FileChannel;
  * owns, {@code IORING_OP_SEND} from a send buffer it owns, {@code IORING_OP_CONNECT}; the same requests for both
  * families. A Unix-domain socket also reads its peer's credentials ({@code SO_PEERCRED}).
  *
- * <p><b>Receiving.</b> At most one receive is in flight, into {@link #RECEIVE_BYTES} bytes the kernel owns until
- * the completion. Its bytes are what {@link #read} hands out (copied into the core's buffer); once they are all
- * handed out, the next receive is submitted. So one buffer of input is read ahead, like a socket's receive queue; end
- * of stream (a receive of 0 bytes) and errors wait behind the bytes before them.
+ * <p><b>Receiving.</b> At most one receive is in flight. It names a buffer group of the loop, not a buffer: the
+ * kernel picks a buffer of that provided buffer ring when bytes arrive ({@link IoUringBufferRing}). Its bytes are what
+ * {@link #read} hands out (copied into the core's buffer); once they are all handed out, the buffer goes back to its
+ * ring and the next receive is submitted. So one buffer of input is read ahead, like a socket's receive queue; end of
+ * stream (a receive of 0 bytes) and errors wait behind the bytes before them.
+ *
+ * <p><b>Receive size.</b> A receive starts with the ring of {@value IoUringBufferRing#BUFFER_BYTES}-byte buffers,
+ * which suits many connections with small messages. A receive that filled such a buffer means more bytes were
+ * waiting: the next receives name the loop's ring of {@value IoUringBufferRing#LARGE_BUFFER_BYTES}-byte buffers, as
+ * long as each brings more than a small buffer holds, so a streaming connection needs an eighth of the requests,
+ * completions and loop turns per byte. When the large ring is empty ({@code -ENOBUFS}) the receive is submitted
+ * again on the small one; when that is empty, or the kernel has no provided buffer rings (before Linux 5.19), it goes
+ * into {@link #RECEIVE_BYTES} of the socket's own. Nothing stalls, and a connection holds a ring buffer only while it
+ * has bytes in it.
  *
  * <p><b>Sending.</b> {@link #write} copies what the core hands it into the send buffer ({@link #SEND_BYTES}) and
  * returns the bytes it took, as a kernel send buffer does; a full buffer takes nothing (0), and the core then waits
@@ -45,6 +55,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     static final int RECEIVE_BYTES = 64 * 1024;
     /** receives that found the loop's provided buffer ring empty ({@code -ENOBUFS}) and fell back (test hook) */
     static final java.util.concurrent.atomic.AtomicLong RECEIVE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
+    /** receives that found the loop's ring of large buffers empty and were submitted on the small one (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong LARGE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
     /** the send buffer: staged output, the in-flight part owned by the kernel */
     static final int SEND_BYTES = 128 * 1024;
 
@@ -57,6 +69,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     private ByteBuffer received;
     /** the ring buffer holding the received bytes, or -1 */
     private int heldBuffer = -1;
+    /** the ring {@link #heldBuffer} belongs to */
+    private IoUringBufferRing heldRing;
+    /** the ring the receive in flight picks its buffer from; {@code null} when it goes into {@link #receiveBuffer} */
+    private IoUringBufferRing receivingRing;
+    /** the next receive names the loop's ring of large buffers: the last one brought more than a small buffer holds */
+    private boolean receiveLarge;
     private int receivedStart;
     private int receivedEnd;
     private boolean receiving;
@@ -133,15 +151,22 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
 
     /**
      * Submits the next receive unless one is in flight, input ended, or the socket cannot submit: into a buffer the
-     * kernel picks from the loop's provided buffer ring, or, when the loop has none or it was empty, into the
-     * socket's own buffer.
+     * kernel picks from one of the loop's provided buffer rings (the large one while the connection streams), or,
+     * when the loop has none or the small one was empty, into the socket's own buffer.
      */
     private void receive() throws IOException {
         if (receiving || endOfStream || receiveError != 0 || !connected || !canSubmit()) {
             return;
         }
-        if (!receiveOwnBufferOnce && handler().bufferRing() != null) {
-            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, 0);
+        IoUringBufferRing ring = null;
+        if (!receiveOwnBufferOnce) {
+            ring = receiveLarge ? handler().largeBufferRing() : null;
+            if (ring == null) {
+                ring = handler().bufferRing();
+            }
+        }
+        if (ring != null) {
+            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, ring.group(), 0);
         } else {
             receiveOwnBufferOnce = false;
             if (receiveBuffer == null) {
@@ -150,14 +175,16 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             }
             submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
         }
+        receivingRing = ring;
         receiving = true;
     }
 
     /** Gives the ring buffer whose bytes were all read back to the kernel. */
     private void giveBackHeldBuffer() {
         if (heldBuffer >= 0) {
-            handler().bufferRing().provide(heldBuffer);
+            heldRing.provide(heldBuffer);
             heldBuffer = -1;
+            heldRing = null;
         }
     }
 
@@ -394,28 +421,39 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
 
     private void received(int res, int flags) {
         receiving = false;
-        int bid = (flags & NativeAbi.IORING_CQE_F_BUFFER) != 0 ? flags >>> NativeAbi.IORING_CQE_BUFFER_SHIFT : -1;
+        IoUringBufferRing ring = receivingRing;
+        receivingRing = null;
+        int bid = (flags & NativeAbi.IORING_CQE_F_BUFFER) != 0 && ring != null
+                ? flags >>> NativeAbi.IORING_CQE_BUFFER_SHIFT : -1;
         if (bid >= 0 && (res <= 0 || liveEvents() == null)) {
-            handler().bufferRing().provide(bid); // nothing in it, or nobody reads it any more
+            ring.provide(bid); // nothing in it, or nobody reads it any more
             bid = -1;
         }
         if (res > 0 && liveEvents() == null) {
             return; // deregistered: the bytes are dropped with the connection
         }
         if (res > 0) {
+            // more than a small ring buffer holds (or a full one) came at once: the connection streams
+            receiveLarge = res >= IoUringBufferRing.BUFFER_BYTES;
             receivedStart = 0;
             receivedEnd = res;
             if (bid >= 0) {
                 heldBuffer = bid;
-                received = handler().bufferRing().buffers();
-                receivedStart = IoUringBufferRing.offset(bid);
+                heldRing = ring;
+                received = ring.buffers();
+                receivedStart = ring.offset(bid);
                 receivedEnd = receivedStart + res;
             } else {
                 received = receiveBuffer;
             }
         } else if (res == -NativeAbi.ENOBUFS) {
-            RECEIVE_RING_EMPTY.incrementAndGet();
-            receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
+            if (ring != null && ring.group() == IoUringBufferRing.LARGE_GROUP) {
+                LARGE_RING_EMPTY.incrementAndGet();
+                receiveLarge = false; // the large ring is empty: this receive goes to the small one
+            } else {
+                RECEIVE_RING_EMPTY.incrementAndGet();
+                receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
+            }
             if (resubmitReceive()) {
                 return;
             }

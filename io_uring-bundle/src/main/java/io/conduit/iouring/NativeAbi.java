@@ -110,6 +110,7 @@ final class NativeAbi {
     static final int IORING_SETUP_SINGLE_ISSUER = constant("IORING_SETUP_SINGLE_ISSUER");
     static final int IORING_SETUP_COOP_TASKRUN = constant("IORING_SETUP_COOP_TASKRUN");
     static final int IORING_SETUP_TASKRUN_FLAG = constant("IORING_SETUP_TASKRUN_FLAG");
+    static final int IORING_SETUP_DEFER_TASKRUN = constant("IORING_SETUP_DEFER_TASKRUN");
     static final int IORING_FEAT_SINGLE_MMAP = constant("IORING_FEAT_SINGLE_MMAP");
     static final int IORING_FEAT_NODROP = constant("IORING_FEAT_NODROP");
     static final int IORING_FEAT_EXT_ARG = constant("IORING_FEAT_EXT_ARG");

@@ -310,4 +310,71 @@ class IoUringTransportTest {
             IoUringIoHandler.bufferRingEntries = entries;
         }
     }
+
+    /**
+     * Streaming connections move to the loop's ring of large buffers, and when that ring is empty a receive goes to
+     * the small ring instead: four connections stream 2 MB each through an echo over one large buffer, and each gets
+     * back every byte in order.
+     */
+    @Test
+    void streamingReceivesUseLargeBuffersAndAnEmptyLargeRingFallsBackToTheSmallOne() throws Exception {
+        Transport t = PROVIDER.transport();
+        int entries = IoUringIoHandler.largeBufferRingEntries;
+        IoUringIoHandler.largeBufferRingEntries = 1; // one large buffer for four streaming connections
+        long emptyBefore = IoUringStreamSocket.LARGE_RING_EMPTY.get();
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            Channel server = new io.conduit.bootstrap.ServerBootstrap().transport(t).group(g)
+                    .channelType(ChannelType.TCP).childHandler(new Echo())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            int clients = 4;
+            int bytes = 2_000_000;
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            try {
+                for (int i = 0; i < clients; i++) {
+                    byte[] sent = new byte[bytes];
+                    new java.util.Random(i).nextBytes(sent);
+                    Socket c = new Socket(InetAddress.getLoopbackAddress(), port);
+                    c.setSoTimeout(20_000);
+                    Thread writer = new Thread(() -> {
+                        try {
+                            for (int off = 0; off < bytes; off += 65_536) {
+                                c.getOutputStream().write(sent, off, Math.min(65_536, bytes - off));
+                            }
+                        } catch (IOException e) {
+                            failures.add(e);
+                        }
+                    }, "stream-writer-" + i);
+                    int n = i;
+                    Thread reader = new Thread(() -> {
+                        try (c) {
+                            byte[] back = c.getInputStream().readNBytes(bytes);
+                            if (!java.util.Arrays.equals(sent, back)) {
+                                failures.add(new AssertionError("connection " + n + " got other bytes back"));
+                            }
+                        } catch (IOException e) {
+                            failures.add(e);
+                        }
+                    }, "stream-reader-" + i);
+                    threads.add(writer);
+                    threads.add(reader);
+                }
+                for (Thread th : threads) {
+                    th.start();
+                }
+                for (Thread th : threads) {
+                    th.join(30_000);
+                    assertFalse(th.isAlive(), th.getName() + " finished");
+                }
+                assertTrue(failures.isEmpty(), failures.toString());
+                assertTrue(IoUringStreamSocket.LARGE_RING_EMPTY.get() > emptyBefore,
+                        "streaming receives named the large ring, and some found it empty and went to the small one");
+            } finally {
+                server.close().await(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            IoUringIoHandler.largeBufferRingEntries = entries;
+        }
+    }
 }
