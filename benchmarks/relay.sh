@@ -17,7 +17,8 @@
 # RELAY_MAX_CONNECTIONS (10000), RELAY_GATEWAY_OPTS (-Xms512m -Xmx512m), RELAY_JDK (the newest under /usr/lib/jvm),
 # RELAY_GATEWAY_DIST (gateway/target/conduit-gateway-*), RELAY_SKIP_BUILD (false).
 #
-# Contenders: direct, haproxy-1t, haproxy-2t, relay-epoll-1t, relay-nio-1t, relay-epoll-2t, relay-nio-2t. Every
+# Contenders: direct, haproxy-1t, haproxy-2t, relay-epoll-1t, relay-nio-1t, relay-epoll-2t, relay-nio-2t; on request
+# relay-io_uring-1t and relay-io_uring-2t (the gateway on io_uring). Every
 # process started here listens on loopback only and is stopped on exit, Ctrl-C or failure. Nothing is pinned to a CPU.
 # The table goes to standard output and to target/relay-results/results-<time>.md; raw values and logs are in
 # target/relay-results/<time>/.
@@ -59,8 +60,9 @@ done
 for c in $contenders; do
   case $c in
     direct | haproxy-1t | haproxy-2t | relay-epoll-1t | relay-nio-1t | relay-epoll-2t | relay-nio-2t) ;;
+    relay-io_uring-1t | relay-io_uring-2t) ;;
     *) fail "unknown contender '$c' (direct, haproxy-1t, haproxy-2t, relay-epoll-1t, relay-nio-1t," \
-      "relay-epoll-2t, relay-nio-2t)" ;;
+      "relay-epoll-2t, relay-nio-2t, relay-io_uring-1t, relay-io_uring-2t)" ;;
   esac
 done
 case $echo_proxy in
