@@ -68,13 +68,20 @@ final class IoUringIoHandler implements IoHandler {
     /**
      * Direct buffers the loop's stream sockets stage sends in and receive into when the provided ring is empty,
      * lent while bytes are in them and given back after (loop-confined): an idle connection holds none, and a
-     * closed one gives its buffers back here instead of leaving them to the garbage collector.
+     * closed one gives its buffers back here instead of leaving them to the garbage collector. Small send buffers
+     * ({@link IoUringStreamSocket#SMALL_SEND_BYTES}) apart from the larger ones, so a lend never searches far.
      */
+    private final java.util.ArrayDeque<ByteBuffer> spareSmallBuffers = new java.util.ArrayDeque<>();
     private final java.util.ArrayDeque<ByteBuffer> spareBuffers = new java.util.ArrayDeque<>();
+    /** bytes of every spare buffer (loop-confined) */
+    private long spareBytes;
     /** socket buffers {@link #lendBuffer} allocated, all loops (test hook) */
     static final java.util.concurrent.atomic.AtomicLong BUFFERS_ALLOCATED = new java.util.concurrent.atomic.AtomicLong();
-    /** most buffers kept for reuse per loop; more are left to the garbage collector */
-    static final int SPARE_BUFFERS_MAX = 16;
+    /**
+     * most bytes of buffers kept for reuse per loop (4 MiB: a small send buffer for each of 512 connections busy at
+     * once, or 32 large ones); more are left to the garbage collector
+     */
+    static final long SPARE_BYTES_MAX = 4L << 20;
     private final long wakeupAddress;
     private boolean wakeupPending;
     /** sockets by slot; slot 0 is never used */
@@ -133,17 +140,21 @@ final class IoUringIoHandler implements IoHandler {
     }
 
     /**
-     * Lends a direct buffer of {@code bytes} ({@link IoUringStreamSocket#SEND_BYTES} or
-     * {@link IoUringStreamSocket#RECEIVE_BYTES}), a spare one when the loop has it. Loop thread.
+     * Lends a direct buffer of {@code bytes} ({@link IoUringStreamSocket#SMALL_SEND_BYTES},
+     * {@link IoUringStreamSocket#SEND_BYTES} or {@link IoUringStreamSocket#RECEIVE_BYTES}), a spare one when the loop
+     * has it. Loop thread.
      *
      * @throws IOException when the JVM's direct memory is exhausted ({@code -XX:MaxDirectMemorySize}): the caller's
      *         connection fails with it, the loop goes on
      */
     ByteBuffer lendBuffer(int bytes) throws IOException {
-        for (java.util.Iterator<ByteBuffer> it = spareBuffers.iterator(); it.hasNext(); ) {
+        java.util.ArrayDeque<ByteBuffer> spares = bytes == IoUringStreamSocket.SMALL_SEND_BYTES
+                ? spareSmallBuffers : spareBuffers;
+        for (java.util.Iterator<ByteBuffer> it = spares.iterator(); it.hasNext(); ) {
             ByteBuffer b = it.next();
             if (b.capacity() == bytes) {
                 it.remove();
+                spareBytes -= bytes;
                 return b.clear();
             }
         }
@@ -159,8 +170,10 @@ final class IoUringIoHandler implements IoHandler {
 
     /** Takes back a buffer {@link #lendBuffer} lent, once the kernel no longer uses it. Loop thread. */
     void returnBuffer(ByteBuffer b) {
-        if (spareBuffers.size() < SPARE_BUFFERS_MAX) {
-            spareBuffers.push(b);
+        int bytes = b.capacity();
+        if (spareBytes + bytes <= SPARE_BYTES_MAX) {
+            (bytes == IoUringStreamSocket.SMALL_SEND_BYTES ? spareSmallBuffers : spareBuffers).push(b);
+            spareBytes += bytes;
         }
     }
 

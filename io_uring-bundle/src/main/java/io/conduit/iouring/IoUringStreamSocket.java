@@ -34,7 +34,9 @@ import java.nio.channels.FileChannel;
  * into {@link #RECEIVE_BYTES} of the socket's own. Nothing stalls, and a connection holds a ring buffer only while it
  * has bytes in it.
  *
- * <p><b>Sending.</b> {@link #write} copies what the core hands it into the send buffer ({@link #SEND_BYTES}) and
+ * <p><b>Sending.</b> {@link #write} copies what the core hands it into the send buffer ({@link #SEND_BYTES}; a
+ * connection whose writes fit starts with {@link #SMALL_SEND_BYTES} and moves to the large one, between two sends,
+ * once it stages more) and
  * returns the bytes it took, as a kernel send buffer does; a full buffer takes nothing (0), and the core then waits
  * for write readiness, which the next send completion reports. One send is in flight: it covers the bytes staged
  * when it was submitted, and bytes staged meanwhile go with the next one (a short send resubmits the rest). Bytes
@@ -59,6 +61,11 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     static final java.util.concurrent.atomic.AtomicLong LARGE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
     /** the send buffer: staged output, the in-flight part owned by the kernel */
     static final int SEND_BYTES = 128 * 1024;
+    /**
+     * the send buffer a connection starts with when what it writes fits: request and response traffic stays in it,
+     * so hundreds of connections with a send in flight hold kilobytes each, not {@link #SEND_BYTES}
+     */
+    static final int SMALL_SEND_BYTES = 8 * 1024;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
@@ -93,6 +100,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     /** end of the staged bytes */
     private int stagedEnd;
     private boolean sending;
+    /** a write found the small send buffer too small while a send was in flight: grow it once that send completed */
+    private boolean growSendBuffer;
     private int sendError;
     /**
      * the most bytes staged and not yet sent: {@link #SEND_BYTES}, or the {@code SO_SNDBUF} the application set (the
@@ -243,9 +252,20 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (sendError != 0) {
             throw ERRORS.newIoException("send", sendError);
         }
-        if (sendBuffer == null) {
-            sendBuffer = handler().lendBuffer(SEND_BYTES);
-            sendAddress = Native.addressOf(sendBuffer);
+        if (sendBuffer == null || sendBuffer.capacity() < SEND_BYTES) {
+            long wanted = 0;
+            for (int i = offset; i < offset + length; i++) {
+                wanted += srcs[i].remaining();
+            }
+            if (sendBuffer == null) {
+                lendSendBuffer(wanted <= SMALL_SEND_BYTES ? SMALL_SEND_BYTES : SEND_BYTES);
+            } else if (wanted > sendBuffer.capacity() - (stagedEnd - sendStart)) {
+                if (sending) {
+                    growSendBuffer = true; // the kernel reads the small one now: grow when that send completed
+                } else {
+                    growSendBuffer();
+                }
+            }
         }
         if (!sending && sendStart > 0) {
             compact();
@@ -269,6 +289,27 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         return taken;
     }
 
+    private void lendSendBuffer(int bytes) throws IOException {
+        sendBuffer = handler().lendBuffer(bytes);
+        sendAddress = Native.addressOf(sendBuffer);
+    }
+
+    /**
+     * Moves the staged bytes from the small send buffer into a {@link #SEND_BYTES} one; only while no send is in
+     * flight (none of the small one is the kernel's).
+     */
+    private void growSendBuffer() throws IOException {
+        growSendBuffer = false;
+        ByteBuffer small = sendBuffer;
+        int staged = stagedEnd - sendStart;
+        lendSendBuffer(SEND_BYTES);
+        sendBuffer.put(0, small, sendStart, staged);
+        sendStart = 0;
+        sendEnd = 0;
+        stagedEnd = staged;
+        handler().returnBuffer(small);
+    }
+
     /** Submits a send of every staged byte not yet sent. */
     private void send() throws IOException {
         if (handler() == null) {
@@ -285,7 +326,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
 
     /** @return the bytes {@link #write} may stage now: buffer space at the end, within {@link #stagedLimit} */
     private int room() {
-        return Math.max(0, Math.min(SEND_BYTES - stagedEnd, stagedLimit - (stagedEnd - sendStart)));
+        int capacity = sendBuffer != null ? sendBuffer.capacity() : SEND_BYTES;
+        return Math.max(0, Math.min(capacity - stagedEnd, stagedLimit - (stagedEnd - sendStart)));
     }
 
     private boolean writable() {
@@ -310,8 +352,9 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             throw ERRORS.newIoException("send", sendError);
         }
         if (sendBuffer == null) {
-            sendBuffer = handler().lendBuffer(SEND_BYTES);
-            sendAddress = Native.addressOf(sendBuffer);
+            lendSendBuffer(SEND_BYTES);
+        } else if (sendBuffer.capacity() < SEND_BYTES && !sending) {
+            growSendBuffer();
         }
         int room = (int) Math.min(room(), count);
         if (room <= 0) {
@@ -508,6 +551,14 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             sendEnd = 0;
             stagedEnd = 0;
         }
+        if (growSendBuffer && outputPending() && handler() != null) {
+            try {
+                growSendBuffer(); // the writer wanted more room than the small buffer has
+            } catch (IOException ex) {
+                sendError = -NativeAbi.ENOMEM; // no direct memory: the next write fails the connection
+            }
+        }
+        growSendBuffer = false;
         if (outputPending() && handler() != null) {
             try {
                 send();
