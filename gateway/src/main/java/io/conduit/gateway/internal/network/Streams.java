@@ -2,7 +2,10 @@ package io.conduit.gateway.internal.network;
 
 import io.conduit.channel.Channel;
 import io.conduit.channel.DuplexChannel;
+import io.conduit.concurrent.ScheduledFuture;
 import io.conduit.handler.ssl.TlsHandler;
+
+import java.util.concurrent.TimeUnit;
 
 /**
  * Half-closure helpers shared by the echo and relay handlers. Call on the channel's event loop.
@@ -77,11 +80,27 @@ public final class Streams {
         }
     }
 
-    /** Flushes what was written to {@code ch} and closes it once that flush completes (successfully or not). */
+    /**
+     * How long {@link #closeAfterFlush} waits for the flush, in milliseconds, before it closes the channel anyway
+     * (test hook; 30 s, like a proxy's {@code timeout client-fin})
+     */
+    static volatile long closeAfterFlushTimeoutMillis = 30_000;
+
+    /**
+     * Flushes what was written to {@code ch} and closes it once that flush completes (successfully or not), or after
+     * {@code closeAfterFlushTimeoutMillis} (30 s) when it has not completed by then: a peer that stopped reading must
+     * not keep the channel, and what it holds, open for good.
+     */
     public static void closeAfterFlush(Channel ch) {
         if (!ch.isOpen()) {
             return;
         }
         ch.writeAndFlush(ch.alloc().buffer(0)).addListener(f -> ch.close());
+        if (ch.isOpen()) {
+            ScheduledFuture<?> deadline = ch.eventLoop().schedule(() -> {
+                ch.close();
+            }, closeAfterFlushTimeoutMillis, TimeUnit.MILLISECONDS);
+            ch.closeFuture().addListener(f -> deadline.cancel(false));
+        }
     }
 }

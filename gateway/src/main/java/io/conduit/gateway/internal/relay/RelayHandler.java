@@ -20,7 +20,8 @@ import io.conduit.gateway.internal.network.Streams;
  *       {@code ALLOW_HALF_CLOSURE}) is forwarded as a {@code shutdown(SHUT_WR)} of the peer once what was written to
  *       the peer is flushed; a channel whose both directions are shut closes.</li>
  *   <li><b>Close</b>: when this channel closes (reset, error, or both directions done) the peer is closed after its
- *       pending writes are flushed.</li>
+ *       pending writes are flushed, or after 30 s if they are not; meanwhile the peer is read again and what it sends
+ *       is dropped.</li>
  * </ul>
  *
  * <p>Both channels of a relayed connection run on one event loop (the relay connects upstream with the client
@@ -81,6 +82,11 @@ public final class RelayHandler implements ChannelHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         Streams.closeAfterFlush(peer);
+        if (peer.isOpen()) {
+            // the peer's input has nowhere to go now (channelRead drops it): read it, or a peer that waits for us to
+            // take its output before it takes ours would keep both directions stuck
+            Streams.resumeReading(peer);
+        }
         ctx.fireChannelInactive();
     }
 

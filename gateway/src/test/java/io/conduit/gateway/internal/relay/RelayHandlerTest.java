@@ -76,6 +76,55 @@ class RelayHandlerTest {
         assertEquals("bye", text(p[0].readOutbound()));
     }
 
+    /**
+     * From a user's trial: a client died while its upstream (socat echoing into a pipe) was backed up. The relay had
+     * stopped reading the upstream (the client could take nothing), the upstream stopped reading the relay (its own
+     * output was not read), and the close-after-flush of the upstream waited for good: the upstream socket stayed
+     * established with megabytes queued both ways. Now the upstream is read again (its bytes are dropped) and
+     * closed after 30 s at the latest.
+     */
+    @Test
+    void aPeerThatTakesNothingMoreIsReadAgainAndClosedAfterTheFlushTimeout() {
+        TestDuplexChannel client = new TestDuplexChannel();
+        TestDuplexChannel upstream = new TestDuplexChannel(new RelayHandler(client));
+        client.pipeline().addLast(new RelayHandler(upstream));
+        java.util.List<io.conduit.concurrent.Promise<Void>> neverWritten = new java.util.ArrayList<>();
+        upstream.pipeline().addFirst("black-hole", new io.conduit.channel.ChannelHandler() { // reads nothing more
+            @Override
+            public void write(io.conduit.channel.ChannelHandlerContext ctx, Object msg,
+                    io.conduit.concurrent.Promise<Void> promise) {
+                io.conduit.buffer.ReferenceCounted.release(msg);
+                neverWritten.add(promise);
+            }
+
+            @Override
+            public void flush(io.conduit.channel.ChannelHandlerContext ctx) {
+            }
+        });
+        client.setWritable(false);
+        upstream.writeInbound(bytes("echoed back"));
+        assertFalse(upstream.config().isAutoRead(), "the client takes nothing: the upstream is not read");
+        client.writeInbound(bytes("request"));
+        text(client.readOutbound());
+
+        client.close();
+        client.runPendingTasks();
+        upstream.runPendingTasks();
+        assertTrue(upstream.isOpen(), "the upstream's last bytes are still being flushed");
+        assertTrue(upstream.config().isAutoRead(), "read again: what it sends now has nowhere to go");
+        io.conduit.buffer.Buffer late = bytes("late");
+        upstream.writeInbound(late);
+        assertEquals(0, late.refCnt(), "dropped");
+
+        upstream.advanceTimeBy(29, java.util.concurrent.TimeUnit.SECONDS);
+        upstream.runScheduledPendingTasks();
+        assertTrue(upstream.isOpen(), "before the flush timeout");
+        upstream.advanceTimeBy(1, java.util.concurrent.TimeUnit.SECONDS);
+        upstream.runScheduledPendingTasks();
+        assertFalse(upstream.isOpen(), "closed after 30 s although the flush never completed");
+        assertFalse(neverWritten.isEmpty());
+    }
+
     @Test
     void readsAfterThePeerClosedAreReleased() {
         TestDuplexChannel upstream = new TestDuplexChannel();
