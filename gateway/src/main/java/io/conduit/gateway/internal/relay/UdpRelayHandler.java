@@ -27,7 +27,9 @@ import io.conduit.handler.logging.RateLimitedLog;
  *
  * <ul>
  *   <li>Client datagrams are sent upstream unchanged (empty ones too). While a session's upstream channel is being
- *       set up, up to {@value #MAX_PENDING_DATAGRAMS} datagrams wait; more are dropped (UDP may drop).</li>
+ *       set up, up to {@value #MAX_PENDING_DATAGRAMS} datagrams wait; more are dropped (UDP may drop). A datagram the
+ *       upstream socket refuses (longer than the upstream's protocol allows, ICMP port unreachable after the upstream
+ *       went away) is dropped, not counted as sent, and logged as WARNING by a {@link RateLimitedLog}.</li>
  *   <li>A session with no datagram either way for {@code udp.idle.timeout.ms} is closed: each session is checked
  *       every half of that time and closed at the second check in a row that found it quiet, so it expires after
  *       between one and one and a half idle timeouts.</li>
@@ -72,6 +74,8 @@ public final class UdpRelayHandler implements ChannelHandler {
     private final AtomicLong droppedForLimit = new AtomicLong();
     /** Logs those drops: the first at once, then a count at most every few seconds, for the relay's whole life. */
     private final RateLimitedLog sessionLimitLog;
+    /** datagrams the upstream socket refused (too long, ICMP unreachable, no buffer): WARNING, rate-limited */
+    private final RateLimitedLog upstreamSendFailureLog = new RateLimitedLog(LOG, System.Logger.Level.WARNING);
     /** The endpoint's counters. */
     private final EndpointCounters counters;
 
@@ -159,6 +163,7 @@ public final class UdpRelayHandler implements ChannelHandler {
                 s.close();
             }
             sessionLimitLog.flush();
+            upstreamSendFailureLog.flush();
         }
         ctx.fireChannelInactive();
     }
@@ -289,8 +294,16 @@ public final class UdpRelayHandler implements ChannelHandler {
 
         private void toUpstream0(Buffer content) {
             if (upstream != null && !closed) {
-                cell.sent(EndpointCounters.Side.UPSTREAM, content.readableBytes());
-                upstream.writeAndFlush(content);
+                int bytes = content.readableBytes();
+                upstream.writeAndFlush(content).addListener(f -> {
+                    if (f.isSuccess()) {
+                        cell.sent(EndpointCounters.Side.UPSTREAM, bytes);
+                    } else {
+                        upstreamSendFailureLog.occurred(() -> "relay " + config.name() + ": a datagram of " + bytes
+                                + " bytes from " + client + " was not sent to the upstream " + config.upstream()
+                                + " and is dropped: " + f.cause().getMessage());
+                    }
+                });
             } else if (!closed && pending.size() < MAX_PENDING_DATAGRAMS) {
                 pending.add(content);
             } else {

@@ -244,6 +244,45 @@ class UdpRelayHandlerTest {
         }
     }
 
+    /**
+     * From a user's trial: datagrams the upstream socket refused (65,508 bytes to an IPv4 upstream; ICMP port
+     * unreachable once the upstream was gone) vanished without a line and were counted as sent upstream. Now each
+     * such datagram is dropped, not counted, and logged: the first at once, the rest counted.
+     */
+    @Test
+    void aDatagramTheUpstreamRefusesIsLoggedAndNotCountedAsSent() {
+        FakeNetwork net = new FakeNetwork();
+        EndpointCounters counters = new EndpointCounters();
+        FakeEndpoint endpoint = new FakeEndpoint();
+        UdpRelayHandler relay = new UdpRelayHandler(config(4), net, endpoint, counters);
+        EmbeddedChannel listener = new EmbeddedChannel(relay);
+        endpoint.channel = listener;
+        listener.writeInbound(from(ALICE, "ok"));
+        TestDuplexChannel up = net.succeed(0);
+        listener.runPendingTasks();
+        assertEquals("ok", text(up.readOutbound()));
+        up.pipeline().addFirst("refuses", new io.conduit.channel.ChannelHandler() {
+            @Override
+            public void write(io.conduit.channel.ChannelHandlerContext ctx, Object msg,
+                    io.conduit.concurrent.Promise<Void> promise) {
+                io.conduit.buffer.ReferenceCounted.safeRelease(msg);
+                promise.tryFailure(new java.io.IOException("sendmsg failed: Connection refused"));
+            }
+        });
+        try (LogCapture log = new LogCapture()) {
+            listener.writeInbound(from(ALICE, "lost"), from(ALICE, "lost too"));
+            listener.runPendingTasks();
+            assertEquals(1, log.messages().size(), log.messages().toString());
+            assertTrue(log.messages().get(0).startsWith("WARNING relay " + config(4).name() + ": a datagram of 4 bytes"
+                    + " from " + ALICE + " was not sent to the upstream"), log.messages().get(0));
+            assertTrue(log.messages().get(0).contains("is dropped: sendmsg failed: Connection refused"),
+                    log.messages().get(0));
+            assertEquals(2, counters.snapshot().upstreamSentBytes(), "only \"ok\" was sent");
+            listener.finishAndReleaseAll(); // the endpoint closes: the count of the rest is written
+            assertEquals(2, log.messages().size(), log.messages().toString());
+        }
+    }
+
     @Test
     void failedSessionIsForgottenSoTheNextDatagramRetries() {
         FakeNetwork net = new FakeNetwork();
