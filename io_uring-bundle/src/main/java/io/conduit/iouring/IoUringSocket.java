@@ -354,6 +354,11 @@ abstract class IoUringSocket implements IoSocket {
         return deregistered || handler == null ? null : events;
     }
 
+    /** @return whether this socket was closed and its close still waits for staged output to be sent (loop thread) */
+    final boolean closingWithOutput() {
+        return closeDeferred && handler != null && outputPending();
+    }
+
     final void loopShuttingDown() {
         IoEvents e = liveEvents();
         if (e != null) {
