@@ -31,16 +31,34 @@ final class Tools {
         return RequiredTools.optional(tool, "apt-get install -y " + aptPackage);
     }
 
+    /**
+     * Ports handed out in this JVM. The kernel may give the same ephemeral port to two binds in a row once the first
+     * socket closed: CI once saw TlsGatewayIT's gateway refuse a relay because two of its endpoints got one port.
+     */
+    private static final java.util.Set<Integer> HANDED_OUT = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** @return a loopback TCP port free now and not handed out before in this JVM */
     static int freeTcpPort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int i = 0; i < 100; i++) {
+            try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
+        throw new IOException("no TCP port that was not handed out before, after 100 tries");
     }
 
+    /** @return a loopback UDP port free now and not handed out before in this JVM */
     static int freeUdpPort() throws IOException {
-        try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        for (int i = 0; i < 100; i++) {
+            try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
+                if (HANDED_OUT.add(s.getLocalPort())) {
+                    return s.getLocalPort();
+                }
+            }
         }
+        throw new IOException("no UDP port that was not handed out before, after 100 tries");
     }
 
     /** Runs a command to completion (bounded), returning its combined output; fails on timeout. */
