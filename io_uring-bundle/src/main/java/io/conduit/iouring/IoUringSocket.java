@@ -44,6 +44,11 @@ abstract class IoUringSocket implements IoSocket {
     static final int REQ_CONNECT = 3;
     static final int REQ_ACCEPT = 4;
     static final int REQ_CANCEL = 5;
+    /**
+     * a cancel that only stops a multishot request from taking more (back-pressure); unlike {@link #REQ_CANCEL}, its
+     * {@code -EALREADY} does not shut the socket down
+     */
+    static final int REQ_STOP = 6;
 
     /** Socket kinds (the bits of {@link SocketOptionTable}). */
     static final int TCP = SocketOptionTable.TCP;
@@ -227,18 +232,30 @@ abstract class IoUringSocket implements IoSocket {
      *
      * @throws IOException when the ring cannot take it
      */
-    final void submitSelectingBuffer(int op, int opcode, int group, int opFlags) throws IOException {
-        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, group, fd, 0, 0, 0, opFlags, 0, userData(op));
+    final void submitSelectingBuffer(int op, int opcode, int group, int opFlags, int ioprio) throws IOException {
+        handler.ring().add(opcode, NativeAbi.IOSQE_BUFFER_SELECT, group, fd, 0, 0, 0, opFlags, ioprio, userData(op));
         inFlight++;
     }
 
     /** Cancels the request whose user_data carries {@code op} ({@code REQ_*}); its completion and the cancel's both arrive later. */
     final void cancel(int op) {
+        cancel(op, REQ_CANCEL);
+    }
+
+    /**
+     * Cancels the request whose user_data carries {@code op}, with {@code as} ({@link #REQ_CANCEL} or
+     * {@link #REQ_STOP}) in the cancel's own user_data.
+     *
+     * @return {@code false} when the SQ could not take the cancel (the request then completes by itself, or at ring
+     *         close)
+     */
+    final boolean cancel(int op, int as) {
         try {
-            handler.ring().add(NativeAbi.IORING_OP_ASYNC_CANCEL, -1, userData(op), 0, 0, 0, 0, userData(REQ_CANCEL));
+            handler.ring().add(NativeAbi.IORING_OP_ASYNC_CANCEL, -1, userData(op), 0, 0, 0, 0, userData(as));
             inFlight++;
+            return true;
         } catch (IOException e) {
-            // the SQ could not take it: the request completes by itself (or at ring close)
+            return false;
         }
     }
 

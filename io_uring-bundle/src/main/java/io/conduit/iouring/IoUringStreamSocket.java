@@ -25,6 +25,12 @@ import java.nio.channels.FileChannel;
  * ring and the next receive is submitted. So one buffer of input is read ahead, like a socket's receive queue; end of
  * stream (a receive of 0 bytes) and errors wait behind the bytes before them.
  *
+ * <p><b>Multishot.</b> A receive on the ring of small buffers is multishot where the kernel has it (Linux 6.0): it
+ * stays armed and completes once per buffer, so request and response traffic costs no request per message. Buffers
+ * that complete while bytes are still unread queue behind them in order, and the receive is cancelled
+ * ({@link #REQ_STOP}) so that a connection the core does not read takes no more of the loop's ring; once every
+ * byte is read, a new receive is submitted.
+ *
  * <p><b>Receive size.</b> A receive starts with the ring of {@value IoUringBufferRing#BUFFER_BYTES}-byte buffers,
  * which suits many connections with small messages. A receive that filled such a buffer means more bytes were
  * waiting: the next receives name the loop's ring of {@value IoUringBufferRing#LARGE_BUFFER_BYTES}-byte buffers, as
@@ -66,6 +72,13 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
      * so hundreds of connections with a send in flight hold kilobytes each, not {@link #SEND_BYTES}
      */
     static final int SMALL_SEND_BYTES = 8 * 1024;
+    /** receives submitted, single or multishot (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong RECEIVES_SUBMITTED = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * Receives on the ring of small buffers are multishot ({@code IORING_RECV_MULTISHOT}, Linux 6.0); turned off
+     * for good when the kernel rejects them ({@code -EINVAL}). Test hook.
+     */
+    static volatile boolean multishot = true;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
@@ -85,6 +98,18 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     private int receivedStart;
     private int receivedEnd;
     private boolean receiving;
+    /** the receive in flight is multishot: it stays armed, one completion per ring buffer, until its last CQE */
+    private boolean receivingMultishot;
+    /** a {@link #REQ_STOP} cancel of the multishot receive is in flight */
+    private boolean stopping;
+    /**
+     * ring buffers a multishot receive filled behind the held one, oldest first, each as buffer id (high half) and
+     * byte count (low half); all of {@link #queuedRing}
+     */
+    private long[] queued;
+    private int queuedHead;
+    private int queuedCount;
+    private IoUringBufferRing queuedRing;
     /** the next receive goes into {@link #receiveBuffer}: the ring was empty ({@code -ENOBUFS}) */
     private boolean receiveOwnBufferOnce;
     private boolean endOfStream;
@@ -144,7 +169,9 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
                 receivedEnd = 0;
                 giveBackHeldBuffer();
                 returnReceiveBuffer();
-                receive();
+                if (!takeQueued()) {
+                    receive();
+                }
             }
             return n;
         }
@@ -175,7 +202,10 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             }
         }
         if (ring != null) {
-            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, ring.group(), 0);
+            boolean multi = multishot && ring.group() == IoUringBufferRing.GROUP;
+            submitSelectingBuffer(REQ_RECV, NativeAbi.IORING_OP_RECV, ring.group(), 0,
+                    multi ? NativeAbi.IORING_RECV_MULTISHOT : 0);
+            receivingMultishot = multi;
         } else {
             receiveOwnBufferOnce = false;
             if (receiveBuffer == null) {
@@ -183,9 +213,56 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
                 receiveAddress = Native.addressOf(receiveBuffer);
             }
             submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
+            receivingMultishot = false;
         }
+        RECEIVES_SUBMITTED.incrementAndGet();
         receivingRing = ring;
         receiving = true;
+    }
+
+    /** Stops the multishot receive from taking more ring buffers; its last completion ({@code -ECANCELED}) follows. */
+    private void stopReceiving() {
+        if (receiving && receivingMultishot && !stopping) {
+            stopping = cancel(REQ_RECV, REQ_STOP);
+        }
+    }
+
+    /** Queues a ring buffer a multishot receive filled while bytes before it are unread. */
+    private void enqueue(IoUringBufferRing ring, int bid, int bytes) {
+        if (queued == null) {
+            queued = new long[4];
+        } else if (queuedCount == queued.length) {
+            long[] grown = new long[queued.length * 2];
+            for (int i = 0; i < queuedCount; i++) {
+                grown[i] = queued[(queuedHead + i) % queued.length];
+            }
+            queued = grown;
+            queuedHead = 0;
+        }
+        queued[(queuedHead + queuedCount) % queued.length] = ((long) bid << 32) | (bytes & 0xFFFF_FFFFL);
+        queuedCount++;
+        queuedRing = ring;
+    }
+
+    /** @return {@code true} when a queued ring buffer became the held one, its bytes next to read */
+    private boolean takeQueued() {
+        if (queuedCount == 0) {
+            return false;
+        }
+        long entry = queued[queuedHead];
+        queuedHead = (queuedHead + 1) % queued.length;
+        queuedCount--;
+        hold(queuedRing, (int) (entry >>> 32), (int) entry);
+        return true;
+    }
+
+    /** Makes {@code bytes} of ring buffer {@code bid} the ones {@link #read} hands out next. */
+    private void hold(IoUringBufferRing ring, int bid, int bytes) {
+        heldBuffer = bid;
+        heldRing = ring;
+        received = ring.buffers();
+        receivedStart = ring.offset(bid);
+        receivedEnd = receivedStart + bytes;
     }
 
     /** Gives the ring buffer whose bytes were all read back to the kernel. */
@@ -200,6 +277,11 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     @Override
     void released() {
         giveBackHeldBuffer(); // the bytes in it will never be read
+        while (queuedCount > 0) {
+            queuedRing.provide((int) (queued[queuedHead] >>> 32));
+            queuedHead = (queuedHead + 1) % queued.length;
+            queuedCount--;
+        }
         receivedStart = 0;
         receivedEnd = 0;
         returnReceiveBuffer();
@@ -463,9 +545,15 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     }
 
     private void received(int res, int flags) {
-        receiving = false;
         IoUringBufferRing ring = receivingRing;
-        receivingRing = null;
+        boolean wasMultishot = receivingMultishot;
+        boolean more = (flags & NativeAbi.IORING_CQE_F_MORE) != 0;
+        if (!more) {
+            receiving = false;
+            receivingRing = null;
+            receivingMultishot = false;
+            stopping = false;
+        }
         int bid = (flags & NativeAbi.IORING_CQE_F_BUFFER) != 0 && ring != null
                 ? flags >>> NativeAbi.IORING_CQE_BUFFER_SHIFT : -1;
         if (bid >= 0 && (res <= 0 || liveEvents() == null)) {
@@ -478,16 +566,20 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (res > 0) {
             // more than a small ring buffer holds (or a full one) came at once: the connection streams
             receiveLarge = res >= IoUringBufferRing.BUFFER_BYTES;
-            receivedStart = 0;
-            receivedEnd = res;
-            if (bid >= 0) {
-                heldBuffer = bid;
-                heldRing = ring;
-                received = ring.buffers();
-                receivedStart = ring.offset(bid);
-                receivedEnd = receivedStart + res;
+            if (receivedEnd > receivedStart) {
+                // a multishot receive went on while bytes before these are unread: they wait in order, and the
+                // receive stops, so a connection the core does not read takes no more of the loop's ring
+                enqueue(ring, bid, res);
+                stopReceiving();
+            } else if (bid >= 0) {
+                hold(ring, bid, res);
             } else {
+                receivedStart = 0;
+                receivedEnd = res;
                 received = receiveBuffer;
+            }
+            if (receiveLarge) {
+                stopReceiving(); // the connection streams: its next receive names the ring of large buffers
             }
         } else if (res == -NativeAbi.ENOBUFS) {
             if (ring != null && ring.group() == IoUringBufferRing.LARGE_GROUP) {
@@ -497,15 +589,22 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
                 RECEIVE_RING_EMPTY.incrementAndGet();
                 receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
             }
-            if (resubmitReceive()) {
-                return;
+            if (receivedEnd > receivedStart || resubmitReceive()) {
+                return; // (bytes still unread: the read that takes the last of them submits it)
             }
         } else if (res == 0) {
             endOfStream = true;
         } else if (res == -NativeAbi.ECANCELED) {
+            if (receivedEnd == receivedStart) {
+                resubmitReceive(); // a stopped multishot receive whose bytes were all read meanwhile (none when deregistered)
+            }
             return;
-        } else if (res == -NativeAbi.EAGAIN || res == -NativeAbi.EINTR) {
-            if (resubmitReceive()) {
+        } else if (res == -NativeAbi.EAGAIN || res == -NativeAbi.EINTR
+                || (res == -NativeAbi.EINVAL && wasMultishot)) {
+            if (res == -NativeAbi.EINVAL) {
+                multishot = false; // a kernel before 6.0
+            }
+            if (receivedEnd > receivedStart || resubmitReceive()) {
                 return;
             }
         } else {

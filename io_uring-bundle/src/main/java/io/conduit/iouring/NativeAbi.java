@@ -147,6 +147,8 @@ final class NativeAbi {
     // SQE and CQE flags
     static final int IOSQE_BUFFER_SELECT = constant("IOSQE_BUFFER_SELECT");
     static final int IORING_ACCEPT_MULTISHOT = constant("IORING_ACCEPT_MULTISHOT");
+    /** {@code sqe.ioprio} of a receive: it stays armed and completes once per buffer (Linux 6.0) */
+    static final int IORING_RECV_MULTISHOT = constant("IORING_RECV_MULTISHOT");
     static final int IORING_CQE_F_MORE = constant("IORING_CQE_F_MORE");
     static final int IORING_CQE_F_BUFFER = constant("IORING_CQE_F_BUFFER");
     static final int IORING_CQE_BUFFER_SHIFT = constant("IORING_CQE_BUFFER_SHIFT");

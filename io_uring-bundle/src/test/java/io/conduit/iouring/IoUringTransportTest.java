@@ -482,4 +482,141 @@ class IoUringTransportTest {
             IoUringIoHandler.largeBufferRingEntries = entries;
         }
     }
+
+    /**
+     * Request and response traffic keeps one multishot receive per connection: 200 round trips of 64 bytes over one
+     * connection submit a handful of receives, not one per message as single-shot receives did.
+     */
+    @Test
+    void requestAndResponseTrafficKeepsOneMultishotReceiveArmed() throws Exception {
+        Transport t = PROVIDER.transport();
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            Channel server = new io.conduit.bootstrap.ServerBootstrap().transport(t).group(g)
+                    .channelType(ChannelType.TCP).childHandler(new Echo())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            try (Socket c = new Socket(InetAddress.getLoopbackAddress(),
+                    ((InetSocketAddress) server.localAddress()).getPort())) {
+                c.setSoTimeout(10_000);
+                c.setTcpNoDelay(true);
+                byte[] message = new byte[64];
+                exchange(c, message); // accepted, first receive armed
+                long before = IoUringStreamSocket.RECEIVES_SUBMITTED.get();
+                for (int i = 0; i < 200; i++) {
+                    message[0] = (byte) i;
+                    byte[] back = exchange(c, message);
+                    assertTrue(java.util.Arrays.equals(message, back), "round trip " + i + " echoed its bytes");
+                }
+                long receives = IoUringStreamSocket.RECEIVES_SUBMITTED.get() - before;
+                assertTrue(receives < 10, "200 round trips submitted " + receives + " receives");
+            } finally {
+                server.close().await(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    /** Echoes, and records each channel it becomes active on. */
+    @ChannelHandler.Sharable
+    private static final class RecordingEcho implements ChannelHandler {
+        private final List<Channel> channels;
+
+        RecordingEcho(List<Channel> channels) {
+            this.channels = channels;
+        }
+
+        @Override
+        public void channelActive(io.conduit.channel.ChannelHandlerContext ctx) {
+            channels.add(ctx.channel());
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void channelRead(io.conduit.channel.ChannelHandlerContext ctx, Object msg) {
+            ctx.writeAndFlush(msg);
+        }
+    }
+
+    private static byte[] exchange(Socket c, byte[] message) throws IOException {
+        c.getOutputStream().write(message);
+        return c.getInputStream().readNBytes(message.length);
+    }
+
+    /**
+     * A connection the core does not read (auto-read off) stops its multishot receive after the first buffer queued
+     * behind unread bytes, so it takes few of the loop's shared ring buffers: two such connections get 150 separate
+     * segments of 1,000 bytes each (the core reads ahead 64 KiB, then stops) over a ring of 8 buffers, and no
+     * receive finds the ring empty, a third connection's neither. Once auto-read is on, each echoes every byte in order. Without the stop, the
+     * receives took all 8 buffers and fell back to their own.
+     */
+    @Test
+    void aConnectionTheCoreDoesNotReadTakesFewRingBuffersAndKeepsItsBytesInOrder() throws Exception {
+        Transport t = PROVIDER.transport();
+        int entries = IoUringIoHandler.bufferRingEntries;
+        IoUringIoHandler.bufferRingEntries = 8;
+        long emptyBefore = IoUringStreamSocket.RECEIVE_RING_EMPTY.get();
+        List<Channel> children = java.util.Collections.synchronizedList(new ArrayList<>());
+        try (EventLoopGroup g = t.newEventLoopGroup(1)) {
+            Channel server = new io.conduit.bootstrap.ServerBootstrap().transport(t).group(g)
+                    .channelType(ChannelType.TCP).childHandler(new RecordingEcho(children))
+                    .childOption(io.conduit.channel.ChannelOption.AUTO_READ, false)
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).get(10, TimeUnit.SECONDS);
+            int port = ((InetSocketAddress) server.localAddress()).getPort();
+            List<Socket> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    Socket c = new Socket(InetAddress.getLoopbackAddress(), port);
+                    c.setTcpNoDelay(true);
+                    c.setSoTimeout(10_000);
+                    clients.add(c);
+                }
+                // beyond the core's read-ahead of 64 KiB, the rest arrives in 1,000-byte segments nobody reads
+                int segments = 150;
+                byte[][] sent = new byte[2][segments * 1000];
+                for (int seg = 0; seg < segments; seg++) {
+                    for (int i = 0; i < 2; i++) {
+                        byte[] part = new byte[1000];
+                        new java.util.Random(seg * 7L + i).nextBytes(part);
+                        System.arraycopy(part, 0, sent[i], seg * 1000, 1000);
+                        clients.get(i).getOutputStream().write(part);
+                    }
+                    Thread.sleep(1); // separate segments, separate completions
+                }
+                Thread.sleep(100);
+                try (Socket third = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                    third.setSoTimeout(10_000);
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (children.size() < 3 && System.nanoTime() < until) {
+                        Thread.sleep(5);
+                    }
+                    Channel thirdChild = children.get(2);
+                    thirdChild.eventLoop().execute(() -> {
+                        thirdChild.config().setAutoRead(true);
+                        thirdChild.read();
+                    });
+                    byte[] ping = "ping".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                    third.getOutputStream().write(ping);
+                    assertTrue(java.util.Arrays.equals(ping, third.getInputStream().readNBytes(4)));
+                }
+                assertEquals(emptyBefore, IoUringStreamSocket.RECEIVE_RING_EMPTY.get(),
+                        "no receive found the ring of 8 buffers empty while two connections were not read");
+                for (Channel ch : children.subList(0, 2)) {
+                    ch.eventLoop().execute(() -> {
+                        ch.config().setAutoRead(true);
+                        ch.read();
+                    });
+                }
+                for (int i = 0; i < 2; i++) {
+                    byte[] back = clients.get(i).getInputStream().readNBytes(sent[i].length);
+                    assertEquals(java.util.Arrays.mismatch(sent[i], back), -1,
+                            "connection " + i + " echoed every byte in order");
+                }
+            } finally {
+                for (Socket c : clients) {
+                    c.close();
+                }
+                server.close().await(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            IoUringIoHandler.bufferRingEntries = entries;
+        }
+    }
 }
