@@ -107,6 +107,13 @@ public final class ChannelOption<T> {
     public static final ChannelOption<Boolean> TCP_NOPUSH = nativeOnly("TCP_NOPUSH", Boolean.class);
     /** {@code SO_SNDLOWAT}: bytes of send-buffer space below which the socket does not poll writable (not settable on Linux). */
     public static final ChannelOption<Integer> SO_SNDLOWAT = nativeOnly("SO_SNDLOWAT", Integer.class);
+    /**
+     * Bytes: a send of at least this many bytes is a zero-copy send, where the kernel reads the transport's send
+     * buffer in place instead of copying it ({@code IORING_OP_SEND_ZC}, Linux 6.0, io_uring transport; see
+     * {@code io_uring_enter(2)}). {@code 0}, the default, never. It pays for large sends through a network card; on
+     * loopback the kernel copies anyway and the send waits for the copy, so it is slower there.
+     */
+    public static final ChannelOption<Integer> SEND_ZC_THRESHOLD = nativeOnly("SEND_ZC_THRESHOLD", Integer.class);
 
     private final String name;
     private final Class<T> valueType;

@@ -3,7 +3,7 @@
  * channels are in {@code io.conduit.bootstrap}).
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package io.conduit.channel;
 
 import org.osgi.annotation.bundle.Export;

@@ -33,6 +33,11 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
      * then exactly Netty's idiomatic handler). Default {@code true}.
      */
     static final boolean BACK_PRESSURE = Boolean.parseBoolean(System.getProperty("bench.conduit.backPressure", "true"));
+    /**
+     * {@code -Dbench.conduit.sendZcThreshold=N} sets {@link ChannelOption#SEND_ZC_THRESHOLD} on accepted connections
+     * where the transport has it (io_uring). Default 0: off.
+     */
+    static final int SEND_ZC_THRESHOLD = Integer.getInteger("bench.conduit.sendZcThreshold", 0);
 
     private final String transportName;
     private final EchoServer.Pipeline pipeline;
@@ -152,11 +157,14 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
                 child = echo;
         }
         group = transport.newEventLoopGroup(threads, EventExecutors.newThreadFactory(EchoServer.IO_THREAD_PREFIX));
-        listener = new ServerBootstrap().transport(transport).group(group)
+        ServerBootstrap bootstrap = new ServerBootstrap().transport(transport).group(group)
                 .option(ChannelOption.SO_BACKLOG, 4096)
                 .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(child)
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
+                .childHandler(child);
+        if (SEND_ZC_THRESHOLD > 0 && transport.supports(ChannelOption.SEND_ZC_THRESHOLD)) {
+            bootstrap.childOption(ChannelOption.SEND_ZC_THRESHOLD, SEND_ZC_THRESHOLD);
+        }
+        listener = bootstrap.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().getNow();
         return ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
@@ -178,6 +186,7 @@ public final class ConduitEchoServer implements EchoServer.Implementation {
     @Override
     public String detail() {
         return "conduit " + transport.name() + " native=" + transport.isNative() + " backPressure=" + BACK_PRESSURE
+                + (SEND_ZC_THRESHOLD > 0 ? " sendZcThreshold=" + SEND_ZC_THRESHOLD : "")
                 + (pipeline == EchoServer.Pipeline.PLAIN ? "" : " pipeline=" + pipeline.name().toLowerCase(java.util.Locale.ROOT));
     }
 

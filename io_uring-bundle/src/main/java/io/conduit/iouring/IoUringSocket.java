@@ -87,7 +87,8 @@ abstract class IoUringSocket implements IoSocket {
     /** @return {@code true} when some io_uring socket kind honours {@code option} (for {@code Transport.supports}) */
     static boolean mapsOption(ChannelOption<?> option) {
         return SOCKETS.options().maps(option)
-                || option == ChannelOption.IP_MULTICAST_IF; // IoUringDatagramSocket maps it (struct, not int)
+                || option == ChannelOption.IP_MULTICAST_IF // IoUringDatagramSocket maps it (struct, not int)
+                || option == ChannelOption.SEND_ZC_THRESHOLD; // IoUringStreamSocket's own
     }
 
     /** closes whose descriptor waited for requests in flight, output among them (test hook) */

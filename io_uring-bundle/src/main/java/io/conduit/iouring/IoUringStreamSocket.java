@@ -3,6 +3,7 @@ package io.conduit.iouring;
 import static io.conduit.iouring.NativeAbi.ERRORS;
 import static io.conduit.iouring.NativeAbi.SOCKADDR;
 
+import io.conduit.channel.ChannelOption;
 import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
@@ -79,6 +80,14 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
      * for good when the kernel rejects them ({@code -EINVAL}). Test hook.
      */
     static volatile boolean multishot = true;
+    /** zero-copy sends the kernel finished with (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong ZC_SENDS = new java.util.concurrent.atomic.AtomicLong();
+    /** zero-copy sends whose notification said the kernel copied after all, e.g. over loopback (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong ZC_COPIED = new java.util.concurrent.atomic.AtomicLong();
+    /** {@code IORING_OP_SEND_ZC}; turned off for good when the kernel rejects it ({@code -EINVAL}, before 6.0) */
+    private static volatile boolean sendZc = true;
+    /** {@code sqe.ioprio} of a zero-copy send: usage reports, dropped when the kernel rejects them (before 6.2) */
+    private static volatile int sendZcFlags = NativeAbi.IORING_SEND_ZC_REPORT_USAGE;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
@@ -128,6 +137,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     /** a write found the small send buffer too small while a send was in flight: grow it once that send completed */
     private boolean growSendBuffer;
     private int sendError;
+    /** {@link ChannelOption#SEND_ZC_THRESHOLD}: any thread writes, the loop reads; 0 = off */
+    private volatile int zcThreshold;
+    /** the send in flight is a zero-copy send: the buffer stays the kernel's until its notification */
+    private boolean sendingZc;
+    /** the result of the zero-copy send in flight, kept until its notification */
+    private int zcResult;
     /**
      * the most bytes staged and not yet sent: {@link #SEND_BYTES}, or the {@code SO_SNDBUF} the application set (the
      * kernel then stops growing its own buffer too), so a small send buffer keeps its back-pressure; any thread
@@ -401,9 +416,71 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             compact();
         }
         sendEnd = stagedEnd;
-        submit(REQ_SEND, NativeAbi.IORING_OP_SEND, sendAddress + sendStart, sendEnd - sendStart, 0,
-                NativeAbi.MSG_NOSIGNAL, 0);
+        int length = sendEnd - sendStart;
+        int zc = zcThreshold;
+        sendingZc = zc > 0 && length >= zc && sendZc;
+        if (sendingZc) {
+            submit(REQ_SEND, NativeAbi.IORING_OP_SEND_ZC, sendAddress + sendStart, length, 0, NativeAbi.MSG_NOSIGNAL,
+                    sendZcFlags);
+        } else {
+            submit(REQ_SEND, NativeAbi.IORING_OP_SEND, sendAddress + sendStart, length, 0, NativeAbi.MSG_NOSIGNAL, 0);
+        }
         sending = true;
+    }
+
+    /**
+     * A completion of the send in flight. A zero-copy send completes twice: first with its result
+     * ({@code IORING_CQE_F_MORE}: a notification follows), then with the notification ({@code IORING_CQE_F_NOTIF})
+     * once the kernel no longer reads the buffer; only then is the send done, so the buffer is neither compacted,
+     * grown nor given back while the kernel still reads it.
+     */
+    private void sendCompleted(int res, int flags) {
+        if (!sendingZc) {
+            sent(res);
+            return;
+        }
+        if ((flags & NativeAbi.IORING_CQE_F_NOTIF) != 0) {
+            if (zcResult >= 0) {
+                ZC_SENDS.incrementAndGet();
+            }
+            if (zcResult >= 0 && (res & NativeAbi.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
+                ZC_COPIED.incrementAndGet();
+            }
+            sendingZc = false;
+            zeroCopySent(zcResult);
+            return;
+        }
+        if ((flags & NativeAbi.IORING_CQE_F_MORE) != 0) {
+            zcResult = res; // the buffer is still the kernel's: wait for the notification
+            return;
+        }
+        sendingZc = false; // no notification follows
+        zeroCopySent(res);
+    }
+
+    /**
+     * A zero-copy send is done: a refusal ({@code -EOPNOTSUPP} from a socket that cannot, e.g. Unix-domain;
+     * {@code -EINVAL} from an older kernel) sends the same bytes again as a plain send; anything else is the send's
+     * result.
+     */
+    private void zeroCopySent(int res) {
+        if (res == -NativeAbi.EOPNOTSUPP || res == -NativeAbi.EINVAL) {
+            if (res == -NativeAbi.EOPNOTSUPP) {
+                zcThreshold = 0; // this socket cannot (e.g. Unix-domain)
+            } else if (sendZcFlags != 0) {
+                sendZcFlags = 0; // a kernel before 6.2: no usage reports
+            } else {
+                sendZc = false; // a kernel before 6.0
+            }
+            sending = false;
+            try {
+                send(); // the same bytes again
+            } catch (IOException ex) {
+                sent(-NativeAbi.EBUSY);
+            }
+            return;
+        }
+        sent(res);
     }
 
     /** @return the bytes {@link #write} may stage now: buffer space at the end, within {@link #stagedLimit} */
@@ -424,6 +501,31 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     @Override
     boolean outputPending() {
         return stagedEnd > sendStart && sendError == 0;
+    }
+
+    /** {@inheritDoc} {@link ChannelOption#SEND_ZC_THRESHOLD} is the socket's own; the rest are the kernel's. */
+    @Override
+    public <T> boolean setOption(ChannelOption<T> option, T value) throws IOException {
+        if (option == ChannelOption.SEND_ZC_THRESHOLD) {
+            int bytes = (Integer) value;
+            if (bytes < 0) {
+                throw new IllegalArgumentException("SEND_ZC_THRESHOLD is a byte count, or 0 for never; got " + bytes);
+            }
+            liveFd("setOption");
+            zcThreshold = bytes;
+            return true;
+        }
+        return super.setOption(option, value);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> T getOption(ChannelOption<T> option) throws IOException {
+        if (option == ChannelOption.SEND_ZC_THRESHOLD) {
+            liveFd("getOption");
+            return (T) Integer.valueOf(zcThreshold);
+        }
+        return super.getOption(option);
     }
 
     /** File regions are read into the send buffer, then sent like any bytes. */
@@ -537,7 +639,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     void onCompletion(int op, int res, int flags) {
         switch (op) {
             case REQ_RECV -> received(res, flags);
-            case REQ_SEND -> sent(res);
+            case REQ_SEND -> sendCompleted(res, flags);
             case REQ_CONNECT -> connectCompleted(res);
             default -> {
             }

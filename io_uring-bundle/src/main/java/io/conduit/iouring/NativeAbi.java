@@ -143,6 +143,8 @@ final class NativeAbi {
     static final int IORING_OP_ACCEPT = constant("IORING_OP_ACCEPT");
     static final int IORING_OP_CONNECT = constant("IORING_OP_CONNECT");
     static final int IORING_OP_ASYNC_CANCEL = constant("IORING_OP_ASYNC_CANCEL");
+    /** a send the kernel reads in place; a second completion ({@link #IORING_CQE_F_NOTIF}) gives the buffer back (6.0) */
+    static final int IORING_OP_SEND_ZC = constant("IORING_OP_SEND_ZC");
 
     // SQE and CQE flags
     static final int IOSQE_BUFFER_SELECT = constant("IOSQE_BUFFER_SELECT");
@@ -152,6 +154,12 @@ final class NativeAbi {
     static final int IORING_CQE_F_MORE = constant("IORING_CQE_F_MORE");
     static final int IORING_CQE_F_BUFFER = constant("IORING_CQE_F_BUFFER");
     static final int IORING_CQE_BUFFER_SHIFT = constant("IORING_CQE_BUFFER_SHIFT");
+    /** the completion of a zero-copy send that says the kernel no longer reads its buffer */
+    static final int IORING_CQE_F_NOTIF = constant("IORING_CQE_F_NOTIF");
+    /** {@code sqe.ioprio} of a zero-copy send: its notification says whether the kernel copied after all (6.2) */
+    static final int IORING_SEND_ZC_REPORT_USAGE = constant("IORING_SEND_ZC_REPORT_USAGE");
+    /** set in the notification's {@code res} when the kernel copied the bytes (e.g. over loopback) */
+    static final int IORING_NOTIF_USAGE_ZC_COPIED = constant("IORING_NOTIF_USAGE_ZC_COPIED");
 
     /**
      * Provided buffer rings (Linux 5.19):
@@ -175,6 +183,7 @@ final class NativeAbi {
     static final int EAGAIN = constant("EAGAIN");
     static final int EINTR = constant("EINTR");
     static final int EINVAL = constant("EINVAL");
+    static final int EOPNOTSUPP = constant("EOPNOTSUPP");
     static final int EPERM = constant("EPERM");
     static final int ENOSYS = constant("ENOSYS");
     static final int ENOENT = constant("ENOENT");
