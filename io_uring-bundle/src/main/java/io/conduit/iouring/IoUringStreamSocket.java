@@ -111,14 +111,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     private boolean receivingMultishot;
     /** a {@link #REQ_STOP} cancel of the multishot receive is in flight */
     private boolean stopping;
-    /**
-     * ring buffers a multishot receive filled behind the held one, oldest first, each as buffer id (high half) and
-     * byte count (low half); all of {@link #queuedRing}
-     */
-    private long[] queued;
-    private int queuedHead;
-    private int queuedCount;
-    private IoUringBufferRing queuedRing;
+    /** ring buffers a multishot receive filled behind the held one; made the first time one is needed */
+    private ReceiveQueue queue;
     /** the next receive goes into {@link #receiveBuffer}: the ring was empty ({@code -ENOBUFS}) */
     private boolean receiveOwnBufferOnce;
     private boolean endOfStream;
@@ -150,11 +144,53 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
      */
     private volatile int stagedLimit = SEND_BYTES;
     private boolean shutdownOutputWhenSent;
-    // connecting (loop-confined)
-    private ByteBuffer connectAddress;
-    private boolean connecting;
-    private boolean connectDone;
-    private int connectResult;
+    /** the connect, from {@link #connect} on (loop-confined); an accepted socket never has one */
+    private Connect connect;
+
+    /** The state of a connect: its address (the kernel's until completion) and its result. */
+    private static final class Connect {
+        final ByteBuffer address;
+        boolean done;
+        int result;
+
+        Connect(ByteBuffer address) {
+            this.address = address;
+        }
+    }
+
+    /**
+     * Ring buffers a multishot receive filled behind the held one, oldest first (loop-confined): each as buffer id
+     * (high half) and byte count (low half), all of one ring. A holder of its own, so that the many connections that
+     * never queue pay one field for it.
+     */
+    private static final class ReceiveQueue {
+        long[] entries = new long[4];
+        int head;
+        int count;
+        IoUringBufferRing ring;
+
+        void add(IoUringBufferRing from, int bid, int bytes) {
+            if (count == entries.length) {
+                long[] grown = new long[entries.length * 2];
+                for (int i = 0; i < count; i++) {
+                    grown[i] = entries[(head + i) % entries.length];
+                }
+                entries = grown;
+                head = 0;
+            }
+            entries[(head + count) % entries.length] = ((long) bid << 32) | (bytes & 0xFFFF_FFFFL);
+            count++;
+            ring = from;
+        }
+
+        /** @return the oldest entry; only while {@code count > 0} */
+        long take() {
+            long entry = entries[head];
+            head = (head + 1) % entries.length;
+            count--;
+            return entry;
+        }
+    }
 
     /** A new, unconnected socket: Unix-domain when {@code unix}, else TCP. */
     static IoUringStreamSocket open(boolean unix) throws IOException {
@@ -244,30 +280,19 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
 
     /** Queues a ring buffer a multishot receive filled while bytes before it are unread. */
     private void enqueue(IoUringBufferRing ring, int bid, int bytes) {
-        if (queued == null) {
-            queued = new long[4];
-        } else if (queuedCount == queued.length) {
-            long[] grown = new long[queued.length * 2];
-            for (int i = 0; i < queuedCount; i++) {
-                grown[i] = queued[(queuedHead + i) % queued.length];
-            }
-            queued = grown;
-            queuedHead = 0;
+        if (queue == null) {
+            queue = new ReceiveQueue();
         }
-        queued[(queuedHead + queuedCount) % queued.length] = ((long) bid << 32) | (bytes & 0xFFFF_FFFFL);
-        queuedCount++;
-        queuedRing = ring;
+        queue.add(ring, bid, bytes);
     }
 
     /** @return {@code true} when a queued ring buffer became the held one, its bytes next to read */
     private boolean takeQueued() {
-        if (queuedCount == 0) {
+        if (queue == null || queue.count == 0) {
             return false;
         }
-        long entry = queued[queuedHead];
-        queuedHead = (queuedHead + 1) % queued.length;
-        queuedCount--;
-        hold(queuedRing, (int) (entry >>> 32), (int) entry);
+        long entry = queue.take();
+        hold(queue.ring, (int) (entry >>> 32), (int) entry);
         return true;
     }
 
@@ -292,10 +317,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     @Override
     void released() {
         giveBackHeldBuffer(); // the bytes in it will never be read
-        while (queuedCount > 0) {
-            queuedRing.provide((int) (queued[queuedHead] >>> 32));
-            queuedHead = (queuedHead + 1) % queued.length;
-            queuedCount--;
+        while (queue != null && queue.count > 0) {
+            queue.ring.provide((int) (queue.take() >>> 32));
         }
         receivedStart = 0;
         receivedEnd = 0;
@@ -569,10 +592,10 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (!canSubmit()) {
             throw new IllegalStateException("connect of an io_uring socket needs its loop: register it first");
         }
-        connectAddress = ByteBuffer.allocateDirect(SOCKADDR.storageSize()).order(java.nio.ByteOrder.nativeOrder());
-        int len = SOCKADDR.encode(remoteAddress, connectAddress, 0, ipv6());
-        submit(REQ_CONNECT, NativeAbi.IORING_OP_CONNECT, Native.addressOf(connectAddress), 0, len, 0, 0);
-        connecting = true;
+        Connect c = new Connect(ByteBuffer.allocateDirect(SOCKADDR.storageSize()).order(java.nio.ByteOrder.nativeOrder()));
+        int len = SOCKADDR.encode(remoteAddress, c.address, 0, ipv6());
+        submit(REQ_CONNECT, NativeAbi.IORING_OP_CONNECT, Native.addressOf(c.address), 0, len, 0, 0);
+        connect = c;
         return false;
     }
 
@@ -581,11 +604,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (connected) {
             return true;
         }
-        if (!connectDone) {
+        Connect c = connect;
+        if (c == null || !c.done) {
             return false;
         }
-        if (connectResult < 0) {
-            throw ERRORS.newConnectException("connect", connectResult);
+        if (c.result < 0) {
+            throw ERRORS.newConnectException("connect", c.result);
         }
         connected = true;
         if (wants(OP_READ)) {
@@ -780,10 +804,13 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         }
     }
 
+    private boolean connectDone() {
+        return connect != null && connect.done;
+    }
+
     private void connectCompleted(int res) {
-        connecting = false;
-        connectDone = true;
-        connectResult = res;
+        connect.done = true;
+        connect.result = res;
         IoEvents e = liveEvents();
         if (e != null && wants(OP_CONNECT)) {
             e.connectReady();
@@ -806,7 +833,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if ((added & OP_WRITE) != 0 && writable()) {
             handler().readyAgain(this);
         }
-        if ((added & OP_CONNECT) != 0 && connectDone) {
+        if ((added & OP_CONNECT) != 0 && connectDone()) {
             handler().readyAgain(this);
         }
     }
@@ -817,7 +844,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (e == null) {
             return;
         }
-        if (wants(OP_CONNECT) && connectDone) {
+        if (wants(OP_CONNECT) && connectDone()) {
             e.connectReady();
         } else if (wants(OP_WRITE) && writable()) {
             e.writeReady();
@@ -835,7 +862,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (receiving) {
             cancel(REQ_RECV);
         }
-        if (connecting) {
+        if (connect != null && !connect.done) {
             cancel(REQ_CONNECT);
         }
     }
