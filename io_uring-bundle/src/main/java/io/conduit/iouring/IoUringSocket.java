@@ -44,6 +44,10 @@ abstract class IoUringSocket implements IoSocket {
     static final int REQ_CONNECT = 3;
     static final int REQ_ACCEPT = 4;
     static final int REQ_CANCEL = 5;
+    /** {@code IORING_OP_POLL_ADD} for {@code POLLIN}: input for a {@code splice(2)} of a stream socket */
+    static final int REQ_POLL_IN = 6;
+    /** {@code IORING_OP_POLL_ADD} for {@code POLLOUT}: room for a {@code sendfile(2)} or {@code splice(2)} */
+    static final int REQ_POLL_OUT = 7;
 
     /** Socket kinds (the bits of {@link SocketOptionTable}). */
     static final int TCP = SocketOptionTable.TCP;
