@@ -51,6 +51,15 @@ import java.nio.channels.FileChannel;
  * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
  * (provided buffer rings, zero-copy send) is the next step.
  *
+ * <p><b>File regions and zero-copy forwarding</b> copy nothing. {@link #transferFrom} calls {@code sendfile(2)} and a
+ * forwarding's pipe ({@link IoUringSplicePipe}) {@code splice(2)}, non-blocking system calls on the loop thread, never
+ * while staged bytes wait (they go first). An empty or full socket answers 0 and waits with one
+ * {@code IORING_OP_POLL_ADD} ({@code POLLIN} or {@code POLLOUT}), whose completion is the readiness the core waits
+ * for; close cancels it. Not {@code IORING_OP_SPLICE}: the kernel runs each such request on an io-wq worker thread,
+ * where it blocks while the socket is empty or full (see {@link IoUringSplicePipe}). Once a socket forwards, it
+ * submits no receive; the bytes of the receive made before go into the pipe first. A file whose file system cannot
+ * splice ({@code EINVAL}) is copied through the send buffer.
+ *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
 final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket, IoPeerCredentials {
