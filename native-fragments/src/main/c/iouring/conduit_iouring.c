@@ -1,6 +1,7 @@
 /*
  * Conduit io_uring transport: the JNI veneer over the three io_uring system calls and the few other calls the
- * transport makes outside the ring.
+ * transport makes outside the ring (among them sendfile(2) and splice(2) for file regions and zero-copy
+ * forwarding, which IORING_OP_SPLICE would run on an io-wq worker thread).
  *
  * Rules (DESIGN.md, "Transports and native loading"):
  *  - raw system calls (syscall(__NR_io_uring_setup/enter/register)) with <linux/io_uring.h> from the kernel
@@ -25,6 +26,7 @@
 #include "conduit_unix.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -35,6 +37,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -101,6 +104,8 @@ static const struct conduit_constant CONSTANTS[] = {
     K(IORING_OP_RECVMSG), K(MSG_TRUNC), K(MSG_CTRUNC), K(MSG_DONTWAIT), K(POLLIN), K(POLLOUT),
     CONDUIT_MSGHDR_CONSTANTS,
     CONDUIT_LINUX_UDP_CONSTANTS,
+    /* file regions and zero-copy forwarding (made outside the ring): sendfile(2), splice(2), pipe2(2) */
+    K(SPLICE_F_MOVE), K(SPLICE_F_NONBLOCK), K(O_NONBLOCK), K(O_CLOEXEC),
     /* io_uring_setup's parameters as ioUringSetup hands them out: indices into its int[] */
     KV("PARAMS_SQ_ENTRIES", 0), KV("PARAMS_CQ_ENTRIES", 1), KV("PARAMS_FEATURES", 2),
     KV("PARAMS_SQ_HEAD", 3), KV("PARAMS_SQ_TAIL", 4), KV("PARAMS_SQ_RING_MASK", 5),
@@ -260,6 +265,65 @@ static jint c_recvmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, j
     return n < 0 ? -errno : (jint) n;
 }
 
+/* ---- file regions and zero-copy forwarding: plain system calls on the loop thread (IoUringStreamSocket) ---- */
+
+/* write(2) of length bytes at address (bytes received before a forwarding began, into its pipe). */
+static jint c_write(JNIEnv *env, jclass clazz, jint fd, jlong address, jint length) {
+    ssize_t n = write(fd, PTR(address), (size_t) length);
+    return n < 0 ? -errno : (jint) n;
+}
+
+static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
+    int fds[2];
+    if (pipe2(fds, flags) < 0) {
+        return -errno;
+    }
+    (*env)->SetIntArrayRegion(env, out, 0, 2, (const jint *) fds);
+    return 0;
+}
+
+/* sendfile(2) of count bytes at offset of inFd (its own file position is not used or moved). */
+static jlong c_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count) {
+    off_t off = (off_t) offset;
+    ssize_t n = sendfile(outFd, inFd, &off, (size_t) count);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+/* splice(2); an offset < 0 means the descriptor's own position (a NULL offset pointer), as for a pipe or socket. */
+static jlong c_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut, jlong length,
+                      jint flags) {
+    loff_t in = (loff_t) offIn;
+    loff_t out = (loff_t) offOut;
+    ssize_t n = splice(fdIn, offIn < 0 ? NULL : &in, fdOut, offOut < 0 ? NULL : &out, (size_t) length,
+                       (unsigned int) flags);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+/*
+ * The descriptor of a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl holds a
+ * java.io.FileDescriptor in its field "fd", which holds the int in its own field "fd" (JNI field access is not
+ * subject to module encapsulation). -EBADF for another FileChannel implementation or a closed descriptor.
+ */
+static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
+    jfieldID channelFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, channel), "fd",
+                                            "Ljava/io/FileDescriptor;");
+    if (channelFd == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jobject descriptor = (*env)->GetObjectField(env, channel, channelFd);
+    if (descriptor == NULL) {
+        return -EBADF;
+    }
+    jfieldID descriptorFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, descriptor), "fd", "I");
+    if (descriptorFd == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jint fd = (*env)->GetIntField(env, descriptor, descriptorFd);
+    return fd < 0 ? -EBADF : fd;
+}
+
 static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
@@ -277,6 +341,11 @@ static const JNINativeMethod METHODS[] = {
     N("setsockoptBytes", "(III[BI)I", conduit_setsockopt_bytes),
     N("sendmsg", "(IJI)I", c_sendmsg),
     N("recvmsg", "(IJI)I", c_recvmsg),
+    N("write", "(IJI)I", c_write),
+    N("pipe2", "([II)I", c_pipe2),
+    N("sendfile", "(IIJJ)J", c_sendfile),
+    N("splice", "(IJIJJI)J", c_splice),
+    N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -12,7 +12,7 @@ import io.conduit.buffer.ReferenceCounted;
 
 /**
  * A range of a file to write to a stream channel without copying it through user space where the
- * transport can ({@code sendfile(2)} on epoll, {@link FileChannel#transferTo} on NIO).
+ * transport can ({@code sendfile(2)} on epoll and io_uring, {@link FileChannel#transferTo} on NIO).
  *
  * <p>Write it like a buffer. If the file turns out shorter than {@code position + count}, the write fails
  * with an {@link IOException} naming the file and both sizes instead of waiting for bytes that will never

@@ -4,10 +4,11 @@ import io.conduit.concurrent.Future;
 
 /**
  * Optional capability of a stream channel: forward everything it reads to another stream channel inside the kernel,
- * without copying the bytes through Java buffers. On the {@code epoll} transport this is Linux {@code splice(2)}
- * (see its man page) through one kernel pipe per forwarding direction, created on the first byte; other transports,
- * and pairs the transport cannot splice (e.g. a Unix-domain socket and a TCP socket, or channels of two transports
- * or two event loops), answer {@code false} to {@link #canForwardTo}, and the caller keeps its usual copy path:
+ * without copying the bytes through Java buffers. On the {@code epoll} and {@code io_uring} transports this is Linux
+ * {@code splice(2)} (see its man page) through one kernel pipe per forwarding direction, created on the first byte;
+ * other transports, and pairs the transport cannot splice (e.g. a Unix-domain socket and a TCP socket, or channels of
+ * two transports or two event loops), answer {@code false} to {@link #canForwardTo}, and the caller keeps its usual
+ * copy path:
  *
  * <pre>{@code
  * if (client instanceof ZeroCopyForwarding z && z.canForwardTo(upstream)) {

@@ -44,11 +44,15 @@ abstract class IoUringSocket implements IoSocket {
     static final int REQ_CONNECT = 3;
     static final int REQ_ACCEPT = 4;
     static final int REQ_CANCEL = 5;
+    /** {@code IORING_OP_POLL_ADD} for {@code POLLIN}: input for a {@code splice(2)} of a stream socket */
+    static final int REQ_POLL_IN = 6;
+    /** {@code IORING_OP_POLL_ADD} for {@code POLLOUT}: room for a {@code sendfile(2)} or {@code splice(2)} */
+    static final int REQ_POLL_OUT = 7;
     /**
      * a cancel that only stops a multishot request from taking more (back-pressure); unlike {@link #REQ_CANCEL}, its
      * {@code -EALREADY} does not shut the socket down
      */
-    static final int REQ_STOP = 6;
+    static final int REQ_STOP = 8;
 
     /** Socket kinds (the bits of {@link SocketOptionTable}). */
     static final int TCP = SocketOptionTable.TCP;

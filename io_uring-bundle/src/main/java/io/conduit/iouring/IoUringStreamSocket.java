@@ -8,6 +8,8 @@ import io.conduit.channel.PeerCredentials;
 import io.conduit.transport.spi.AddressErrors;
 import io.conduit.transport.spi.IoEvents;
 import io.conduit.transport.spi.IoPeerCredentials;
+import io.conduit.transport.spi.IoSplicePipe;
+import io.conduit.transport.spi.IoSpliceSocket;
 import io.conduit.transport.spi.IoStreamSocket;
 
 import java.io.IOException;
@@ -56,9 +58,18 @@ import java.nio.channels.FileChannel;
  * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
  * (provided buffer rings, zero-copy send) is the next step.
  *
+ * <p><b>File regions and zero-copy forwarding</b> copy nothing. {@link #transferFrom} calls {@code sendfile(2)} and a
+ * forwarding's pipe ({@link IoUringSplicePipe}) {@code splice(2)}, non-blocking system calls on the loop thread, never
+ * while staged bytes wait (they go first). An empty or full socket answers 0 and waits with one
+ * {@code IORING_OP_POLL_ADD} ({@code POLLIN} or {@code POLLOUT}), whose completion is the readiness the core waits
+ * for; close cancels it. Not {@code IORING_OP_SPLICE}: the kernel runs each such request on an io-wq worker thread,
+ * where it blocks while the socket is empty or full (see {@link IoUringSplicePipe}). Once a socket forwards, it
+ * submits no receive; the bytes of the receive made before go into the pipe first. A file whose file system cannot
+ * splice ({@code EINVAL}) is copied through the send buffer.
+ *
  * <p>Threading: loop thread, as {@link io.conduit.transport.spi.IoSocket} says.
  */
-final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket, IoPeerCredentials {
+final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket, IoPeerCredentials {
 
     /** the socket's own receive buffer (when the loop's ring is empty or missing), owned by the kernel while a receive is in flight */
     static final int RECEIVE_BYTES = 64 * 1024;
@@ -88,6 +99,21 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     private static volatile boolean sendZc = true;
     /** {@code sqe.ioprio} of a zero-copy send: usage reports, dropped when the kernel rejects them (before 6.2) */
     private static volatile int sendZcFlags = NativeAbi.IORING_SEND_ZC_REPORT_USAGE;
+    /** {@code sendfile(2)} calls of file regions (test hook: the zero-copy path ran) */
+    static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
+    /** ring buffers stream sockets hold with received bytes in them, all loops (test hook: none is kept for good) */
+    static final java.util.concurrent.atomic.AtomicLong RING_BUFFERS_HELD = new java.util.concurrent.atomic.AtomicLong();
+    /** bytes received before a forwarding began, written into its pipe ahead of the spliced ones (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong RECEIVED_BYTES_PIPED = new java.util.concurrent.atomic.AtomicLong();
+    /** file region reads through the send buffer: the file cannot be spliced, or is no JDK file (test hook) */
+    static final java.util.concurrent.atomic.AtomicLong FILE_COPY_CALLS = new java.util.concurrent.atomic.AtomicLong();
+
+    /** {@link #rawWriteWait}: no {@code sendfile(2)} or {@code splice(2)} into this socket waits */
+    private static final int RAW_WRITE_NONE = 0;
+    /** {@link #rawWriteWait}: it waits for the staged bytes to be sent, which go first */
+    private static final int RAW_WRITE_AFTER_STAGED = 1;
+    /** {@link #rawWriteWait}: it found the socket full and waits for the {@code POLLOUT} poll */
+    private static final int RAW_WRITE_AFTER_ROOM = 2;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
@@ -144,6 +170,20 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
      */
     private volatile int stagedLimit = SEND_BYTES;
     private boolean shutdownOutputWhenSent;
+    // sendfile(2) and splice(2) into the socket, made on the loop thread (loop-confined)
+    /** {@link #RAW_WRITE_NONE}, {@link #RAW_WRITE_AFTER_STAGED} or {@link #RAW_WRITE_AFTER_ROOM} */
+    private int rawWriteWait;
+    /** a {@code POLLOUT} poll is in flight */
+    private boolean pollingOut;
+    /** the file whose region {@code sendfile(2)} refused ({@code EINVAL}: its file system cannot splice): copied */
+    private FileChannel copiedFile;
+    // splice(2) out of the socket, for zero-copy forwarding (loop-confined)
+    /** the input goes to a forwarding's pipe: no receive is submitted any more */
+    private boolean splicing;
+    /** a {@code POLLIN} poll is in flight */
+    private boolean pollingIn;
+    /** the {@code POLLIN} poll completed: a {@code splice(2)} may find input */
+    private boolean inputReady;
     /** the connect, from {@link #connect} on (loop-confined); an accepted socket never has one */
     private Connect connect;
 
@@ -242,7 +282,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
      * when the loop has none or the small one was empty, into the socket's own buffer.
      */
     private void receive() throws IOException {
-        if (receiving || endOfStream || receiveError != 0 || !connected || !canSubmit()) {
+        if (receiving || splicing || endOfStream || receiveError != 0 || !connected || !canSubmit()) {
             return;
         }
         IoUringBufferRing ring = null;
@@ -298,6 +338,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
 
     /** Makes {@code bytes} of ring buffer {@code bid} the ones {@link #read} hands out next. */
     private void hold(IoUringBufferRing ring, int bid, int bytes) {
+        RING_BUFFERS_HELD.incrementAndGet();
         heldBuffer = bid;
         heldRing = ring;
         received = ring.buffers();
@@ -308,6 +349,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     /** Gives the ring buffer whose bytes were all read back to the kernel. */
     private void giveBackHeldBuffer() {
         if (heldBuffer >= 0) {
+            RING_BUFFERS_HELD.decrementAndGet();
             heldRing.provide(heldBuffer);
             heldBuffer = -1;
             heldRing = null;
@@ -361,7 +403,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
     }
 
     private boolean readable() {
-        return receivedEnd > receivedStart || endOfStream || receiveError != 0;
+        return receivedEnd > receivedStart || endOfStream || receiveError != 0 || (splicing && inputReady);
     }
 
     // ------------------------------------------------------------------------------------------- writing
@@ -372,6 +414,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if (sendError != 0) {
             throw ERRORS.newIoException("send", sendError);
         }
+        rawWriteWait = RAW_WRITE_NONE;
         if (sendBuffer == null || sendBuffer.capacity() < SEND_BYTES) {
             long wanted = 0;
             for (int i = offset; i < offset + length; i++) {
@@ -512,8 +555,19 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         return Math.max(0, Math.min(capacity - stagedEnd, stagedLimit - (stagedEnd - sendStart)));
     }
 
+    /**
+     * @return {@code true} when a write may make progress: the staged bytes have room, or, after a {@code sendfile(2)}
+     *         or {@code splice(2)} into the socket waited, the staged bytes before it are sent or the socket has room
+     */
     private boolean writable() {
-        return room() > 0 || sendError != 0;
+        if (sendError != 0) {
+            return true;
+        }
+        return switch (rawWriteWait) {
+            case RAW_WRITE_AFTER_STAGED -> !sending && !outputPending();
+            case RAW_WRITE_AFTER_ROOM -> !pollingOut;
+            default -> room() > 0;
+        };
     }
 
     @Override
@@ -551,17 +605,65 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         return super.getOption(option);
     }
 
-    /** File regions are read into the send buffer, then sent like any bytes. */
+    /**
+     * {@code sendfile(2)} from the file's own descriptor into the socket, on the loop thread, once the bytes staged
+     * before it are sent (they go first): no byte passes through Java memory. A full socket answers 0 and one
+     * {@code IORING_OP_POLL_ADD} for {@code POLLOUT} waits; its completion is the write readiness the core waits for.
+     * A file whose file system cannot splice ({@code EINVAL}, e.g. most of {@code /proc}) or a {@code FileChannel}
+     * that is not the JDK's is read into the send buffer instead and sent like any bytes.
+     *
+     * @return bytes taken; 0 when the socket is full, staged bytes go first, or the file has no byte at
+     *         {@code position}
+     */
     @Override
     public long transferFrom(FileChannel file, long position, long count) throws IOException {
-        liveFd("send");
+        int fd = liveFd("sendfile");
         if (sendError != 0) {
             throw ERRORS.newIoException("send", sendError);
         }
+        rawWriteWait = RAW_WRITE_NONE;
+        int inFd = file == copiedFile ? -1 : Native.fileDescriptorOf(file);
+        if (inFd < 0 || !file.isOpen()) {
+            return copyFrom(file, position, count);
+        }
+        if (sending || outputPending()) {
+            if (file.size() < position + count) {
+                // the core takes 0 from a file this short as the end of the region: a file whose size tells nothing
+                // (most of /proc, which sendfile refuses too) is copied, in order behind the staged bytes
+                return copyFrom(file, position, count);
+            }
+            rawWriteWait = RAW_WRITE_AFTER_STAGED; // the send completion that empties the buffer reports readiness
+            return 0;
+        }
+        long n;
+        do {
+            SENDFILE_CALLS.incrementAndGet();
+            n = Native.sendfile(fd, inFd, position, count);
+        } while (n == -NativeAbi.EINTR);
+        if (n >= 0) {
+            return n; // 0: no byte at position (the core then checks for a short file)
+        }
+        if (n == -NativeAbi.EAGAIN) {
+            awaitRoom();
+            return 0;
+        }
+        if (n == -NativeAbi.EINVAL || n == -NativeAbi.ENOSYS || n == -NativeAbi.EOPNOTSUPP) {
+            copiedFile = file; // this file system cannot splice: copy its regions
+            return copyFrom(file, position, count);
+        }
+        throw ERRORS.newIoException("sendfile", (int) n);
+    }
+
+    /** A file region read into the send buffer, then sent like any bytes (after the bytes staged before it). */
+    private long copyFrom(FileChannel file, long position, long count) throws IOException {
+        FILE_COPY_CALLS.incrementAndGet();
         if (sendBuffer == null) {
             lendSendBuffer(SEND_BYTES);
         } else if (sendBuffer.capacity() < SEND_BYTES && !sending) {
             growSendBuffer();
+        }
+        if (!sending && sendStart > 0) {
+            compact();
         }
         int room = (int) Math.min(room(), count);
         if (room <= 0) {
@@ -578,6 +680,151 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             send();
         }
         return n;
+    }
+
+    /** Waits for room: one {@code IORING_OP_POLL_ADD} for {@code POLLOUT} (unless one is in flight). */
+    private void awaitRoom() throws IOException {
+        rawWriteWait = RAW_WRITE_AFTER_ROOM;
+        if (!pollingOut && canSubmit()) {
+            submit(REQ_POLL_OUT, NativeAbi.IORING_OP_POLL_ADD, 0, 0, 0, NativeAbi.POLLOUT, 0);
+            pollingOut = true;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------ splicing
+
+    /** @return {@code true} when both are TCP sockets of this transport (Unix-domain and mixed pairs keep copying) */
+    @Override
+    public boolean canSpliceTo(IoStreamSocket target) {
+        return target instanceof IoUringStreamSocket t && t != this && kind == TCP && t.kind == TCP;
+    }
+
+    /**
+     * A pipe from this socket's input to {@code target}; from now on no receive is submitted for this socket. The
+     * bytes of a receive already made (or in flight) are forwarded first, through the pipe.
+     */
+    @Override
+    public IoSplicePipe newSplicePipe(IoStreamSocket target) {
+        if (!canSpliceTo(target)) {
+            throw new IllegalArgumentException("io_uring splices only from one TCP socket to another, not to " + target);
+        }
+        splicing = true;
+        stopReceiving(); // a multishot receive would go on taking input; what it took goes into the pipe first
+        return new IoUringSplicePipe(this, (IoUringStreamSocket) target);
+    }
+
+    /**
+     * Moves input into a forwarding's pipe ({@link IoUringSplicePipe#fill()}): first the bytes a receive brought
+     * before the forwarding began ({@code write(2)} into the pipe, a copy of at most one receive), then
+     * {@code splice(2)} from the socket. While a receive is still in flight nothing is spliced: its bytes came first,
+     * and its completion reports read readiness. An empty socket answers 0 and one {@code IORING_OP_POLL_ADD} for
+     * {@code POLLIN} waits.
+     *
+     * @param pipeFd the pipe's write end, empty
+     * @return bytes moved, 0 when none are there now, -1 at end of stream
+     * @throws IOException when the socket failed (a receive's error too)
+     */
+    long spliceInto(int pipeFd, int bytes) throws IOException {
+        int fd = liveFd("splice");
+        int available = receivedEnd - receivedStart;
+        if (available > 0) {
+            int n;
+            do {
+                n = Native.write(pipeFd, Native.addressOf(received) + receivedStart, available);
+            } while (n == -NativeAbi.EINTR);
+            if (n <= 0) {
+                throw ERRORS.newIoException("write(received bytes to the splice pipe)", n == 0 ? -NativeAbi.EAGAIN : n);
+            }
+            RECEIVED_BYTES_PIPED.addAndGet(n);
+            receivedStart += n;
+            if (receivedStart == receivedEnd) {
+                receivedStart = 0;
+                receivedEnd = 0;
+                giveBackHeldBuffer();
+                returnReceiveBuffer();
+                takeQueued(); // buffers a multishot receive queued go into the pipe next, in order
+            }
+            return n;
+        }
+        if (receiving) {
+            return 0; // the receive in flight reports the next input
+        }
+        if (receiveError != 0) {
+            throw ERRORS.newIoException("recv (before splice)", receiveError);
+        }
+        if (endOfStream) {
+            return -1;
+        }
+        inputReady = false;
+        long n;
+        do {
+            n = Native.splice(fd, -1, pipeFd, -1, bytes, IoUringSplicePipe.FLAGS);
+        } while (n == -NativeAbi.EINTR);
+        if (n > 0) {
+            return n;
+        }
+        if (n == 0) {
+            endOfStream = true;
+            return -1;
+        }
+        if (n == -NativeAbi.EAGAIN) {
+            awaitInput();
+            return 0;
+        }
+        throw ERRORS.newIoException("splice(socket to pipe)", (int) n);
+    }
+
+    /**
+     * Moves bytes from a forwarding's pipe into this socket ({@link IoUringSplicePipe#drain()}) with
+     * {@code splice(2)}, once the bytes staged before are sent (they go first). A full socket answers 0 and one
+     * {@code IORING_OP_POLL_ADD} for {@code POLLOUT} waits.
+     *
+     * @param pipeFd the pipe's read end
+     * @return bytes moved; 0 when the socket is full or staged bytes go first
+     * @throws IOException when the socket failed
+     */
+    long spliceFrom(int pipeFd, long bytes) throws IOException {
+        int fd = liveFd("splice");
+        if (sendError != 0) {
+            throw ERRORS.newIoException("send (before splice)", sendError);
+        }
+        rawWriteWait = RAW_WRITE_NONE;
+        if (sending || outputPending()) {
+            rawWriteWait = RAW_WRITE_AFTER_STAGED;
+            return 0;
+        }
+        long n;
+        do {
+            n = Native.splice(pipeFd, -1, fd, -1, bytes, IoUringSplicePipe.FLAGS);
+        } while (n == -NativeAbi.EINTR);
+        if (n >= 0) {
+            return n;
+        }
+        if (n == -NativeAbi.EAGAIN) {
+            awaitRoom();
+            return 0;
+        }
+        throw ERRORS.newIoException("splice(pipe to socket)", (int) n);
+    }
+
+    /** The forwarding's pipe closed: the socket receives again if the core still reads it. */
+    void spliceEnded() {
+        if (!splicing) {
+            return;
+        }
+        splicing = false;
+        inputReady = false;
+        if (canSubmit() && wants(OP_READ)) {
+            resubmitReceive();
+        }
+    }
+
+    /** Waits for input: one {@code IORING_OP_POLL_ADD} for {@code POLLIN} (unless it or a receive is in flight). */
+    private void awaitInput() throws IOException {
+        if (!pollingIn && !receiving && canSubmit()) {
+            submit(REQ_POLL_IN, NativeAbi.IORING_OP_POLL_ADD, 0, 0, 0, NativeAbi.POLLIN, 0);
+            pollingIn = true;
+        }
     }
 
     // ------------------------------------------------------------------------------------------- connect
@@ -665,6 +912,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
             case REQ_RECV -> received(res, flags);
             case REQ_SEND -> sendCompleted(res, flags);
             case REQ_CONNECT -> connectCompleted(res);
+            case REQ_POLL_IN -> inputPolled(res);
+            case REQ_POLL_OUT -> roomPolled(res);
             default -> {
             }
         }
@@ -715,22 +964,32 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
                 RECEIVE_RING_EMPTY.incrementAndGet();
                 receiveOwnBufferOnce = true; // the loop's ring is empty: this receive uses the socket's own buffer
             }
-            if (receivedEnd > receivedStart || resubmitReceive()) {
-                return; // (bytes still unread: the read that takes the last of them submits it)
+            if (receivedEnd > receivedStart) {
+                return; // bytes still unread: the read that takes the last of them submits the receive
+            }
+            if (!splicing && resubmitReceive()) {
+                return; // (a splicing socket's next fill splices instead)
             }
         } else if (res == 0) {
             endOfStream = true;
         } else if (res == -NativeAbi.ECANCELED) {
-            if (receivedEnd == receivedStart) {
-                resubmitReceive(); // a stopped multishot receive whose bytes were all read meanwhile (none when deregistered)
+            if (receivedEnd > receivedStart) {
+                return;
             }
-            return;
+            if (!splicing) {
+                resubmitReceive(); // a stopped multishot receive whose bytes were all read meanwhile (none when deregistered)
+                return;
+            }
+            // a forwarding stopped the receive: its next fill splices (read readiness below)
         } else if (res == -NativeAbi.EAGAIN || res == -NativeAbi.EINTR
                 || (res == -NativeAbi.EINVAL && wasMultishot)) {
             if (res == -NativeAbi.EINVAL) {
                 multishot = false; // a kernel before 6.0
             }
-            if (receivedEnd > receivedStart || resubmitReceive()) {
+            if (receivedEnd > receivedStart) {
+                return;
+            }
+            if (!splicing && resubmitReceive()) {
                 return;
             }
         } else {
@@ -808,6 +1067,31 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         return connect != null && connect.done;
     }
 
+    /** The {@code POLLIN} poll completed (input, end of stream or an error): the next fill splices. */
+    private void inputPolled(int res) {
+        pollingIn = false;
+        if (res == -NativeAbi.ECANCELED) {
+            return;
+        }
+        inputReady = true;
+        IoEvents e = liveEvents();
+        if (e != null && wants(OP_READ) && splicing) {
+            e.readReady();
+            if (wants(OP_READ) && readable() && liveEvents() != null) {
+                handler().readyAgain(this);
+            }
+        }
+    }
+
+    /** The {@code POLLOUT} poll completed (room, or an error the next call reports): write readiness. */
+    private void roomPolled(int res) {
+        pollingOut = false;
+        IoEvents e = liveEvents();
+        if (res != -NativeAbi.ECANCELED && e != null && wants(OP_WRITE) && writable()) {
+            e.writeReady();
+        }
+    }
+
     private void connectCompleted(int res) {
         connect.done = true;
         connect.result = res;
@@ -826,6 +1110,13 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         if ((added & OP_READ) != 0) {
             if (readable()) {
                 handler().readyAgain(this);
+            } else if (splicing) {
+                try {
+                    awaitInput();
+                } catch (IOException ex) {
+                    receiveError = -NativeAbi.EBUSY; // the SQ is full: the next fill fails the forwarding
+                    handler().readyAgain(this);
+                }
             } else {
                 resubmitReceive();
             }
@@ -864,6 +1155,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoStreamSocket,
         }
         if (connect != null && !connect.done) {
             cancel(REQ_CONNECT);
+        }
+        if (pollingIn) {
+            cancel(REQ_POLL_IN);
+        }
+        if (pollingOut) {
+            cancel(REQ_POLL_OUT);
         }
     }
 

@@ -168,4 +168,30 @@ final class Native {
      * @return bytes received (with {@code MSG_TRUNC} in {@code flags}: the datagram's real length) or -errno
      */
     static native int recvmsg(int fd, long msghdrAddress, int flags);
+
+    // ------------------------------------------------------------------ file regions, zero-copy forwarding
+
+    /** {@code write(2)} of {@code length} bytes at {@code address}. @return bytes written or -errno */
+    static native int write(int fd, long address, int length);
+
+    /** {@code pipe2(2)}. @param fds receives {read end, write end} @return 0 or -errno */
+    static native int pipe2(int[] fds, int flags);
+
+    /**
+     * {@code sendfile(2)} of up to {@code count} bytes at {@code offset} of {@code inFd} (its file position is neither
+     * used nor moved).
+     *
+     * @return bytes sent, 0 at end of file, or -errno ({@code -EAGAIN}: the socket is full; {@code -EINVAL}: the file
+     *         cannot be spliced)
+     */
+    static native long sendfile(int outFd, int inFd, long offset, long count);
+
+    /** {@code splice(2)}; an offset &lt; 0 means the descriptor's own position (NULL). @return bytes moved or -errno */
+    static native long splice(int fdIn, long offIn, int fdOut, long offOut, long length, int flags);
+
+    /**
+     * @return the descriptor of a JDK {@code FileChannel} (its {@code FileDescriptor}, read through JNI field access),
+     *         or {@code -EBADF} for another implementation or a closed one
+     */
+    static native int fileDescriptorOf(Object fileChannel);
 }

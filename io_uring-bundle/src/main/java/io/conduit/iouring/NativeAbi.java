@@ -219,4 +219,11 @@ final class NativeAbi {
     static final int POLLIN = constant("POLLIN");
     static final int POLLOUT = constant("POLLOUT");
     static final int IORING_OP_POLL_ADD = constant("IORING_OP_POLL_ADD");
+
+    // file regions and zero-copy forwarding: sendfile(2), splice(2), pipe2(2)
+    static final int SPLICE_F_MOVE = constant("SPLICE_F_MOVE");
+    static final int SPLICE_F_NONBLOCK = constant("SPLICE_F_NONBLOCK");
+    static final int O_NONBLOCK = constant("O_NONBLOCK");
+    static final int O_CLOEXEC = constant("O_CLOEXEC");
+    static final int EBADF = constant("EBADF");
 }

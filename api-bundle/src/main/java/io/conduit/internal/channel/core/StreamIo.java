@@ -658,7 +658,8 @@ final class StreamIo extends KindIo {
         if (!canForwardTo(target)) {
             promise.tryFailure(new UnsupportedOperationException("channel " + ch.id() + " (" + ch.transportName + ", "
                     + ch.type + ") cannot splice to " + target + ": zero-copy forwarding needs two open stream channels"
-                    + " of one event loop whose transport splices between them (epoll, TCP to TCP); copy instead"));
+                    + " of one event loop whose transport splices between them (epoll or io_uring, TCP to TCP);"
+                    + " copy instead"));
             return promise;
         }
         StreamIo t = (StreamIo) ((ChannelCore) target).io;

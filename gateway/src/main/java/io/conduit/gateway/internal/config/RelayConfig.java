@@ -24,8 +24,8 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *       long is closed</td></tr>
  *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
  *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
- *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll, TCP to TCP); other pairs and
- *       transports copy as usual</td></tr>
+ *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll and io_uring, TCP to TCP);
+ *       other pairs and transports copy as usual</td></tr>
  *   <tr><td>{@code proxy.protocol.accept}</td><td>unset</td><td>{@code v1}, {@code v2} or {@code any}: clients
  *       start with a PROXY protocol header (behind a load balancer); the relay decodes it before connecting
  *       upstream, and logs the client's address from it. TCP and Unix relays only</td></tr>

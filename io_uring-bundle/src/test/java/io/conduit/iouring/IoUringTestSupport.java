@@ -1,0 +1,143 @@
+package io.conduit.iouring;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+import io.conduit.buffer.Buffer;
+import io.conduit.channel.Channel;
+import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelHandlerContext;
+import io.conduit.concurrent.EventLoopGroup;
+import io.conduit.concurrent.Future;
+import io.conduit.transport.Transport;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/** Helpers of the io_uring splice and file region tests: the transport, bounded waits, a recording handler. */
+final class IoUringTestSupport {
+
+    static final long WAIT_SECONDS = 30;
+
+    private IoUringTestSupport() {
+    }
+
+    /** @return the io_uring transport; fails (never skips) when it cannot load here */
+    static Transport transport() {
+        return new IoUringTransportProvider().transport();
+    }
+
+    static void close(EventLoopGroup group) throws InterruptedException {
+        if (group != null) {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(15, TimeUnit.SECONDS);
+        }
+    }
+
+    static <T> T await(Future<T> f) {
+        try {
+            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                fail("not done within " + WAIT_SECONDS + " s: " + f);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted");
+        }
+        if (!f.isSuccess()) {
+            throw new AssertionError("operation failed: " + f.cause(), f.cause());
+        }
+        return f.getNow();
+    }
+
+    static Throwable awaitFailure(Future<?> f) {
+        try {
+            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
+                fail("not done within " + WAIT_SECONDS + " s: " + f);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail("interrupted");
+        }
+        if (f.isSuccess()) {
+            fail("expected a failure: " + f);
+        }
+        return f.cause();
+    }
+
+    static void eventually(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + WAIT_SECONDS + " s waiting for " + what);
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                fail("interrupted");
+            }
+        }
+    }
+
+    static void closeAll(Channel... channels) {
+        for (Channel c : channels) {
+            if (c != null) {
+                try {
+                    c.close().await(5, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** @return the descriptors this process has open now */
+    static long openDescriptors() throws IOException {
+        try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            return s.count();
+        }
+    }
+
+    /** @return the descriptor count once it is at most {@code expected} again, or what it is after 10 s */
+    static long settledDescriptors(long expected) throws InterruptedException, IOException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long n = openDescriptors();
+        while (n > expected && System.nanoTime() - end < 0) {
+            Thread.sleep(20);
+            n = openDescriptors();
+        }
+        return n;
+    }
+
+    /** Collects the bytes of stream reads; thread-safe. */
+    @ChannelHandler.Sharable
+    static class Bytes implements ChannelHandler {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try (Buffer b = (Buffer) msg) {
+                byte[] a = new byte[b.readableBytes()];
+                b.readBytes(a);
+                synchronized (out) {
+                    out.write(a, 0, a.length);
+                }
+            }
+        }
+
+        byte[] bytes() {
+            synchronized (out) {
+                return out.toByteArray();
+            }
+        }
+
+        int size() {
+            synchronized (out) {
+                return out.size();
+            }
+        }
+    }
+}
