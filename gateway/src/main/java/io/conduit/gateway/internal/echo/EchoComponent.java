@@ -81,7 +81,8 @@ public final class EchoComponent {
                 endpoint -> endpoint.kind().isStream()
                 ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name,
                         endpoint.tls() ? config.tls().server() : null, echo, m.endpoint(endpoint)))
-                : this.network.bindDatagram(endpoint, udp -> datagramHandler(echo, m.endpoint(endpoint))))
+                : this.network.bindDatagram(endpoint, Map.<ChannelOption<?>, Object>of(ChannelOption.SO_RCVBUF,
+                        config.udpReceiveBufferBytes()), udp -> datagramHandler(echo, m.endpoint(endpoint))))
                 .thenRun(() -> status.publish(context));
     }
 

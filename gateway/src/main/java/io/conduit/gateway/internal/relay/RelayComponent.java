@@ -113,7 +113,8 @@ public final class RelayComponent {
                 return network.listen(endpoint, config.upstreams(), childOptions, init);
             }
             DatagramTrafficHandler traffic = new DatagramTrafficHandler(counters);
-            return network.bindDatagram(endpoint, udp -> {
+            return network.bindDatagram(endpoint, Map.<ChannelOption<?>, Object>of(
+                    ChannelOption.SO_RCVBUF, config.udpReceiveBufferBytes()), udp -> {
                 UdpRelayHandler relay = new UdpRelayHandler(config, network, udp, counters);
                 return new ChannelInitializer<Channel>() {
                     @Override
