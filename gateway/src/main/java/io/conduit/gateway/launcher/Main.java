@@ -172,9 +172,16 @@ public final class Main {
             }, "conduit-gateway-exit");
             stop.start();
         });
+        // until the banner is printed it shows what listens; later a component logs each endpoint it binds
+        org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));
         framework.start();
         boolean noTransport = new Banner(home, conf, shell, bannerTimeoutMillis, out).print(context);
+        try {
+            bannerPending.unregister();
+        } catch (IllegalStateException stoppedMeanwhile) {
+            // the framework stopped while the banner waited
+        }
         if (noTransport && !shell) {
             // Nothing can ever listen: the network is only made at start-up. In the shell the user may still look
             // around (conduit:transports, conduit:diag) before leaving.

@@ -85,6 +85,7 @@ public final class RelayComponent {
         metrics = m;
         m.register(context);
         listeners.onChange(status::update);
+        listeners.announceBinds(() -> !ComponentStatus.bannerPending(context));
         ConnectionLimit limit = config.guards().newLimit("relay " + name);
         String routes = config.routesBySni() ? " (by SNI: " + config.sniRoutes().entrySet().stream()
                 .map(e -> e.getKey() + " -> " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")) + ")"
@@ -158,13 +159,13 @@ public final class RelayComponent {
      * the status and the metrics.
      */
     @Deactivate
-    public void deactivate() {
+    public void deactivate(int reason) {
         RelayLoops.remove(this);
         status.withdraw();
         if (metrics != null) {
             metrics.unregister();
         }
-        listeners.close();
+        listeners.close(ConfigurationFiles.deactivated(reason));
         unreachable.flush();
         sniClosed.flush();
     }
