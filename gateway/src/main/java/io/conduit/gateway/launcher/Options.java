@@ -59,8 +59,9 @@ record Options(boolean shell, Path conf) {
      * Whether standard input is a terminal, which decides whether the shell runs by default. Standard output does not
      * matter: {@code conduit-gateway 2>&1 | tee log} still has a user typing at the terminal. ({@code System.console()}
      * was used before: it is {@code null} on JDK 17 unless standard output is a terminal too, and JDK 22 to 24 return
-     * one also for redirected streams.) Standard input that is not a terminal (a service's {@code /dev/null}, a file, a pipe) would
-     * end the shell, and with it the gateway, at its end of file; {@code --shell} runs the shell on it anyway.
+     * one also for redirected streams.) Standard input that is not a terminal (a service's {@code /dev/null}, a file,
+     * a pipe) would end the shell, and with it the gateway, at its end of file; {@code --shell} runs the shell on it
+     * anyway.
      *
      * @return on Linux, whether {@code /proc/self/fd/0} names a terminal device ({@code /dev/pts/N}, {@code /dev/ttyX},
      *         {@code /dev/console}); elsewhere whether the JVM has a console on a terminal
@@ -81,7 +82,7 @@ record Options(boolean shell, Path conf) {
         }
     }
 
-    /** @return whether {@code device}, the target of {@code /proc/self/fd/0}, is a terminal: tty(4), pts(4), console(4) */
+    /** @return whether {@code device}, the target of {@code /proc/self/fd/0}, is a terminal (tty(4), pts(4)) */
     static boolean isTerminalDevice(String device) {
         return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
     }

@@ -123,20 +123,21 @@ class ConfigurationFilesIT {
         int echoPort = Tools.freeTcpPort();
         int relayPort = Tools.freeTcpPort();
         int movedPort = Tools.freeTcpPort();
-        Files.writeString(conf.resolve("io.conduit.gateway.echo-ok.cfg"), "listen = tcp://127.0.0.1:" + echoPort + "\n");
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-ok.cfg"), "listen = tcp://127.0.0.1:" + echoPort
+                + "\n");
         try (GatewayProcess g = GatewayProcess.start(conf)) {
             assertTrue(g.output().contains("  listening echo  tcp://127.0.0.1:" + echoPort
                     + "  (io.conduit.gateway.echo-ok.cfg)"), g.output());
             assertFalse(g.output().contains(": listening on "), "the banner shows it, no log line:\n" + g.output());
             Path relay = conf.resolve("io.conduit.gateway.relay-late.cfg");
-            Files.writeString(relay, "listen = tcp://127.0.0.1:" + relayPort + "\nupstream = tcp://127.0.0.1:" + echoPort
-                    + "\n");
+            Files.writeString(relay, "listen = tcp://127.0.0.1:" + relayPort + "\nupstream = tcp://127.0.0.1:"
+                    + echoPort + "\n");
             String relayed = "tcp://127.0.0.1:" + relayPort + " -> tcp://127.0.0.1:" + echoPort;
             awaitOutput(g, "the line of the relay added", o -> o.contains(" INFO io.conduit.gateway: relay "
                     + "io.conduit.gateway.relay-late.cfg: listening on " + relayed + ", on transport '"));
             awaitListening(relayPort, g);
-            Files.writeString(relay, "listen = tcp://127.0.0.1:" + movedPort + "\nupstream = tcp://127.0.0.1:" + echoPort
-                    + "\n");
+            Files.writeString(relay, "listen = tcp://127.0.0.1:" + movedPort + "\nupstream = tcp://127.0.0.1:"
+                    + echoPort + "\n");
             String moved = "tcp://127.0.0.1:" + movedPort + " -> tcp://127.0.0.1:" + echoPort;
             awaitOutput(g, "the lines of the relay changed", o -> o.contains(" INFO io.conduit.gateway: relay "
                     + "io.conduit.gateway.relay-late.cfg: its configuration changed; it no longer listens on " + relayed

@@ -66,8 +66,8 @@ final class PtyGateway implements AutoCloseable {
         settings = Files.createTempFile("conduit-pty-settings", ".txt");
         ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=INT", scriptTool.toString(), "-qfec",
                 "trap : INT; stty " + stty + "; stty -g > '" + settings + "'; '" + gateway + "' --conf '" + conf
-                        + "' " + redirect + "; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter + ".part' && mv '"
-                        + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
+                        + "' " + redirect + "; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter
+                        + ".part' && mv '" + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
                 .redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("TERM", "xterm");

@@ -11,9 +11,9 @@ import io.conduit.gateway.services.GatewayServices;
  *
  * <p>Property {@code listen}: one or more tcp, udp or unix URIs separated by commas or blanks (required).
  * {@code idle.timeout.ms} and {@code max.connections} apply to its stream (TCP, Unix) endpoints, as
- * {@link StreamGuards} says; the limit counts per endpoint. {@value GatewayConfig#UDP_RECEIVE_BUFFER_KEY} is the
- * {@code SO_RCVBUF} of its UDP endpoints ({@link GatewayConfig#udpReceiveBufferBytes}). A {@code tls://host:port} endpoint terminates TLS and
- * echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
+ * {@link StreamGuards} says; the limit counts per endpoint. {@value GatewayConfig#UDP_RECEIVE_BUFFER_KEY} is
+ * the {@code SO_RCVBUF} of its UDP endpoints ({@link GatewayConfig#udpReceiveBufferBytes}). A
+ * {@code tls://host:port} endpoint terminates TLS and echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
  *
  * @param name   configuration name for log lines
  * @param listen the endpoints, in configuration order

@@ -24,7 +24,8 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *       long is closed</td></tr>
  *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
  *   <tr><td>{@code udp.receive.buffer.bytes}</td><td>4194304</td><td>{@code SO_RCVBUF} of the UDP listening socket
- *       ({@link GatewayConfig#DEFAULT_UDP_RECEIVE_BUFFER_BYTES}); the kernel caps it at {@code net.core.rmem_max}</td></tr>
+ *       ({@link GatewayConfig#DEFAULT_UDP_RECEIVE_BUFFER_BYTES}); the kernel caps it at
+ *       {@code net.core.rmem_max}</td></tr>
  *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
  *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll, TCP to TCP); other pairs and
  *       transports copy as usual</td></tr>
@@ -67,8 +68,8 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
         int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
-        int udpReceiveBufferBytes, boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
-        int rateLimitBytesPerSecond, TlsConfig tls, Map<String, GatewayUri> sniRoutes) {
+        int udpReceiveBufferBytes, boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion,
+        StreamGuards guards, int rateLimitBytesPerSecond, TlsConfig tls, Map<String, GatewayUri> sniRoutes) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
@@ -79,8 +80,8 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     private static java.util.List<String> keys() {
         java.util.List<String> keys = new java.util.ArrayList<>(java.util.List.of("listen", "upstream",
                 "connect.timeout.ms", "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions",
-                GatewayConfig.UDP_RECEIVE_BUFFER_KEY, "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY,
-                StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second", SNI_ROUTES_KEY));
+                GatewayConfig.UDP_RECEIVE_BUFFER_KEY, "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send",
+                StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second", SNI_ROUTES_KEY));
         keys.addAll(TlsConfig.SERVER_KEYS);
         keys.addAll(TlsConfig.UPSTREAM_KEYS);
         return java.util.List.copyOf(keys);

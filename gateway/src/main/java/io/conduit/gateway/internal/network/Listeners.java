@@ -119,10 +119,10 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     }
 
     /**
-     * @param announce asked once {@link #bindAll} is done, on any thread: {@code true} logs one INFO line per endpoint
-     *                 that listens then, as the launcher's banner shows it, e.g. {@code relay
-     *                 io.conduit.gateway.relay-redis.cfg: listening on tcp://127.0.0.1:16379 -> tcp://127.0.0.1:6379, on
-     *                 transport 'epoll'} (a configuration file added or changed while the gateway runs)
+     * @param announce asked once {@link #bindAll} is done, on any thread: {@code true} logs one INFO line per
+     *                 endpoint that listens then, as the launcher's banner shows it, e.g. {@code relay
+     *                 io.conduit.gateway.relay-redis.cfg: listening on tcp://127.0.0.1:16379 -> tcp://127.0.0.1:6379,
+     *                 on transport 'epoll'} (a configuration file added or changed while the gateway runs)
      */
     public void announceBinds(java.util.function.BooleanSupplier announce) {
         this.announce = java.util.Objects.requireNonNull(announce, "announce");

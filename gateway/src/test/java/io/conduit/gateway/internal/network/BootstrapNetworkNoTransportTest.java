@@ -73,7 +73,8 @@ class BootstrapNetworkNoTransportTest {
     @Test
     void anEndpointClosedOnPurposeHasNoProblem() throws Exception {
         BootstrapNetwork network = new BootstrapNetwork();
-        Network.Bound udp = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), Map.of(), e -> new EchoHandler())
+        Network.Bound udp = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), Map.of(),
+                e -> new EchoHandler())
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         udp.close();
         assertNull(udp.transportName());

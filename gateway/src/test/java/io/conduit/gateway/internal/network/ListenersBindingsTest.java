@@ -61,8 +61,8 @@ class ListenersBindingsTest {
             late.bindAll(endpoints, d -> d + " -> tcp://127.0.0.1:6379", new FakeNetwork(),
                     endpoint -> CompletableFuture.completedFuture(bound(new String[] {"epoll"}))).get();
             assertEquals(List.of("INFO relay r.cfg: listening on tcp://127.0.0.1:7007 -> tcp://127.0.0.1:6379, on "
-                    + "transport 'epoll'", "INFO relay r.cfg: listening on udp://127.0.0.1:7007 -> tcp://127.0.0.1:6379,"
-                    + " on transport 'epoll'"), log.messages());
+                    + "transport 'epoll'", "INFO relay r.cfg: listening on udp://127.0.0.1:7007 -> "
+                    + "tcp://127.0.0.1:6379, on transport 'epoll'"), log.messages());
             late.close(io.conduit.gateway.internal.config.ConfigurationFiles.deactivated(
                     org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_DELETED));
             assertEquals("INFO relay r.cfg: its configuration was removed; it no longer listens on tcp://127.0.0.1:7007"
