@@ -104,6 +104,18 @@ final class FrameworkBoot {
     }
 
     /**
+     * Registers the marker of {@link GatewayServices#BANNER_PENDING_PROPERTY}: until it is unregistered, the banner
+     * will show what listens, and the components log nothing for it.
+     *
+     * @return its registration; unregister it once the banner is printed
+     */
+    static org.osgi.framework.ServiceRegistration<Runnable> registerBannerPending(BundleContext context) {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(GatewayServices.BANNER_PENDING_PROPERTY, Boolean.TRUE);
+        return context.registerService(Runnable.class, () -> { }, props);
+    }
+
+    /**
      * Installs every jar of {@code bundles} (in name order) and marks every bundle but fragments for start, the
      * gateway bundle on {@link #APPLICATION_START_LEVEL}. The jline shell bundle is not started here: the launcher
      * starts it after the banner ({@link InteractiveShell#start}), so that the shell's first prompt follows the

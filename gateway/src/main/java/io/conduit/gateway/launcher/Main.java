@@ -23,7 +23,8 @@ import org.osgi.framework.launch.FrameworkFactory;
  * with status {@value #EXIT_HOME_IN_USE} before starting anything when another gateway runs on the same home
  * ({@link HomeLock}: a lock on {@code <home>/data/gateway.lock}, held for the life of the process).
  *
- * <p>Options: {@code --no-shell} (no interactive Gogo shell; also implied when standard input is not a terminal),
+ * <p>Options: {@code --no-shell} (no interactive Gogo shell; the default when standard input is not a terminal,
+ * whatever standard output is), {@code --shell} (the shell also on standard input that is not a terminal),
  * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
  * the system property {@code conduit.gateway.home}, which the script sets; without it, the parent of the directory
  * holding the launcher's jar.
@@ -73,7 +74,7 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         // One line per log record (before java.util.logging initialises), for System.Logger output of the bundles.
         LogFormat.useOneLineFormat();
-        Options options = Options.parse(args, System.console() != null);
+        Options options = Options.parse(args, Options.stdinIsTerminal());
         boolean shell = options.shell();
         Path conf = options.conf();
         long timeout = 0;
@@ -172,9 +173,16 @@ public final class Main {
             }, "conduit-gateway-exit");
             stop.start();
         });
+        // until the banner is printed it shows what listens; later a component logs each endpoint it binds
+        org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));
         framework.start();
         boolean noTransport = new Banner(home, conf, shell, bannerTimeoutMillis, out).print(context);
+        try {
+            bannerPending.unregister();
+        } catch (IllegalStateException stoppedMeanwhile) {
+            // the framework stopped while the banner waited
+        }
         if (noTransport && !shell) {
             // Nothing can ever listen: the network is only made at start-up. In the shell the user may still look
             // around (conduit:transports, conduit:diag) before leaving.

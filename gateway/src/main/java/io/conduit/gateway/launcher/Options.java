@@ -4,7 +4,8 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 
 /**
- * The launcher's command line and system properties: {@code --no-shell}, {@code --conf DIR}, {@code --help};
+ * The launcher's command line and system properties: {@code --no-shell}, {@code --shell}, {@code --conf DIR},
+ * {@code --help};
  * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input prints the usage
  * and exits with status 2; {@code --help} prints it and exits with 0.
  *
@@ -23,16 +24,19 @@ record Options(boolean shell, Path conf) {
     /**
      * Parses the command line; prints the usage and exits on {@code --help} and on anything it does not know.
      *
-     * @param args    the command line
-     * @param console whether standard input and output are a terminal (the shell's default)
+     * @param args          the command line
+     * @param stdinIsTerminal whether standard input is a terminal ({@link #stdinIsTerminal()}): the shell's default
      */
-    static Options parse(String[] args, boolean console) {
-        boolean shell = console;
+    static Options parse(String[] args, boolean stdinIsTerminal) {
+        boolean shell = stdinIsTerminal;
         Path conf = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--no-shell":
                     shell = false;
+                    break;
+                case "--shell":
+                    shell = true;
                     break;
                 case "--conf":
                     if (i + 1 >= args.length) {
@@ -49,6 +53,38 @@ record Options(boolean shell, Path conf) {
             }
         }
         return new Options(shell, conf);
+    }
+
+    /**
+     * Whether standard input is a terminal, which decides whether the shell runs by default. Standard output does not
+     * matter: {@code conduit-gateway 2>&1 | tee log} still has a user typing at the terminal. ({@code System.console()}
+     * was used before: it is {@code null} on JDK 17 unless standard output is a terminal too, and JDK 22 to 24 return
+     * one also for redirected streams.) Standard input that is not a terminal (a service's {@code /dev/null}, a file,
+     * a pipe) would end the shell, and with it the gateway, at its end of file; {@code --shell} runs the shell on it
+     * anyway.
+     *
+     * @return on Linux, whether {@code /proc/self/fd/0} names a terminal device ({@code /dev/pts/N}, {@code /dev/ttyX},
+     *         {@code /dev/console}); elsewhere whether the JVM has a console on a terminal
+     */
+    static boolean stdinIsTerminal() {
+        try {
+            return isTerminalDevice(java.nio.file.Files.readSymbolicLink(Path.of("/proc/self/fd/0")).toString());
+        } catch (java.io.IOException | UnsupportedOperationException | SecurityException noProcFileSystem) {
+            java.io.Console console = System.console();
+            if (console == null) {
+                return false;
+            }
+            try { // JDK 22 to 24 have a console also without a terminal; Console.isTerminal() (22+) tells
+                return (Boolean) java.io.Console.class.getMethod("isTerminal").invoke(console);
+            } catch (ReflectiveOperationException | ClassCastException beforeJdk22) {
+                return true; // JDK 17 to 21: a console means standard input and output are a terminal
+            }
+        }
+    }
+
+    /** @return whether {@code device}, the target of {@code /proc/self/fd/0}, is a terminal (tty(4), pts(4)) */
+    static boolean isTerminalDevice(String device) {
+        return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
     }
 
     /**
@@ -98,8 +134,11 @@ record Options(boolean shell, Path conf) {
         if (error != null) {
             s.println("conduit-gateway: " + error);
         }
-        s.println("usage: conduit-gateway [--no-shell] [--conf DIR]");
-        s.println("  --no-shell  run without the interactive Gogo shell (implied when stdin is not a terminal)");
+        s.println("usage: conduit-gateway [--no-shell | --shell] [--conf DIR]");
+        s.println("  --no-shell  run without the interactive Gogo shell (the default when stdin is not a terminal;");
+        s.println("              stdout and stderr do not matter: '2>&1 | tee log' keeps the shell)");
+        s.println("  --shell     run the shell also when stdin is not a terminal (e.g. a pipe you type into); its");
+        s.println("              end of file stops the gateway");
         s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
         s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
         s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory),");

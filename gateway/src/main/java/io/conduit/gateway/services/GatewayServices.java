@@ -62,6 +62,13 @@ public final class GatewayServices {
      */
     public static final String EXIT_SERVICE_PROPERTY = "conduit.gateway.exit";
 
+    /**
+     * Service property ({@code true}) of the service the launcher registers in the system bundle's context from before
+     * the bundles start until its banner is printed: while it is there, the banner shows each endpoint that starts
+     * listening, so the components log no line of their own for it. Outside the launcher (e.g. Karaf) there is none.
+     */
+    public static final String BANNER_PENDING_PROPERTY = "conduit.gateway.bannerPending";
+
     private GatewayServices() {
     }
 }

@@ -39,6 +39,7 @@ public class FakeNetwork implements Network {
 
     @Override
     public java.util.concurrent.CompletionStage<Bound> bindDatagram(GatewayUri endpoint,
+            Map<ChannelOption<?>, Object> options,
             java.util.function.Function<DatagramEndpoint, ChannelHandler> handler) {
         throw new UnsupportedOperationException();
     }

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * line and one banner problem saying why and what the name or line should be; FileInstall's own complaint about the
  * empty key is one line, not a stack trace; nothing listens on their ports. While the gateway runs, fixing the
  * relay's line and renaming the misspelt file make them listen, and a misnamed file added later is reported too.
+ * A file added, changed or removed while the gateway runs is one line naming it and its endpoint.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class ConfigurationFilesIT {
@@ -109,6 +110,46 @@ class ConfigurationFilesIT {
             Thread.sleep(2_500); // two more FileInstall polls
             String end = g.output();
             assertFalse(end.contains("\tat ") || end.contains("singleton pid"), "no SCR complaint:\n" + end);
+        }
+    }
+
+    /**
+     * A relay file added while the gateway ran started listening and logged nothing: the banner shows what listens at
+     * start only. Now each file added, changed or removed later is a line naming the file and the endpoint, the one
+     * the banner shows; at start there is no such line, since the banner shows it.
+     */
+    @Test
+    void aFileAddedChangedOrRemovedWhileTheGatewayRunsIsALineEach() throws Exception {
+        int echoPort = Tools.freeTcpPort();
+        int relayPort = Tools.freeTcpPort();
+        int movedPort = Tools.freeTcpPort();
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-ok.cfg"), "listen = tcp://127.0.0.1:" + echoPort
+                + "\n");
+        try (GatewayProcess g = GatewayProcess.start(conf)) {
+            assertTrue(g.output().contains("  listening echo  tcp://127.0.0.1:" + echoPort
+                    + "  (io.conduit.gateway.echo-ok.cfg)"), g.output());
+            assertFalse(g.output().contains(": listening on "), "the banner shows it, no log line:\n" + g.output());
+            Path relay = conf.resolve("io.conduit.gateway.relay-late.cfg");
+            Files.writeString(relay, "listen = tcp://127.0.0.1:" + relayPort + "\nupstream = tcp://127.0.0.1:"
+                    + echoPort + "\n");
+            String relayed = "tcp://127.0.0.1:" + relayPort + " -> tcp://127.0.0.1:" + echoPort;
+            awaitOutput(g, "the line of the relay added", o -> o.contains(" INFO io.conduit.gateway: relay "
+                    + "io.conduit.gateway.relay-late.cfg: listening on " + relayed + ", on transport '"));
+            awaitListening(relayPort, g);
+            Files.writeString(relay, "listen = tcp://127.0.0.1:" + movedPort + "\nupstream = tcp://127.0.0.1:"
+                    + echoPort + "\n");
+            String moved = "tcp://127.0.0.1:" + movedPort + " -> tcp://127.0.0.1:" + echoPort;
+            awaitOutput(g, "the lines of the relay changed", o -> o.contains(" INFO io.conduit.gateway: relay "
+                    + "io.conduit.gateway.relay-late.cfg: its configuration changed; it no longer listens on " + relayed
+                    + "\n") && o.contains(" INFO io.conduit.gateway: relay io.conduit.gateway.relay-late.cfg: "
+                    + "listening on " + moved + ", on transport '"));
+            Files.delete(relay);
+            awaitOutput(g, "the line of the relay removed", o -> o.contains(" INFO io.conduit.gateway: relay "
+                    + "io.conduit.gateway.relay-late.cfg: its configuration was removed; it no longer listens on "
+                    + moved + "\n"));
+            assertThrows(ConnectException.class, () -> new Socket(InetAddress.getLoopbackAddress(), movedPort).close(),
+                    "nothing listens on " + movedPort);
+            assertEquals(2, count(g.output(), ": listening on "), g.output());
         }
     }
 

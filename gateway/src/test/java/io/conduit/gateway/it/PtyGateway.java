@@ -48,6 +48,17 @@ final class PtyGateway implements AutoCloseable {
      * @param javaOpts {@code JAVA_OPTS}, or {@code null}
      */
     PtyGateway(String stty, Path conf, String javaOpts) throws IOException {
+        this(stty, conf, javaOpts, "");
+    }
+
+    /**
+     * @param stty     {@code stty} arguments giving the pty its size, e.g. {@code rows 30 cols 100}
+     * @param conf     the configuration directory
+     * @param javaOpts {@code JAVA_OPTS}, or {@code null}
+     * @param redirect shell text after the gateway's command line, e.g. {@code 2>&1 | cat} (its output into a pipe,
+     *                 standard input still the pty); the exit status is then that of the pipe's last command
+     */
+    PtyGateway(String stty, Path conf, String javaOpts, String redirect) throws IOException {
         Path scriptTool = Tools.require("script", "bsdutils");
         String gateway = GatewayProcess.distribution().resolve("bin/conduit-gateway").toString();
         sizeAfter = Files.createTempFile("conduit-pty-size", ".txt");
@@ -55,8 +66,8 @@ final class PtyGateway implements AutoCloseable {
         settings = Files.createTempFile("conduit-pty-settings", ".txt");
         ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=INT", scriptTool.toString(), "-qfec",
                 "trap : INT; stty " + stty + "; stty -g > '" + settings + "'; '" + gateway + "' --conf '" + conf
-                        + "'; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter + ".part' && mv '"
-                        + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
+                        + "' " + redirect + "; rc=$?; stty -g >> '" + settings + "'; stty size > '" + sizeAfter
+                        + ".part' && mv '" + sizeAfter + ".part' '" + sizeAfter + "'; exit $rc", "/dev/null")
                 .redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("TERM", "xterm");

@@ -111,6 +111,23 @@ class ShellTerminalIT {
     }
 
     /**
+     * The shell needs standard input to be a terminal, not standard output: {@code conduit-gateway 2>&1 | tee log}
+     * got no shell, because the launcher asked {@code System.console()}, which is {@code null} on JDK 17 unless both
+     * are a terminal. Here standard output and error go through a pipe to {@code cat}: the prompt comes, a command
+     * runs, and {@code exit 0} ends the gateway.
+     */
+    @Test
+    void theShellRunsWhenOnlyStandardOutputIsAPipe() throws Exception {
+        Files.createDirectories(conf);
+        try (PtyGateway g = new PtyGateway("rows 30 cols 100", conf, null, "2>&1 | cat").awaitFirstPrompt()) {
+            assertTrue(g.text().contains("stop with 'exit 0' or Ctrl-D"), g.text());
+            assertTrue(g.run("conduit:gateway").contains("no echo or relay configuration"), g.text());
+            g.type("exit 0\r");
+            assertEquals(0, g.awaitExit(), g.text());
+        }
+    }
+
+    /**
      * SIGTERM after commands typed in the shell: the gateway ends at once with status 143, the shell's session ends
      * without {@code FAILED TO STOP EXECUTOR}, and the terminal has its settings back.
      */

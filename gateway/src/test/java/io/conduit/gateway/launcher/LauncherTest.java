@@ -20,6 +20,28 @@ import org.junit.jupiter.api.Test;
 class LauncherTest {
 
     /**
+     * The shell's default follows standard input only: {@code conduit-gateway 2>&1 | tee log} has a user at the
+     * terminal, and got no shell while the launcher asked {@code System.console()} (null unless standard output is a
+     * terminal too). {@code --shell} runs it on standard input that is not a terminal, {@code --no-shell} never.
+     */
+    @Test
+    void theShellFollowsStandardInputAndBothOptionsOverrideIt() {
+        assertTrue(Options.parse(new String[0], true).shell());
+        assertFalse(Options.parse(new String[0], false).shell());
+        assertFalse(Options.parse(new String[] {"--no-shell"}, true).shell());
+        assertTrue(Options.parse(new String[] {"--shell"}, false).shell());
+        assertTrue(Options.isTerminalDevice("/dev/pts/3"));
+        assertTrue(Options.isTerminalDevice("/dev/tty1"));
+        assertTrue(Options.isTerminalDevice("/dev/console"));
+        assertFalse(Options.isTerminalDevice("/dev/null"));
+        assertFalse(Options.isTerminalDevice("pipe:[81234]"));
+        assertFalse(Options.isTerminalDevice("socket:[81235]"));
+        assertFalse(Options.isTerminalDevice("/home/me/commands.txt"));
+        // surefire's forked JVM reads its commands from a pipe: not a terminal
+        assertFalse(Options.stdinIsTerminal());
+    }
+
+    /**
      * An exception out of the run is exit status 1 with one line and the stack trace, not a main thread that dies
      * while the framework's threads keep the JVM up (an emulated 32-bit JVM failed to list {@code bundles/} so).
      */

@@ -154,6 +154,22 @@ public final class ConfigurationFiles {
     }
 
     /**
+     * @param reason the Declarative Services deactivation reason ({@code ComponentConstants.DEACTIVATION_REASON_*})
+     * @return what a component instance's log line says when its configuration went away or changed, or {@code null}
+     *         for every other reason (the bundle or the framework stops: nothing to report)
+     */
+    public static String deactivated(int reason) {
+        switch (reason) {
+            case org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_DELETED:
+                return "its configuration was removed";
+            case org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_MODIFIED:
+                return "its configuration changed";
+            default:
+                return null;
+        }
+    }
+
+    /**
      * Whether this component reports {@code props}, a configuration of the gateway's echo or relay component, as a
      * problem: a singleton configuration ({@code io.conduit.gateway.echo.cfg}, no {@code -<name>}) read by FileInstall
      * from the directory this component watches. Declarative Services hands the component such a configuration only

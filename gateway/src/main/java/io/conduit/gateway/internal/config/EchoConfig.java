@@ -11,15 +11,18 @@ import io.conduit.gateway.services.GatewayServices;
  *
  * <p>Property {@code listen}: one or more tcp, udp or unix URIs separated by commas or blanks (required).
  * {@code idle.timeout.ms} and {@code max.connections} apply to its stream (TCP, Unix) endpoints, as
- * {@link StreamGuards} says; the limit counts per endpoint. A {@code tls://host:port} endpoint terminates TLS and
- * echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
+ * {@link StreamGuards} says; the limit counts per endpoint. {@value GatewayConfig#UDP_RECEIVE_BUFFER_KEY} is
+ * the {@code SO_RCVBUF} of its UDP endpoints ({@link GatewayConfig#udpReceiveBufferBytes}). A
+ * {@code tls://host:port} endpoint terminates TLS and echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
  *
  * @param name   configuration name for log lines
  * @param listen the endpoints, in configuration order
  * @param guards idle timeout and connection limit of the stream endpoints
+ * @param udpReceiveBufferBytes {@code SO_RCVBUF} of the UDP endpoints' sockets, in bytes
  * @param tls    the TLS context of the {@code tls://} endpoints ({@link TlsConfig#NONE} without them)
  */
-public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards, TlsConfig tls) {
+public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guards, int udpReceiveBufferBytes,
+        TlsConfig tls) {
 
     /** Factory PID of echo configurations ({@code conf/io.conduit.gateway.echo-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.ECHO_FACTORY_PID;
@@ -29,7 +32,7 @@ public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guar
 
     private static List<String> keys() {
         List<String> keys = new java.util.ArrayList<>(List.of("listen", StreamGuards.IDLE_TIMEOUT_KEY,
-                StreamGuards.MAX_CONNECTIONS_KEY));
+                StreamGuards.MAX_CONNECTIONS_KEY, GatewayConfig.UDP_RECEIVE_BUFFER_KEY));
         keys.addAll(TlsConfig.SERVER_KEYS);
         return List.copyOf(keys);
     }
@@ -45,7 +48,9 @@ public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guar
         return GatewayConfig.validated("echo", props, KEYS, () -> {
             List<GatewayUri> listen = GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007");
             StreamGuards guards = StreamGuards.from(props);
-            return new EchoConfig(GatewayConfig.name(props), listen, guards, TlsConfig.from(props, listen, null));
+            int receiveBuffer = GatewayConfig.udpReceiveBufferBytes(props);
+            return new EchoConfig(GatewayConfig.name(props), listen, guards, receiveBuffer,
+                    TlsConfig.from(props, listen, null));
         });
     }
 }

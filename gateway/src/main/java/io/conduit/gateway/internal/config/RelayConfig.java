@@ -23,6 +23,9 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *   <tr><td>{@code udp.idle.timeout.ms}</td><td>60000</td><td>a UDP session without traffic either way for this
  *       long is closed</td></tr>
  *   <tr><td>{@code udp.max.sessions}</td><td>1024</td><td>datagrams from further clients are dropped</td></tr>
+ *   <tr><td>{@code udp.receive.buffer.bytes}</td><td>4194304</td><td>{@code SO_RCVBUF} of the UDP listening socket
+ *       ({@link GatewayConfig#DEFAULT_UDP_RECEIVE_BUFFER_BYTES}); the kernel caps it at
+ *       {@code net.core.rmem_max}</td></tr>
  *   <tr><td>{@code zeroCopy}</td><td>false</td><td>forward stream bytes inside the kernel where the transport can
  *       ({@link io.conduit.channel.ZeroCopyForwarding}: {@code splice(2)} on epoll and io_uring, TCP to TCP);
  *       other pairs and transports copy as usual</td></tr>
@@ -53,6 +56,7 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  * @param writeBufferHighBytes high water mark in bytes
  * @param udpIdleTimeoutMillis UDP session idle expiry in milliseconds
  * @param udpMaxSessions     most concurrent UDP sessions
+ * @param udpReceiveBufferBytes {@code SO_RCVBUF} of a UDP listening socket, in bytes
  * @param zeroCopy           forward with {@link io.conduit.channel.ZeroCopyForwarding} where the channels allow it
  * @param proxyAccept        the PROXY protocol versions clients send, or {@code null} when they send none
  * @param proxySendVersion   the PROXY protocol version written to the upstream, 1 or 2, or 0 for none
@@ -64,8 +68,8 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  */
 public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, int connectTimeoutMillis,
         int writeBufferLowBytes, int writeBufferHighBytes, int udpIdleTimeoutMillis, int udpMaxSessions,
-        boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion, StreamGuards guards,
-        int rateLimitBytesPerSecond, TlsConfig tls, Map<String, GatewayUri> sniRoutes) {
+        int udpReceiveBufferBytes, boolean zeroCopy, ProxyProtocolDecoder.Versions proxyAccept, int proxySendVersion,
+        StreamGuards guards, int rateLimitBytesPerSecond, TlsConfig tls, Map<String, GatewayUri> sniRoutes) {
 
     /** Factory PID of relay configurations ({@code conf/io.conduit.gateway.relay-<name>.cfg}). */
     public static final String FACTORY_PID = GatewayServices.RELAY_FACTORY_PID;
@@ -76,8 +80,8 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     private static java.util.List<String> keys() {
         java.util.List<String> keys = new java.util.ArrayList<>(java.util.List.of("listen", "upstream",
                 "connect.timeout.ms", "write.buffer.low", "write.buffer.high", "udp.idle.timeout.ms", "udp.max.sessions",
-                "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY,
-                StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second", SNI_ROUTES_KEY));
+                GatewayConfig.UDP_RECEIVE_BUFFER_KEY, "zeroCopy", "proxy.protocol.accept", "proxy.protocol.send",
+                StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY, "rate.limit.bytes.per.second", SNI_ROUTES_KEY));
         keys.addAll(TlsConfig.SERVER_KEYS);
         keys.addAll(TlsConfig.UPSTREAM_KEYS);
         return java.util.List.copyOf(keys);
@@ -182,6 +186,7 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         }
         int idle = GatewayConfig.intValue(props, "udp.idle.timeout.ms", 60_000, 1);
         int maxSessions = GatewayConfig.intValue(props, "udp.max.sessions", 1024, 1);
+        int receiveBuffer = GatewayConfig.udpReceiveBufferBytes(props);
         boolean zeroCopy = GatewayConfig.boolValue(props, "zeroCopy", false);
         String accept = GatewayConfig.choice(props, "proxy.protocol.accept", PROXY_ACCEPT_VALUES);
         String send = GatewayConfig.choice(props, "proxy.protocol.send", PROXY_SEND_VALUES);
@@ -192,8 +197,8 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
                 Object v = props.get(key);
                 if (v != null && !v.toString().isBlank()) {
                     throw new IllegalArgumentException("'" + key + "' = '" + v + "' applies to TCP and Unix relays"
-                            + " only, not to " + listen + "; remove it (UDP relays take 'udp.idle.timeout.ms' and"
-                            + " 'udp.max.sessions')");
+                            + " only, not to " + listen + "; remove it (UDP relays take 'udp.idle.timeout.ms',"
+                            + " 'udp.max.sessions' and '" + GatewayConfig.UDP_RECEIVE_BUFFER_KEY + "')");
                 }
             }
         }
@@ -203,7 +208,8 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         }
         Map<String, GatewayUri> routes = sniRoutes(props, listen, upstream);
         TlsConfig tls = TlsConfig.from(props, java.util.List.of(listen), upstream);
-        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, zeroCopy,
+        return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, receiveBuffer,
+                zeroCopy,
                 accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),
                 send == null ? 0 : send.charAt(1) - '0', guards, rate, tls, routes);
     }

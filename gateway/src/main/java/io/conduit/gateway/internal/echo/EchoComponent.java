@@ -75,13 +75,15 @@ public final class EchoComponent {
         metrics = m;
         m.register(context);
         listeners.onChange(status::update);
+        listeners.announceBinds(() -> !ComponentStatus.bannerPending(context));
         // the certificate as the listener serves it now: after a reload, the new one
         listeners.bindAll(config.listen(), bound -> bound.startsWith("tls:")
                 ? bound + config.tls().certificateShown() : bound, network,
                 endpoint -> endpoint.kind().isStream()
                 ? this.network.listen(endpoint, childOptions, streamHandler(config.guards(), "echo " + name,
                         endpoint.tls() ? config.tls().server() : null, echo, m.endpoint(endpoint)))
-                : this.network.bindDatagram(endpoint, udp -> datagramHandler(echo, m.endpoint(endpoint))))
+                : this.network.bindDatagram(endpoint, Map.<ChannelOption<?>, Object>of(ChannelOption.SO_RCVBUF,
+                        config.udpReceiveBufferBytes()), udp -> datagramHandler(echo, m.endpoint(endpoint))))
                 .thenRun(() -> status.publish(context));
     }
 
@@ -126,11 +128,11 @@ public final class EchoComponent {
 
     /** Closes the listeners and withdraws the status and the metrics. */
     @Deactivate
-    public void deactivate() {
+    public void deactivate(int reason) {
         status.withdraw();
         if (metrics != null) {
             metrics.unregister();
         }
-        listeners.close();
+        listeners.close(ConfigurationFiles.deactivated(reason));
     }
 }

@@ -109,6 +109,7 @@ public final class MetricsComponent {
             }
         };
         listeners.onChange(status::update);
+        listeners.announceBinds(() -> !ComponentStatus.bannerPending(context));
         listeners.bindAll(List.of(config.listen()), MetricsComponent::shown, network,
                 endpoint -> network.listen(endpoint, childOptions, http))
                 .thenRun(() -> status.publish(context));
@@ -162,9 +163,9 @@ public final class MetricsComponent {
 
     /** Closes the listener (and its connections) and withdraws the status. */
     @Deactivate
-    public void deactivate() {
+    public void deactivate(int reason) {
         status.withdraw();
-        listeners.close();
+        listeners.close(ConfigurationFiles.deactivated(reason));
         collectorFailures.flush();
     }
 }

@@ -29,6 +29,8 @@ import io.conduit.transport.Transports;
  */
 public final class BootstrapNetwork implements Network {
 
+    private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+
     /** Listeners made by {@link #listen}, until closed; concurrent list. */
     private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
     /** Datagram endpoints made by {@link #bindDatagram}, until closed; concurrent list. */
@@ -229,7 +231,8 @@ public final class BootstrapNetwork implements Network {
      * channels its handler {@linkplain DatagramEndpoint#adopt adopted} as {@link ManagedServer} does connections.
      */
     @Override
-    public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Function<DatagramEndpoint, ChannelHandler> handler) {
+    public CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Map<ChannelOption<?>, Object> options,
+            Function<DatagramEndpoint, ChannelHandler> handler) {
         Transport selected;
         try {
             selected = selectedOrWait("it is bound");
@@ -242,6 +245,7 @@ public final class BootstrapNetwork implements Network {
                     + "transport that can is selected"));
         }
         ManagedDatagramEndpoint udp = new ManagedDatagramEndpoint((InetSocketAddress) endpoint.address());
+        options.forEach((k, v) -> datagramOption(udp, k, v));
         udp.handler(handler.apply(new DatagramEndpoint() {
             @Override
             public Channel channel() {
@@ -254,7 +258,10 @@ public final class BootstrapNetwork implements Network {
             }
         }));
         datagramEndpoints.add(udp);
-        return udp.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
+        return udp.start().toCompletionStage().thenApply(address -> {
+            reportReceiveBuffer(endpoint, udp.channel(), options.get(ChannelOption.SO_RCVBUF));
+            return address;
+        }).thenApply(address -> (Bound) new Bound() {
             /** Set once by {@link #close()}. */
             private volatile boolean closed;
 
@@ -312,6 +319,32 @@ public final class BootstrapNetwork implements Network {
         io.conduit.transport.TransportChangeListener l = (previous, current) -> onChange.run();
         Transports.addListener(l);
         return () -> Transports.removeListener(l);
+    }
+
+    /**
+     * One INFO line when the kernel gave {@code channel} a smaller receive buffer than {@code requested}: Linux caps
+     * {@code SO_RCVBUF} at {@code net.core.rmem_max} (and reports twice the value set, socket(7)).
+     */
+    private static void reportReceiveBuffer(GatewayUri endpoint, Channel channel, Object requested) {
+        if (!(requested instanceof Integer wanted) || channel == null) {
+            return;
+        }
+        Integer got;
+        try {
+            got = channel.config().getOption(ChannelOption.SO_RCVBUF);
+        } catch (RuntimeException e) {
+            return; // closed meanwhile
+        }
+        if (got != null && got < wanted) {
+            LOG.log(System.Logger.Level.INFO, endpoint + ": the receive buffer (SO_RCVBUF) is " + got + " bytes, "
+                    + "below the " + wanted + " asked for ('udp.receive.buffer.bytes'): the kernel caps it at "
+                    + "net.core.rmem_max; to get it, run sysctl -w net.core.rmem_max=" + wanted);
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> void datagramOption(ManagedDatagramEndpoint e, ChannelOption<T> option, Object value) {
+        e.option(option, (T) value);
     }
 
     @SuppressWarnings("unchecked")

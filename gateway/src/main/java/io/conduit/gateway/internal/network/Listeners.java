@@ -83,6 +83,11 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     private Function<String, String> describe;
     private Binder binder;
     private Network network;
+    /**
+     * Asked once {@link #bindAll} is done: whether to log one INFO line per endpoint that listens (nothing else shows
+     * it: the launcher's banner was printed before this component started); any thread.
+     */
+    private volatile java.util.function.BooleanSupplier announce = () -> false;
 
     /** @param component e.g. {@code "echo io.conduit.gateway.echo-default.cfg"}, the prefix of log lines */
     public Listeners(String component) {
@@ -111,6 +116,16 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
         this.component = component;
         this.inUseRetryMillis = inUseRetryMillis;
         this.earlier = earlier;
+    }
+
+    /**
+     * @param announce asked once {@link #bindAll} is done, on any thread: {@code true} logs one INFO line per
+     *                 endpoint that listens then, as the launcher's banner shows it, e.g. {@code relay
+     *                 io.conduit.gateway.relay-redis.cfg: listening on tcp://127.0.0.1:16379 -> tcp://127.0.0.1:6379,
+     *                 on transport 'epoll'} (a configuration file added or changed while the gateway runs)
+     */
+    public void announceBinds(java.util.function.BooleanSupplier announce) {
+        this.announce = java.util.Objects.requireNonNull(announce, "announce");
     }
 
     /** @param onChange run (on any thread) when an endpoint that waited for a capable transport was bound or failed anew */
@@ -147,20 +162,29 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
     }
 
     /**
-     * When the previous instance of this component closed with a problem: one INFO line per endpoint that listens now
-     * and did not then. An endpoint still waiting (its address in use) says so itself once it binds.
+     * Once every endpoint had its first outcome: when the previous instance of this component closed with a problem,
+     * one INFO line per endpoint that listens now and did not then; otherwise, when {@link #announceBinds} says so,
+     * one INFO line per endpoint that listens. An endpoint still waiting (its address in use) says so itself once it
+     * binds.
      */
     private void reportFixed() {
         java.util.Set<GatewayUri> before = earlier == null ? null : earlier.take(component);
-        if (before == null) {
+        boolean announced = announce.getAsBoolean();
+        if (before == null && !announced) {
             return;
         }
         for (BoundEndpoint b : boundEndpoints()) {
             String transport = b.bound().transportName();
-            if (transport != null && !before.contains(b.endpoint())) {
+            if (transport == null) {
+                continue;
+            }
+            if (before != null && !before.contains(b.endpoint())) {
                 LOG.log(System.Logger.Level.INFO, component + ": listening on "
                         + b.endpoint().describeBound(b.bound().localAddress()) + " now, on transport '" + transport
                         + "' (it did not listen before the configuration changed)");
+            } else if (announced) {
+                LOG.log(System.Logger.Level.INFO, component + ": listening on " + b.shown() + ", on transport '"
+                        + transport + "'");
             }
         }
     }
@@ -508,6 +532,23 @@ public final class Listeners implements AutoCloseable, ComponentEndpoints {
             out.replaceAll(b -> new BoundEndpoint(b.endpoint(), d.apply(b.shown()), b.bound()));
         }
         return out;
+    }
+
+    /**
+     * {@link #close()} with one INFO line first, when something listens: {@code <component>: <why>; it no longer
+     * listens on A, B}.
+     *
+     * @param why e.g. {@code its configuration file was removed}; {@code null} logs nothing
+     */
+    public void close(String why) {
+        if (why != null) {
+            List<String> shown = listening();
+            if (!shown.isEmpty()) {
+                LOG.log(System.Logger.Level.INFO, component + ": " + why + "; it no longer listens on "
+                        + String.join(", ", shown));
+            }
+        }
+        close();
     }
 
     /**

@@ -131,11 +131,12 @@ public interface Network {
      * {@code io.conduit.transport.ManagedDatagramEndpoint}).
      *
      * @param endpoint where to bind
+     * @param options  options of the endpoint's socket on every transport, e.g. {@link ChannelOption#SO_RCVBUF}
      * @param handler  makes the handler of the endpoint's channels (one instance for every transport: sharable and
      *                 thread-safe) from the endpoint it serves
      * @return the endpoint once bound, or the failure
      */
-    CompletionStage<Bound> bindDatagram(GatewayUri endpoint,
+    CompletionStage<Bound> bindDatagram(GatewayUri endpoint, Map<ChannelOption<?>, Object> options,
             java.util.function.Function<DatagramEndpoint, ChannelHandler> handler);
 
     /**

@@ -85,6 +85,7 @@ public final class RelayComponent {
         metrics = m;
         m.register(context);
         listeners.onChange(status::update);
+        listeners.announceBinds(() -> !ComponentStatus.bannerPending(context));
         ConnectionLimit limit = config.guards().newLimit("relay " + name);
         String routes = config.routesBySni() ? " (by SNI: " + config.sniRoutes().entrySet().stream()
                 .map(e -> e.getKey() + " -> " + e.getValue()).collect(java.util.stream.Collectors.joining(", ")) + ")"
@@ -113,7 +114,8 @@ public final class RelayComponent {
                 return network.listen(endpoint, config.upstreams(), childOptions, init);
             }
             DatagramTrafficHandler traffic = new DatagramTrafficHandler(counters);
-            return network.bindDatagram(endpoint, udp -> {
+            return network.bindDatagram(endpoint, Map.<ChannelOption<?>, Object>of(
+                    ChannelOption.SO_RCVBUF, config.udpReceiveBufferBytes()), udp -> {
                 UdpRelayHandler relay = new UdpRelayHandler(config, network, udp, counters);
                 return new ChannelInitializer<Channel>() {
                     @Override
@@ -157,13 +159,13 @@ public final class RelayComponent {
      * the status and the metrics.
      */
     @Deactivate
-    public void deactivate() {
+    public void deactivate(int reason) {
         RelayLoops.remove(this);
         status.withdraw();
         if (metrics != null) {
             metrics.unregister();
         }
-        listeners.close();
+        listeners.close(ConfigurationFiles.deactivated(reason));
         unreachable.flush();
         sniClosed.flush();
     }

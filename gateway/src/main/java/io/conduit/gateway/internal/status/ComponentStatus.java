@@ -59,6 +59,20 @@ public final class ComponentStatus implements GatewayStatus {
         return listeners.now();
     }
 
+    /**
+     * @return whether the gateway launcher's banner is still to be printed ({@link
+     *         io.conduit.gateway.services.GatewayServices#BANNER_PENDING_PROPERTY}): it will show each endpoint that
+     *         listens, so the component logs no line for it; {@code false} after the banner and outside the launcher
+     */
+    public static boolean bannerPending(BundleContext context) {
+        try {
+            return context.getAllServiceReferences(null, "(" + io.conduit.gateway.services.GatewayServices
+                    .BANNER_PENDING_PROPERTY + "=true)") != null;
+        } catch (org.osgi.framework.InvalidSyntaxException | IllegalStateException e) {
+            return false; // a constant filter; or the bundle stopped meanwhile
+        }
+    }
+
     /** Registers the status service with the facts as service properties; ignored after {@link #withdraw()}. */
     public void publish(BundleContext context) {
         publication.publish(context, this::properties);

@@ -59,6 +59,28 @@ class GatewayConfigTest {
                 "9", "write.buffer.high", "8"), "'write.buffer.low' = 9 is above 'write.buffer.high' = 8");
     }
 
+    /**
+     * 100 UDP clients with 16 datagrams in flight each lost 1 to 4 % of them on loopback through the gateway's UDP
+     * echo and relay: the kernel's default receive buffer (212,992 bytes) overflowed. Both take
+     * {@code udp.receive.buffer.bytes}, 4 MiB by default, checked like every other number.
+     */
+    @Test
+    void udpReceiveBufferBytesDefaultsTo4MiBAndIsCheckedLikeTheOtherKeys() {
+        assertEquals(4 << 20, RelayConfig.from(Map.of("listen", "udp://127.0.0.1:5353", "upstream",
+                "udp://127.0.0.1:53")).udpReceiveBufferBytes());
+        assertEquals(4 << 20, EchoConfig.from(Map.of("listen", "udp://127.0.0.1:7")).udpReceiveBufferBytes());
+        assertEquals(8 << 20, RelayConfig.from(Map.of("listen", "udp://127.0.0.1:5353", "upstream",
+                "udp://127.0.0.1:53", "udp.receive.buffer.bytes", "8388608")).udpReceiveBufferBytes());
+        assertEquals(65536, EchoConfig.from(Map.of("listen", "udp://127.0.0.1:7", "udp.receive.buffer.bytes", 65536))
+                .udpReceiveBufferBytes());
+        assertMessage(Map.of("listen", "udp://127.0.0.1:1", "upstream", "udp://127.0.0.1:2", "udp.receive.buffer.bytes",
+                "4M"), "'udp.receive.buffer.bytes' = '4M' is not a whole number (e.g. udp.receive.buffer.bytes = "
+                + "4194304)");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EchoConfig.from(Map.of(
+                "listen", "udp://127.0.0.1:7", "udp.receive.buffer.bytes", "100")));
+        assertEquals("'udp.receive.buffer.bytes' = 100 is out of range 4096..2147483647", e.getMessage());
+    }
+
     @Test
     void echoListensOnAListInAnyForm() {
         List<GatewayUri> fromString = EchoConfig.from(Map.of("listen",

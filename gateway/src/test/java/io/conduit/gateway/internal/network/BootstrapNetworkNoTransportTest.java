@@ -40,7 +40,7 @@ class BootstrapNetworkNoTransportTest {
             listeners.bindAll(List.of(GatewayUri.parse("tcp://127.0.0.1:0"), GatewayUri.parse("udp://127.0.0.1:0")),
                     d -> d, network, endpoint -> endpoint.kind().isStream()
                             ? network.listen(endpoint, Map.of(), new EchoHandler())
-                            : network.bindDatagram(endpoint, udp -> new EchoHandler()))
+                            : network.bindDatagram(endpoint, Map.of(), udp -> new EchoHandler()))
                     .get(10, TimeUnit.SECONDS);
             assertEquals(2, listeners.bindings().size(), listeners.failures().toString());
             assertEquals(List.of(), listeners.failures());
@@ -73,7 +73,8 @@ class BootstrapNetworkNoTransportTest {
     @Test
     void anEndpointClosedOnPurposeHasNoProblem() throws Exception {
         BootstrapNetwork network = new BootstrapNetwork();
-        Network.Bound udp = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), e -> new EchoHandler())
+        Network.Bound udp = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), Map.of(),
+                e -> new EchoHandler())
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         udp.close();
         assertNull(udp.transportName());

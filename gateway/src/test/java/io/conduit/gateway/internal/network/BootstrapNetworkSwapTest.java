@@ -132,7 +132,7 @@ class BootstrapNetworkSwapTest {
             GatewayUri endpoint = GatewayUri.parse(uri);
             java.util.concurrent.CompletableFuture<Network.Bound> f = (endpoint.kind() == GatewayUri.Kind.TCP
                     ? network.listen(endpoint, Map.of(), new EchoHandler())
-                    : network.bindDatagram(endpoint, udp -> new EchoHandler())).toCompletableFuture();
+                    : network.bindDatagram(endpoint, Map.of(), udp -> new EchoHandler())).toCompletableFuture();
             java.util.concurrent.ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(
                     java.util.concurrent.ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
             String m = e.getCause().getMessage();

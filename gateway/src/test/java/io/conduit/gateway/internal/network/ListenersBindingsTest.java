@@ -38,6 +38,45 @@ class ListenersBindingsTest {
     }
 
     /**
+     * A relay file added while the gateway ran started listening without a line: the launcher's banner shows what
+     * listens at start, and nothing showed what came later. A component told to announce its binds (after the banner,
+     * or outside the launcher) logs one INFO line per endpoint, as the banner shows it, and one line when its
+     * configuration goes away or changes; before the banner it logs none.
+     */
+    @Test
+    void anEndpointBoundAfterTheBannerIsOneInfoLineAndItsEndIsOneToo() throws Exception {
+        List<GatewayUri> endpoints = List.of(GatewayUri.parse("tcp://127.0.0.1:7007"),
+                GatewayUri.parse("udp://127.0.0.1:7007"));
+        try (LogCapture log = new LogCapture()) {
+            Listeners atStart = new Listeners("relay r.cfg");
+            atStart.announceBinds(() -> false); // the banner is still to come: it shows them
+            atStart.bindAll(endpoints, d -> d + " -> tcp://127.0.0.1:6379", new FakeNetwork(),
+                    endpoint -> CompletableFuture.completedFuture(bound(new String[] {"epoll"}))).get();
+            assertEquals(List.of(), log.messages());
+            atStart.close(null); // the bundle or the framework stops
+            assertEquals(List.of(), log.messages());
+
+            Listeners late = new Listeners("relay r.cfg");
+            late.announceBinds(() -> true);
+            late.bindAll(endpoints, d -> d + " -> tcp://127.0.0.1:6379", new FakeNetwork(),
+                    endpoint -> CompletableFuture.completedFuture(bound(new String[] {"epoll"}))).get();
+            assertEquals(List.of("INFO relay r.cfg: listening on tcp://127.0.0.1:7007 -> tcp://127.0.0.1:6379, on "
+                    + "transport 'epoll'", "INFO relay r.cfg: listening on udp://127.0.0.1:7007 -> "
+                    + "tcp://127.0.0.1:6379, on transport 'epoll'"), log.messages());
+            late.close(io.conduit.gateway.internal.config.ConfigurationFiles.deactivated(
+                    org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_DELETED));
+            assertEquals("INFO relay r.cfg: its configuration was removed; it no longer listens on tcp://127.0.0.1:7007"
+                    + " -> tcp://127.0.0.1:6379, udp://127.0.0.1:7007 -> tcp://127.0.0.1:6379",
+                    log.messages().get(2));
+            assertEquals(3, log.messages().size());
+        }
+        assertEquals("its configuration changed", io.conduit.gateway.internal.config.ConfigurationFiles.deactivated(
+                org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_CONFIGURATION_MODIFIED));
+        assertEquals(null, io.conduit.gateway.internal.config.ConfigurationFiles.deactivated(
+                org.osgi.service.component.ComponentConstants.DEACTIVATION_REASON_BUNDLE_STOPPED));
+    }
+
+    /**
      * What the component adds to an endpoint (here: its certificate) is asked for whenever the endpoint is shown, so a
      * certificate reloaded after the bind is the one shown ({@code conduit:gateway} showed the one of bind time).
      */

@@ -43,14 +43,15 @@ class UdpEndpointSwapTest {
     void relayedEchoRepliesKeepComingWhileTheSelectionFlipsAndEpollGoesAway() throws Exception {
         Transports.setPreference("epoll");
         BootstrapNetwork network = new BootstrapNetwork();
-        Network.Bound echo = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), udp -> new EchoHandler())
+        Network.Bound echo = network.bindDatagram(GatewayUri.parse("udp://127.0.0.1:0"), Map.of(),
+                udp -> new EchoHandler())
                 .toCompletableFuture().get(10, TimeUnit.SECONDS);
         int echoPort = ((InetSocketAddress) echo.localAddress()).getPort();
         RelayConfig config = RelayConfig.from(Map.of("listen", "udp://127.0.0.1:0",
                 "upstream", "udp://127.0.0.1:" + echoPort, "udp.idle.timeout.ms", "60000"));
         UdpRelayHandler[] handler = new UdpRelayHandler[1];
-        Network.Bound relay = network.bindDatagram(config.listen(), udp -> handler[0] = new UdpRelayHandler(config,
-                network, udp)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        Network.Bound relay = network.bindDatagram(config.listen(), Map.of(),
+                udp -> handler[0] = new UdpRelayHandler(config, network, udp)).toCompletableFuture().get(10, TimeUnit.SECONDS);
         try {
             assertEquals("epoll", relay.transportName());
             epollB = new RenamedTransport(Transports.get("epoll"), "epoll-b").provider();
