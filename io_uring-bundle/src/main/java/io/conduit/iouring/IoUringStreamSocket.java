@@ -109,17 +109,16 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     static final java.util.concurrent.atomic.AtomicLong FILE_COPY_CALLS = new java.util.concurrent.atomic.AtomicLong();
 
     /** {@link #rawWriteWait}: no {@code sendfile(2)} or {@code splice(2)} into this socket waits */
-    private static final int RAW_WRITE_NONE = 0;
+    private static final byte RAW_WRITE_NONE = 0;
     /** {@link #rawWriteWait}: it waits for the staged bytes to be sent, which go first */
-    private static final int RAW_WRITE_AFTER_STAGED = 1;
+    private static final byte RAW_WRITE_AFTER_STAGED = 1;
     /** {@link #rawWriteWait}: it found the socket full and waits for the {@code POLLOUT} poll */
-    private static final int RAW_WRITE_AFTER_ROOM = 2;
+    private static final byte RAW_WRITE_AFTER_ROOM = 2;
 
     private boolean connected;           // loop-confined
     // receiving (loop-confined)
     /** the socket's own receive buffer: made when the loop's provided buffer ring is empty or missing */
     private ByteBuffer receiveBuffer;
-    private long receiveAddress;
     /** where the received bytes are: {@link #receiveBuffer}, or the buffers of the loop's ring */
     private ByteBuffer received;
     /** the ring buffer holding the received bytes, or -1 */
@@ -157,12 +156,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     /** a write found the small send buffer too small while a send was in flight: grow it once that send completed */
     private boolean growSendBuffer;
     private int sendError;
-    /** {@link ChannelOption#SEND_ZC_THRESHOLD}: any thread writes, the loop reads; 0 = off */
-    private volatile int zcThreshold;
-    /** the send in flight is a zero-copy send: the buffer stays the kernel's until its notification */
-    private boolean sendingZc;
-    /** the result of the zero-copy send in flight, kept until its notification */
-    private int zcResult;
+    /** zero-copy sends ({@link ChannelOption#SEND_ZC_THRESHOLD}): made when the option is first set */
+    private volatile ZeroCopy zeroCopy;
     /**
      * the most bytes staged and not yet sent: {@link #SEND_BYTES}, or the {@code SO_SNDBUF} the application set (the
      * kernel then stops growing its own buffer too), so a small send buffer keeps its back-pressure; any thread
@@ -172,7 +167,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     private boolean shutdownOutputWhenSent;
     // sendfile(2) and splice(2) into the socket, made on the loop thread (loop-confined)
     /** {@link #RAW_WRITE_NONE}, {@link #RAW_WRITE_AFTER_STAGED} or {@link #RAW_WRITE_AFTER_ROOM} */
-    private int rawWriteWait;
+    private byte rawWriteWait;
     /** a {@code POLLOUT} poll is in flight */
     private boolean pollingOut;
     /** the file whose region {@code sendfile(2)} refused ({@code EINVAL}: its file system cannot splice): copied */
@@ -186,6 +181,16 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     private boolean inputReady;
     /** the connect, from {@link #connect} on (loop-confined); an accepted socket never has one */
     private Connect connect;
+
+    /** Zero-copy sends of one socket: few sockets have them, so the state is apart. */
+    private static final class ZeroCopy {
+        /** bytes from which a send is zero-copy; 0 = never; any thread writes, the loop reads */
+        volatile int threshold;
+        /** the send in flight is a zero-copy send: the buffer stays the kernel's until its notification */
+        boolean sending;
+        /** the result of the zero-copy send in flight, kept until its notification */
+        int result;
+    }
 
     /** The state of a connect: its address (the kernel's until completion) and its result. */
     private static final class Connect {
@@ -301,9 +306,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             receiveOwnBufferOnce = false;
             if (receiveBuffer == null) {
                 receiveBuffer = handler().lendBuffer(RECEIVE_BYTES);
-                receiveAddress = Native.addressOf(receiveBuffer);
             }
-            submit(REQ_RECV, NativeAbi.IORING_OP_RECV, receiveAddress, RECEIVE_BYTES, 0, 0, 0);
+            submit(REQ_RECV, NativeAbi.IORING_OP_RECV, Native.addressOf(receiveBuffer), RECEIVE_BYTES, 0, 0, 0);
             receivingMultishot = false;
         }
         RECEIVES_SUBMITTED.incrementAndGet();
@@ -376,7 +380,6 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             }
             handler().returnBuffer(receiveBuffer);
             receiveBuffer = null;
-            receiveAddress = 0;
         }
     }
 
@@ -483,9 +486,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
         }
         sendEnd = stagedEnd;
         int length = sendEnd - sendStart;
-        int zc = zcThreshold;
-        sendingZc = zc > 0 && length >= zc && sendZc;
-        if (sendingZc) {
+        ZeroCopy zc = zeroCopy;
+        boolean zeroCopySend = zc != null && zc.threshold > 0 && length >= zc.threshold && sendZc;
+        if (zc != null) {
+            zc.sending = zeroCopySend;
+        }
+        if (zeroCopySend) {
             submit(REQ_SEND, NativeAbi.IORING_OP_SEND_ZC, sendAddress + sendStart, length, 0, NativeAbi.MSG_NOSIGNAL,
                     sendZcFlags);
         } else {
@@ -501,26 +507,27 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
      * grown nor given back while the kernel still reads it.
      */
     private void sendCompleted(int res, int flags) {
-        if (!sendingZc) {
+        ZeroCopy zc = zeroCopy;
+        if (zc == null || !zc.sending) {
             sent(res);
             return;
         }
         if ((flags & NativeAbi.IORING_CQE_F_NOTIF) != 0) {
-            if (zcResult >= 0) {
+            if (zc.result >= 0) {
                 ZC_SENDS.incrementAndGet();
             }
-            if (zcResult >= 0 && (res & NativeAbi.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
+            if (zc.result >= 0 && (res & NativeAbi.IORING_NOTIF_USAGE_ZC_COPIED) != 0) {
                 ZC_COPIED.incrementAndGet();
             }
-            sendingZc = false;
-            zeroCopySent(zcResult);
+            zc.sending = false;
+            zeroCopySent(zc.result);
             return;
         }
         if ((flags & NativeAbi.IORING_CQE_F_MORE) != 0) {
-            zcResult = res; // the buffer is still the kernel's: wait for the notification
+            zc.result = res; // the buffer is still the kernel's: wait for the notification
             return;
         }
-        sendingZc = false; // no notification follows
+        zc.sending = false; // no notification follows
         zeroCopySent(res);
     }
 
@@ -532,7 +539,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     private void zeroCopySent(int res) {
         if (res == -NativeAbi.EOPNOTSUPP || res == -NativeAbi.EINVAL) {
             if (res == -NativeAbi.EOPNOTSUPP) {
-                zcThreshold = 0; // this socket cannot (e.g. Unix-domain)
+                zeroCopy.threshold = 0; // this socket cannot (e.g. Unix-domain)
             } else if (sendZcFlags != 0) {
                 sendZcFlags = 0; // a kernel before 6.2: no usage reports
             } else {
@@ -589,7 +596,14 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
                 throw new IllegalArgumentException("SEND_ZC_THRESHOLD is a byte count, or 0 for never; got " + bytes);
             }
             liveFd("setOption");
-            zcThreshold = bytes;
+            ZeroCopy zc = zeroCopy;
+            if (zc == null && bytes > 0) {
+                zc = new ZeroCopy();
+                zc.threshold = bytes;
+                zeroCopy = zc;
+            } else if (zc != null) {
+                zc.threshold = bytes;
+            }
             return true;
         }
         return super.setOption(option, value);
@@ -600,7 +614,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     public <T> T getOption(ChannelOption<T> option) throws IOException {
         if (option == ChannelOption.SEND_ZC_THRESHOLD) {
             liveFd("getOption");
-            return (T) Integer.valueOf(zcThreshold);
+            ZeroCopy zc = zeroCopy;
+            return (T) Integer.valueOf(zc == null ? 0 : zc.threshold);
         }
         return super.getOption(option);
     }
