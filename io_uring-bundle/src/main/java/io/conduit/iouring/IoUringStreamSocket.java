@@ -31,8 +31,9 @@ import java.nio.channels.FileChannel;
  * <p><b>Multishot.</b> A receive on the ring of small buffers is multishot where the kernel has it (Linux 6.0): it
  * stays armed and completes once per buffer, so request and response traffic costs no request per message. Buffers
  * that complete while bytes are still unread queue behind them in order, and the receive is cancelled
- * ({@link #REQ_STOP}) so that a connection the core does not read takes no more of the loop's ring; once every
- * byte is read, a new receive is submitted.
+ * ({@link #REQ_STOP}), as it is when the core drops its read interest, so that a connection the core does not read
+ * takes no more of the loop's ring (what the socket had queued before the cancel may still land); once every byte
+ * is read, a new receive is submitted.
  *
  * <p><b>Receive size.</b> A receive starts with the ring of {@value IoUringBufferRing#BUFFER_BYTES}-byte buffers,
  * which suits many connections with small messages. A receive that filled such a buffer means more bytes were
@@ -813,6 +814,11 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             n = Native.splice(pipeFd, -1, fd, -1, bytes, IoUringSplicePipe.FLAGS);
         } while (n == -NativeAbi.EINTR);
         if (n >= 0) {
+            if (n < bytes) {
+                // the socket took part: it is full now, and the forwarding waits for room, which on a completion
+                // transport only a poll reports (epoll's edge comes by itself)
+                awaitRoom();
+            }
             return n;
         }
         if (n == -NativeAbi.EAGAIN) {
@@ -1118,6 +1124,9 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
 
     @Override
     void interestChanged(int old, int now) {
+        if ((old & ~now & OP_READ) != 0) {
+            stopReceiving(); // the core stops reading: a multishot receive would go on filling the loop's ring
+        }
         int added = now & ~old;
         if (added == 0) {
             return;
