@@ -110,8 +110,10 @@ public final class ChannelOption<T> {
     /**
      * Bytes: a send of at least this many bytes is a zero-copy send, where the kernel reads the transport's send
      * buffer in place instead of copying it ({@code IORING_OP_SEND_ZC}, Linux 6.0, io_uring transport; see
-     * {@code io_uring_enter(2)}). {@code 0}, the default, never. It pays for large sends through a network card; on
-     * loopback the kernel copies anyway and the send waits for the copy, so it is slower there.
+     * {@code io_uring_enter(2)}). {@code 0}, the default, never; a negative value is refused with an
+     * {@link IllegalArgumentException}. Set from any thread; it applies from the next send. A socket that cannot
+     * send zero-copy (Unix-domain) sends plainly. It pays for large sends through a network card; on loopback the
+     * kernel copies anyway and the send waits for the copy, so it is slower there.
      */
     public static final ChannelOption<Integer> SEND_ZC_THRESHOLD = nativeOnly("SEND_ZC_THRESHOLD", Integer.class);
 

@@ -21,8 +21,9 @@ import io.conduit.concurrent.Future;
  *   <li>its pipeline receives no {@code channelRead}; {@code AUTO_READ} and {@code read()} have no effect on it;
  *       input read ahead before forwarding began is delivered through the pipeline first;</li>
  *   <li><b>back-pressure</b>: bytes wait in the kernel (this socket's receive buffer and the pipe, 64 KiB by default),
- *       never in Java memory; while the target's send buffer is full, nothing more is taken from this channel's
- *       socket, so its peer's sender is slowed down by TCP flow control;</li>
+ *       not in Java memory (on io_uring, bytes a receive had already taken when forwarding began, at most one
+ *       receive buffer, are written into the pipe first); while the target's send buffer is full, nothing more is
+ *       taken from this channel's socket, so its peer's sender is slowed down by TCP flow control;</li>
  *   <li><b>ordering</b>: bytes written to the target through its pipeline are sent before bytes spliced afterwards
  *       (the pipe waits for the target's flushed writes to drain);</li>
  *   <li><b>end of stream</b>: once this channel's peer shuts its output down and every byte has reached the
