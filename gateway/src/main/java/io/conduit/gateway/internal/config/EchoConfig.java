@@ -14,6 +14,9 @@ import io.conduit.gateway.services.GatewayServices;
  * {@link StreamGuards} says; the limit counts per endpoint. {@value GatewayConfig#UDP_RECEIVE_BUFFER_KEY} is
  * the {@code SO_RCVBUF} of its UDP endpoints ({@link GatewayConfig#udpReceiveBufferBytes}). A
  * {@code tls://host:port} endpoint terminates TLS and echoes the plain bytes, with the {@code tls.*} keys of {@link TlsConfig} (the same for every such endpoint).
+ * A key with an empty value is refused ({@link GatewayConfig#EMPTY_VALUE}); a UDP key on an echo without UDP
+ * endpoints, or a stream key on one with only UDP endpoints, is one WARNING line and ignored
+ * ({@link GatewayConfig#warnWithoutEffect}).
  *
  * @param name   configuration name for log lines
  * @param listen the endpoints, in configuration order
@@ -49,8 +52,30 @@ public record EchoConfig(String name, List<GatewayUri> listen, StreamGuards guar
             List<GatewayUri> listen = GatewayConfig.uris(props, "listen", "tcp://127.0.0.1:7007, udp://127.0.0.1:7007");
             StreamGuards guards = StreamGuards.from(props);
             int receiveBuffer = GatewayConfig.udpReceiveBufferBytes(props);
-            return new EchoConfig(GatewayConfig.name(props), listen, guards, receiveBuffer,
+            EchoConfig echo = new EchoConfig(GatewayConfig.name(props), listen, guards, receiveBuffer,
                     TlsConfig.from(props, listen, null));
+            echo.warnAboutKeysWithoutEffect(props);
+            return echo;
         });
+    }
+
+    /** The keys that act on an echo's UDP endpoints only. */
+    static final List<String> UDP_ONLY_KEYS = List.of(GatewayConfig.UDP_RECEIVE_BUFFER_KEY);
+    /** The keys that act on an echo's stream (TCP, TLS, Unix) endpoints only. */
+    static final List<String> STREAM_ONLY_KEYS = List.of(StreamGuards.IDLE_TIMEOUT_KEY,
+            StreamGuards.MAX_CONNECTIONS_KEY);
+
+    /**
+     * One WARNING line ({@link GatewayConfig#warnWithoutEffect}) for UDP keys when no endpoint is UDP, one for the
+     * stream keys when every endpoint is UDP.
+     */
+    private void warnAboutKeysWithoutEffect(Map<String, ?> props) {
+        String endpoints = String.join(", ", listen.stream().map(GatewayUri::toString).toList());
+        if (listen.stream().noneMatch(u -> u.kind() == GatewayUri.Kind.UDP)) {
+            GatewayConfig.warnWithoutEffect("echo", props, UDP_ONLY_KEYS, "UDP endpoints", endpoints);
+        }
+        if (listen.stream().noneMatch(u -> u.kind().isStream())) {
+            GatewayConfig.warnWithoutEffect("echo", props, STREAM_ONLY_KEYS, "TCP, TLS and Unix endpoints", endpoints);
+        }
     }
 }

@@ -230,6 +230,38 @@ public final class GatewayConfig {
     }
 
     /**
+     * Tells about keys of a valid configuration that cannot act on its endpoints, such as
+     * {@value #UDP_RECEIVE_BUFFER_KEY} on an echo without UDP endpoints: one WARNING line naming the configuration
+     * (its file), the keys and why they have no effect. They are ignored and the configuration runs, as with
+     * {@linkplain #validated unknown keys}: the key is well-formed, its value was checked, and the endpoints work as
+     * configured; only the user's intent (perhaps a {@code udp://} endpoint left out of {@code listen}) is in doubt.
+     *
+     * @param kind      e.g. {@code "echo"}, for the warning
+     * @param keys      the keys that have no effect here; those absent from {@code props} are not named
+     * @param appliesTo the endpoints the keys act on, e.g. {@code "UDP endpoints"}
+     * @param listen    the configuration's {@code listen} value, which has none of those endpoints
+     * @return the line logged, or {@code null} when {@code props} holds none of {@code keys}
+     */
+    static String warnWithoutEffect(String kind, Map<String, ?> props, List<String> keys, String appliesTo,
+            Object listen) {
+        List<String> present = new ArrayList<>();
+        for (String key : keys) {
+            if (props.containsKey(key)) {
+                present.add("'" + key + "'");
+            }
+        }
+        if (present.isEmpty()) {
+            return null;
+        }
+        boolean one = present.size() == 1;
+        String line = kind + " " + name(props) + ": " + (one ? "key " : "keys ") + String.join(", ", present)
+                + (one ? " has" : " have") + " no effect, ignored: " + (one ? "it applies" : "they apply") + " to "
+                + appliesTo + " only, and 'listen' (" + listen + ") has none";
+        LOG.log(System.Logger.Level.WARNING, line);
+        return line;
+    }
+
+    /**
      * A required endpoint URI.
      *
      * @throws IllegalArgumentException when missing or malformed, e.g.
@@ -293,14 +325,16 @@ public final class GatewayConfig {
      * An optional non-negative integer with a unit suffix in its key (e.g. {@code connect.timeout.ms}).
      *
      * @param min smallest accepted value
-     * @throws IllegalArgumentException when not an integer or below {@code min}
+     * @return the value, or {@code defaultValue} when the key is absent
+     * @throws IllegalArgumentException when empty, not an integer or below {@code min}, naming the key, the value and
+     *         the range ({@link #EMPTY_VALUE})
      */
     public static int intValue(Map<String, ?> props, String key, int defaultValue, int min) {
         Object v = props.get(key);
-        if (v == null || v.toString().isBlank()) {
+        if (v == null) {
             return defaultValue;
         }
-        return intValue(key, v, min, defaultValue);
+        return intValue(key, v, min, defaultValue, "for the default, " + defaultValue);
     }
 
     /**
@@ -321,8 +355,8 @@ public final class GatewayConfig {
     /**
      * {@value #UDP_RECEIVE_BUFFER_KEY}: the receive buffer of a UDP listening socket, in bytes.
      *
-     * @return the value, or {@link #DEFAULT_UDP_RECEIVE_BUFFER_BYTES} when the key is unset or blank
-     * @throws IllegalArgumentException when not a whole number from {@value #MIN_UDP_RECEIVE_BUFFER_BYTES} to
+     * @return the value, or {@link #DEFAULT_UDP_RECEIVE_BUFFER_BYTES} when the key is absent
+     * @throws IllegalArgumentException when empty or not a whole number from {@value #MIN_UDP_RECEIVE_BUFFER_BYTES} to
      *         {@link Integer#MAX_VALUE}, naming the key and the value
      */
     public static int udpReceiveBufferBytes(Map<String, ?> props) {
@@ -333,28 +367,36 @@ public final class GatewayConfig {
      * An optional positive integer whose absence turns a feature off (e.g. {@code max.connections}).
      *
      * @param example a valid value for the error message
-     * @return the value, or 0 when the key is unset or blank
-     * @throws IllegalArgumentException when not an integer or not in 1..{@link Integer#MAX_VALUE}
+     * @return the value, or 0 when the key is absent
+     * @throws IllegalArgumentException when empty, not an integer or not in 1..{@link Integer#MAX_VALUE}
      */
     public static int positiveOrOff(Map<String, ?> props, String key, int example) {
         Object v = props.get(key);
-        if (v == null || v.toString().isBlank()) {
+        if (v == null) {
             return 0;
         }
-        return intValue(key, v, 1, example);
+        return intValue(key, v, 1, example, "to leave it off");
     }
 
-    private static int intValue(String key, Object v, int min, int example) {
-        String defaultValue = Integer.toString(example);
+    /**
+     * @param absent what leaving the key out does, for the message about an empty value (e.g. {@code "for the
+     *               default, 10000"})
+     */
+    private static int intValue(String key, Object v, int min, int example, String absent) {
         long value;
         if (v instanceof Number n) {
             value = n.longValue();
         } else {
+            String text = v.toString().strip();
+            if (text.isEmpty()) {
+                throw empty(key, v, "a whole number in " + min + ".." + Integer.MAX_VALUE + " (e.g. " + key + " = "
+                        + example + ")", absent);
+            }
             try {
-                value = Long.parseLong(v.toString().strip());
+                value = Long.parseLong(text);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("'" + key + "' = '" + v + "' is not a whole number (e.g. " + key
-                        + " = " + defaultValue + ")");
+                        + " = " + example + ")");
             }
         }
         if (value < min || value > Integer.MAX_VALUE) {
@@ -369,12 +411,13 @@ public final class GatewayConfig {
      * blanks are ignored.
      *
      * @param allowed the words accepted, in lower case, in the order the error lists them
-     * @return the word given, in lower case, or {@code null} when the key is unset or blank
-     * @throws IllegalArgumentException for any other text, e.g. {@code 'proxy.protocol.send' = 'v3' is not v1 or v2}
+     * @return the word given, in lower case, or {@code null} when the key is absent
+     * @throws IllegalArgumentException for an empty value ({@link #EMPTY_VALUE}) and any other text, e.g.
+     *         {@code 'proxy.protocol.send' = 'v3' is not v1 or v2}
      */
     public static String choice(Map<String, ?> props, String key, List<String> allowed) {
         Object v = props.get(key);
-        if (v == null || v.toString().isBlank()) {
+        if (v == null) {
             return null;
         }
         String s = v.toString().strip().toLowerCase(Locale.ROOT);
@@ -383,17 +426,21 @@ public final class GatewayConfig {
         }
         String words = allowed.size() == 1 ? allowed.get(0)
                 : String.join(", ", allowed.subList(0, allowed.size() - 1)) + " or " + allowed.get(allowed.size() - 1);
+        if (s.isEmpty()) {
+            throw empty(key, v, words, "to leave it off");
+        }
         throw new IllegalArgumentException("'" + key + "' = '" + v + "' is not " + words);
     }
 
     /**
      * An optional boolean: {@code true}/{@code false} in any case.
      *
-     * @throws IllegalArgumentException for any other text
+     * @return the value, or {@code defaultValue} when the key is absent
+     * @throws IllegalArgumentException for an empty value ({@link #EMPTY_VALUE}) and any other text
      */
     public static boolean boolValue(Map<String, ?> props, String key, boolean defaultValue) {
         Object v = props.get(key);
-        if (v == null || v.toString().isBlank()) {
+        if (v == null) {
             return defaultValue;
         }
         if (v instanceof Boolean b) {
@@ -403,6 +450,22 @@ public final class GatewayConfig {
         if (s.equals("true") || s.equals("false")) {
             return Boolean.parseBoolean(s);
         }
+        if (s.isEmpty()) {
+            throw empty(key, v, "true or false", "for the default, " + defaultValue);
+        }
         throw new IllegalArgumentException("'" + key + "' = '" + v + "' is not true or false");
+    }
+
+    /**
+     * How an empty value ({@code key =} in a {@code .cfg} file, which Configuration Admin passes on as an empty
+     * string) of a number, a boolean or a choice is refused: {@value}, with the key, the value as written, what is
+     * allowed and what leaving the key out does. An empty value was once read as an absent key, so a line whose value
+     * was forgotten ({@code udp.receive.buffer.bytes =}) ran silently with the default while any other bad value
+     * stopped the endpoint with one line; absent and empty differ, as {@code listen} already knew ("missing").
+     */
+    public static final String EMPTY_VALUE = "'%s' = '%s' is empty; allowed: %s; remove the line %s";
+
+    private static IllegalArgumentException empty(String key, Object v, String allowed, String absent) {
+        return new IllegalArgumentException(String.format(Locale.ROOT, EMPTY_VALUE, key, v, allowed, absent));
     }
 }

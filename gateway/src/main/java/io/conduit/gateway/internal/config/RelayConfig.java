@@ -48,6 +48,11 @@ import io.conduit.handler.proxy.ProxyProtocolDecoder;
  *       none. TCP and Unix relays without TLS of their own only</td></tr>
  * </table>
  *
+ * <p>A key given with an empty value ({@code key =}) is refused like any other bad value
+ * ({@link GatewayConfig#EMPTY_VALUE}); leave the line out for the default. The {@code udp.*} keys on a TCP or Unix
+ * relay are one WARNING line and ignored ({@link GatewayConfig#warnWithoutEffect}); the stream-only keys on a UDP
+ * relay are refused.
+ *
  * @param name               configuration name for log lines ({@link GatewayConfig#name(Map)})
  * @param listen             listening endpoint
  * @param upstream           upstream endpoint
@@ -111,6 +116,13 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
     private static final java.util.List<String> STREAM_ONLY_KEYS = java.util.List.of("proxy.protocol.accept",
             "proxy.protocol.send", StreamGuards.IDLE_TIMEOUT_KEY, StreamGuards.MAX_CONNECTIONS_KEY,
             "rate.limit.bytes.per.second", SNI_ROUTES_KEY);
+
+    /**
+     * The keys that only UDP relays take; on a stream relay they are one WARNING line
+     * ({@link GatewayConfig#warnWithoutEffect}), ignored like an unknown key.
+     */
+    static final java.util.List<String> UDP_ONLY_KEYS = java.util.List.of("udp.idle.timeout.ms", "udp.max.sessions",
+            GatewayConfig.UDP_RECEIVE_BUFFER_KEY);
 
     /**
      * Validates a relay configuration.
@@ -208,6 +220,9 @@ public record RelayConfig(String name, GatewayUri listen, GatewayUri upstream, i
         }
         Map<String, GatewayUri> routes = sniRoutes(props, listen, upstream);
         TlsConfig tls = TlsConfig.from(props, java.util.List.of(listen), upstream);
+        if (listen.kind().isStream()) {
+            GatewayConfig.warnWithoutEffect("relay", props, UDP_ONLY_KEYS, "UDP endpoints", listen);
+        }
         return new RelayConfig(name, listen, upstream, connectTimeout, low, high, idle, maxSessions, receiveBuffer,
                 zeroCopy,
                 accept == null ? null : ProxyProtocolDecoder.Versions.valueOf(accept.toUpperCase(java.util.Locale.ROOT)),

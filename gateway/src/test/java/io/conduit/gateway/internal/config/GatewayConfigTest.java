@@ -81,6 +81,73 @@ class GatewayConfigTest {
         assertEquals("'udp.receive.buffer.bytes' = 100 is out of range 4096..2147483647", e.getMessage());
     }
 
+    /**
+     * {@code udp.receive.buffer.bytes =} (the value forgotten) ran with the default without a word, while any other
+     * bad value stopped the endpoint with one line: the shared parsing read an empty value as an absent key, for every
+     * number, boolean and choice. An empty value is now a bad value like any other, named with the allowed values.
+     */
+    @Test
+    void anEmptyValueIsRefusedNamingTheKeyAndTheAllowedValues() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EchoConfig.from(Map.of(
+                "listen", "udp://127.0.0.1:7", "udp.receive.buffer.bytes", "")));
+        assertEquals("'udp.receive.buffer.bytes' = '' is empty; allowed: a whole number in 4096..2147483647 (e.g. "
+                + "udp.receive.buffer.bytes = 4194304); remove the line for the default, 4194304", e.getMessage());
+        Map<String, String> relay = Map.of("listen", "tcp://127.0.0.1:1", "upstream", "tcp://127.0.0.1:2");
+        assertEquals("'connect.timeout.ms' = ' ' is empty; allowed: a whole number in 1..2147483647 (e.g. "
+                + "connect.timeout.ms = 10000); remove the line for the default, 10000",
+                relayFailure(relay, "connect.timeout.ms", " "));
+        assertEquals("'max.connections' = '' is empty; allowed: a whole number in 1..2147483647 (e.g. "
+                + "max.connections = 10000); remove the line to leave it off", relayFailure(relay, "max.connections", ""));
+        assertEquals("'zeroCopy' = '' is empty; allowed: true or false; remove the line for the default, false",
+                relayFailure(relay, "zeroCopy", ""));
+        assertEquals("'proxy.protocol.accept' = '' is empty; allowed: v1, v2 or any; remove the line to leave it off",
+                relayFailure(relay, "proxy.protocol.accept", ""));
+        Map<String, String> udpRelay = Map.of("listen", "udp://127.0.0.1:1", "upstream", "udp://127.0.0.1:2");
+        for (String key : List.of("udp.idle.timeout.ms", "udp.max.sessions", "udp.receive.buffer.bytes")) {
+            assertTrue(relayFailure(udpRelay, key, "").startsWith("'" + key + "' = '' is empty; allowed: a whole "
+                    + "number in "), key);
+        }
+    }
+
+    private static String relayFailure(Map<String, String> props, String key, String value) {
+        Map<String, String> all = new java.util.HashMap<>(props);
+        all.put(key, value);
+        return assertThrows(IllegalArgumentException.class, () -> RelayConfig.from(all)).getMessage();
+    }
+
+    /**
+     * {@code udp.receive.buffer.bytes} on an echo or relay without a UDP endpoint was accepted without a word. Such a
+     * key is one WARNING line naming the file, the key and why it has no effect, and the configuration runs, as a
+     * configuration with an unknown key does.
+     */
+    @Test
+    void aKeyThatCannotActOnTheEndpointsIsOneWarningAndTheConfigurationRuns() {
+        try (LogCapture log = new LogCapture()) {
+            EchoConfig tcp = EchoConfig.from(Map.of("listen", "tcp://127.0.0.1:7, unix:/tmp/e.sock",
+                    "udp.receive.buffer.bytes", "65536",
+                    "felix.fileinstall.filename", "file:/gw/conf/io.conduit.gateway.echo-tcp.cfg"));
+            assertEquals(2, tcp.listen().size());
+            RelayConfig relay = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:16379", "upstream",
+                    "tcp://127.0.0.1:6379", "udp.max.sessions", "10", "udp.receive.buffer.bytes", "65536",
+                    "felix.fileinstall.filename", "file:/gw/conf/io.conduit.gateway.relay-r.cfg"));
+            assertEquals("tcp://127.0.0.1:16379", relay.listen().toString());
+            EchoConfig.from(Map.of("listen", "udp://127.0.0.1:7", "max.connections", "5",
+                    "felix.fileinstall.filename", "file:/gw/conf/io.conduit.gateway.echo-udp.cfg"));
+            EchoConfig.from(Map.of("listen", "tcp://127.0.0.1:7, udp://127.0.0.1:7", "max.connections", "5",
+                    "udp.receive.buffer.bytes", "65536"));
+            assertEquals(List.of(
+                    "WARNING echo io.conduit.gateway.echo-tcp.cfg: key 'udp.receive.buffer.bytes' has no effect, "
+                            + "ignored: it applies to UDP endpoints only, and 'listen' (tcp://127.0.0.1:7, "
+                            + "unix:/tmp/e.sock) has none",
+                    "WARNING relay io.conduit.gateway.relay-r.cfg: keys 'udp.max.sessions', 'udp.receive.buffer.bytes' "
+                            + "have no effect, ignored: they apply to UDP endpoints only, and 'listen' "
+                            + "(tcp://127.0.0.1:16379) has none",
+                    "WARNING echo io.conduit.gateway.echo-udp.cfg: key 'max.connections' has no effect, ignored: it "
+                            + "applies to TCP, TLS and Unix endpoints only, and 'listen' (udp://127.0.0.1:7) has none"),
+                    log.messages(), "an echo with both kinds of endpoint takes both kinds of key");
+        }
+    }
+
     @Test
     void echoListensOnAListInAnyForm() {
         List<GatewayUri> fromString = EchoConfig.from(Map.of("listen",
