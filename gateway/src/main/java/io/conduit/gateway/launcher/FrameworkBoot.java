@@ -104,6 +104,19 @@ final class FrameworkBoot {
     }
 
     /**
+     * Registers the exit status service in the system bundle's context ({@link
+     * GatewayServices#EXIT_STATUS_SERVICE_PROPERTY}): the shell's {@code exit [STATUS]} on a script calls it before it
+     * ends the session.
+     *
+     * @param record takes the status, stops nothing; called on a shell thread
+     */
+    static void registerExitStatusService(BundleContext context, IntConsumer record) {
+        Hashtable<String, Object> props = new Hashtable<>();
+        props.put(GatewayServices.EXIT_STATUS_SERVICE_PROPERTY, Boolean.TRUE);
+        context.registerService(IntConsumer.class, record, props);
+    }
+
+    /**
      * Registers the marker of {@link GatewayServices#BANNER_PENDING_PROPERTY}: until it is unregistered, the banner
      * will show what listens, and the components log nothing for it.
      *

@@ -24,7 +24,9 @@ import org.osgi.framework.launch.FrameworkFactory;
  * ({@link HomeLock}: a lock on {@code <home>/data/gateway.lock}, held for the life of the process).
  *
  * <p>Options: {@code --no-shell} (no interactive Gogo shell; the default when standard input is not a terminal,
- * whatever standard output is), {@code --shell} (the shell also on standard input that is not a terminal),
+ * whatever standard output is), {@code --shell} (the shell also on standard input that is not a terminal: it reads
+ * the input as a script, line by line, on a dumb jline terminal; {@code exit N} ends the gateway at once with status
+ * N, and the end of the input ends it with status 0, as Ctrl-D does),
  * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
  * the system property {@code conduit.gateway.home}, which the script sets; without it, the parent of the directory
  * holding the launcher's jar.
@@ -55,7 +57,7 @@ public final class Main {
     private final boolean shell;
     private final long bannerTimeoutMillis;
     private final PrintStream out;
-    /** The status {@code exit N} in the shell asked for (through the exit service); 0 otherwise. */
+    /** The status {@code exit N} in the shell asked for (through the exit services); 0 otherwise. */
     private volatile int exitStatus;
 
     Main(Path home, Path conf, boolean shell, long bannerTimeoutMillis, PrintStream out) {
@@ -74,7 +76,9 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         // One line per log record (before java.util.logging initialises), for System.Logger output of the bundles.
         LogFormat.useOneLineFormat();
-        Options options = Options.parse(args, Options.stdinIsTerminal());
+        boolean stdinIsTerminal = Options.stdinIsTerminal();
+        Options options = Options.parse(args, stdinIsTerminal);
+        Options.useDumbTerminal(options.shell() && !stdinIsTerminal);
         boolean shell = options.shell();
         Path conf = options.conf();
         long timeout = 0;
@@ -173,6 +177,8 @@ public final class Main {
             }, "conduit-gateway-exit");
             stop.start();
         });
+        // exit N on a script: the shell ends its session, whose end stops the framework (ShellExit)
+        FrameworkBoot.registerExitStatusService(context, status -> exitStatus = status);
         // until the banner is printed it shows what listens; later a component logs each endpoint it binds
         org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));

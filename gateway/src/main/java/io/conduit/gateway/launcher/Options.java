@@ -82,6 +82,28 @@ record Options(boolean shell, Path conf) {
         }
     }
 
+    /** The jline 3 system property that makes its terminal builder create a dumb terminal without a warning. */
+    static final String JLINE_DUMB_PROPERTY = "org.jline.terminal.dumb";
+
+    /**
+     * For the shell on standard input that is not a terminal ({@code --shell} with a pipe or a file): sets
+     * {@value #JLINE_DUMB_PROPERTY}{@code =true}, unless the user set it. The Gogo jline bundle asks jline for the
+     * system terminal; without a terminal on standard input, jline 3.21 falls back to a dumb terminal on the process's
+     * standard streams anyway, but only when the property is unset does it log {@code WARNING org.jline: Unable to
+     * create a system terminal, creating a dumb terminal} first. With the property it makes the same dumb terminal
+     * quietly.
+     *
+     * @param scriptOnStdin whether the shell runs and standard input is not a terminal
+     * @return whether the property was set
+     */
+    static boolean useDumbTerminal(boolean scriptOnStdin) {
+        if (!scriptOnStdin || System.getProperty(JLINE_DUMB_PROPERTY) != null) {
+            return false;
+        }
+        System.setProperty(JLINE_DUMB_PROPERTY, "true");
+        return true;
+    }
+
     /** @return whether {@code device}, the target of {@code /proc/self/fd/0}, is a terminal (tty(4), pts(4)) */
     static boolean isTerminalDevice(String device) {
         return device.startsWith("/dev/pts/") || device.startsWith("/dev/tty") || device.equals("/dev/console");
@@ -137,8 +159,9 @@ record Options(boolean shell, Path conf) {
         s.println("usage: conduit-gateway [--no-shell | --shell] [--conf DIR]");
         s.println("  --no-shell  run without the interactive Gogo shell (the default when stdin is not a terminal;");
         s.println("              stdout and stderr do not matter: '2>&1 | tee log' keeps the shell)");
-        s.println("  --shell     run the shell also when stdin is not a terminal (e.g. a pipe you type into); its");
-        s.println("              end of file stops the gateway");
+        s.println("  --shell     run the shell also when stdin is not a terminal: it reads stdin as a script,");
+        s.println("              line by line; 'exit N' stops the gateway at once with status N, the end of");
+        s.println("              stdin stops it with status 0");
         s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
         s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
         s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory),");

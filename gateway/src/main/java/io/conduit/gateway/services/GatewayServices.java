@@ -63,6 +63,14 @@ public final class GatewayServices {
     public static final String EXIT_SERVICE_PROPERTY = "conduit.gateway.exit";
 
     /**
+     * Service property ({@code true}) of a second {@code IntConsumer} the launcher registers in the system bundle's
+     * context: it only records the status the launcher exits with once the framework stops, and stops nothing. The
+     * shell's {@code exit [STATUS]} calls it when the shell reads a script (standard input that is not a terminal)
+     * and then ends the session, whose end stops the framework as the end of the script does.
+     */
+    public static final String EXIT_STATUS_SERVICE_PROPERTY = "conduit.gateway.exitStatus";
+
+    /**
      * Service property ({@code true}) of the service the launcher registers in the system bundle's context from before
      * the bundles start until its banner is printed: while it is there, the banner shows each endpoint that starts
      * listening, so the components log no line of their own for it. Outside the launcher (e.g. Karaf) there is none.

@@ -45,6 +45,32 @@ class LauncherTest {
      * An exception out of the run is exit status 1 with one line and the stack trace, not a main thread that dies
      * while the framework's threads keep the JVM up (an emulated 32-bit JVM failed to list {@code bundles/} so).
      */
+    /**
+     * The shell on standard input that is not a terminal asks jline for a dumb terminal, which jline then makes
+     * without its {@code WARNING org.jline: Unable to create a system terminal, creating a dumb terminal}; a value the
+     * user set is left alone, and a shell on a terminal sets nothing.
+     */
+    @Test
+    void theShellOnAPipeAsksJlineForADumbTerminalUnlessTheUserSaidOtherwise() {
+        String before = System.getProperty(Options.JLINE_DUMB_PROPERTY);
+        try {
+            System.clearProperty(Options.JLINE_DUMB_PROPERTY);
+            assertFalse(Options.useDumbTerminal(false));
+            assertEquals(null, System.getProperty(Options.JLINE_DUMB_PROPERTY));
+            assertTrue(Options.useDumbTerminal(true));
+            assertEquals("true", System.getProperty(Options.JLINE_DUMB_PROPERTY));
+            System.setProperty(Options.JLINE_DUMB_PROPERTY, "false");
+            assertFalse(Options.useDumbTerminal(true));
+            assertEquals("false", System.getProperty(Options.JLINE_DUMB_PROPERTY));
+        } finally {
+            if (before == null) {
+                System.clearProperty(Options.JLINE_DUMB_PROPERTY);
+            } else {
+                System.setProperty(Options.JLINE_DUMB_PROPERTY, before);
+            }
+        }
+    }
+
     @Test
     void anExceptionOutOfTheRunIsExitStatusOneWithOneLineAndTheStackTrace() {
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();

@@ -8,6 +8,7 @@ import io.conduit.gateway.services.GatewayServices;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.Function;
 import org.jline.reader.LineReader;
+import org.jline.terminal.Terminal;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.InvalidSyntaxException;
 import org.osgi.framework.ServiceReference;
@@ -33,12 +34,27 @@ import org.osgi.framework.ServiceReference;
  * replaced). Sessions without a jline
  * reader (Karaf, {@code bin/client -b}) and frameworks without the launcher's service are left alone.
  *
+ * <p>On a dumb terminal (the launcher's {@code --shell} with standard input on a pipe or a file, which the shell reads
+ * as a script) waiting for the next prompt is wrong: the shell reads and runs the next line meanwhile, and at the
+ * end of the input its session ends and stops the framework before the status reaches the launcher, so
+ * {@code printf 'conduit:gateway\nexit 3\n' | conduit-gateway --shell} exited with 0. There, {@code exit} hands the
+ * status to the launcher's exit status service ({@value #EXIT_STATUS_PROPERTY}{@code =true}), which stops nothing,
+ * and calls {@code stop()} of the Gogo jline shell ({@value #SHELL_SERVICE}): the shell checks that flag before it
+ * reads another line, so no later line runs, its session ends as at the end of the input, and that stops the
+ * framework (Gogo's {@code gosh: stopping framework}). The gateway then exits with the status at once, whatever
+ * follows in the input.
+ *
  * <p>Thread-safe: stateless apart from the bundle context.
  */
 final class ShellExit implements AfterEachCommand, Function {
 
     /** Service property of the launcher's exit service. */
     static final String EXIT_PROPERTY = GatewayServices.EXIT_SERVICE_PROPERTY;
+    /** Service property of the launcher's exit status service, which records the status only. */
+    static final String EXIT_STATUS_PROPERTY = GatewayServices.EXIT_STATUS_SERVICE_PROPERTY;
+    /** The class name the Gogo jline shell is registered under; its {@code stop()} ends the session's loop. */
+    static final String SHELL_SERVICE = "org.apache.felix.gogo.jline.Shell";
+    private static final String TERMINAL = ".terminal";
 
     /**
      * The session variables this function goes into: {@code exit}, and {@code system:exit}, the name {@code help}
@@ -47,6 +63,7 @@ final class ShellExit implements AfterEachCommand, Function {
     static final List<String> VARIABLES = List.of("exit", "system:exit");
     private static final String READER = ".reader";
     private static final String FILTER = "(" + EXIT_PROPERTY + "=true)";
+    private static final String STATUS_FILTER = "(" + EXIT_STATUS_PROPERTY + "=true)";
     /** Longest wait for the shell to be back at its prompt before the framework is stopped, in milliseconds. */
     private static final long PROMPT_WAIT_MILLIS = 2_000;
 
@@ -91,7 +108,8 @@ final class ShellExit implements AfterEachCommand, Function {
     /**
      * {@code exit} or {@code exit STATUS}.
      *
-     * @return nothing; the gateway stops once the shell is back at its prompt
+     * @return nothing; the gateway stops once the shell is back at its prompt, or on a dumb terminal once this
+     *         command returns (see the class comment)
      * @throws IllegalArgumentException for more than one argument or a status that is not a whole number 0..255
      * @throws IllegalStateException when the launcher's exit service is gone
      */
@@ -101,6 +119,9 @@ final class ShellExit implements AfterEachCommand, Function {
         if (launcher().isEmpty()) {
             throw new IllegalStateException("the gateway launcher is not there to stop the gateway; stop it with "
                     + "Ctrl-D");
+        }
+        if (isDumb(session.get(TERMINAL)) && endScript(status)) {
+            return null;
         }
         Object reader = session.get(READER);
         Thread stopper = new Thread(() -> {
@@ -131,19 +152,74 @@ final class ShellExit implements AfterEachCommand, Function {
         }
     }
 
+    /**
+     * @return whether {@code terminal} is a jline dumb terminal ({@code dumb}, {@code dumb-color}): no line editing,
+     *         input read as it comes, as on a pipe
+     */
+    static boolean isDumb(Object terminal) {
+        return terminal instanceof Terminal t
+                && (Terminal.TYPE_DUMB.equals(t.getType()) || Terminal.TYPE_DUMB_COLOR.equals(t.getType()));
+    }
+
+    /**
+     * Hands {@code status} to the launcher's exit status service and tells the Gogo jline shell to stop, which ends
+     * its session before it reads another line (see the class comment).
+     *
+     * @return whether both were there; {@code false} leaves the shell running and nothing recorded
+     */
+    private boolean endScript(int status) {
+        List<Object> shells = gogoShells();
+        if (shells.isEmpty() || !call(STATUS_FILTER, status)) {
+            return false;
+        }
+        for (Object shell : shells) {
+            try {
+                shell.getClass().getMethod("stop").invoke(shell);
+            } catch (ReflectiveOperationException | RuntimeException otherVersion) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the Gogo jline shell objects (one per start of its bundle), found by class name */
+    private List<Object> gogoShells() {
+        List<Object> shells = new java.util.ArrayList<>();
+        try {
+            ServiceReference<?>[] refs = context.getAllServiceReferences(SHELL_SERVICE, null);
+            for (ServiceReference<?> r : refs == null ? new ServiceReference<?>[0] : refs) {
+                Object shell = context.getService(r);
+                if (shell != null) {
+                    shells.add(shell);
+                    context.ungetService(r); // the jline bundle holds it; only its stop() is called, at once
+                }
+            }
+        } catch (InvalidSyntaxException impossible) {
+            throw new AssertionError(impossible);
+        } catch (IllegalStateException bundleStopping) {
+            return List.of();
+        }
+        return shells;
+    }
+
     /** Hands {@code status} to the launcher's exit service, which stops the framework. */
     private void stop(int status) {
-        for (ServiceReference<IntConsumer> r : launcher()) {
+        call(FILTER, status);
+    }
+
+    /** @return whether a launcher service matching {@code filter} took {@code status} */
+    private boolean call(String filter, int status) {
+        for (ServiceReference<IntConsumer> r : launcher(filter)) {
             IntConsumer exit;
             try {
                 exit = context.getService(r);
             } catch (IllegalStateException bundleStopping) {
-                return;
+                return false;
             }
             if (exit != null) {
                 try {
                     exit.accept(status);
-                    return;
+                    return true;
                 } finally {
                     try {
                         context.ungetService(r);
@@ -153,6 +229,7 @@ final class ShellExit implements AfterEachCommand, Function {
                 }
             }
         }
+        return false;
     }
 
     /** @return the exit status of {@code exit}'s arguments: none means 0 */
@@ -177,8 +254,12 @@ final class ShellExit implements AfterEachCommand, Function {
     }
 
     private Collection<ServiceReference<IntConsumer>> launcher() {
+        return launcher(FILTER);
+    }
+
+    private Collection<ServiceReference<IntConsumer>> launcher(String filter) {
         try {
-            return context.getServiceReferences(IntConsumer.class, FILTER);
+            return context.getServiceReferences(IntConsumer.class, filter);
         } catch (InvalidSyntaxException impossible) {
             throw new AssertionError(impossible);
         } catch (IllegalStateException bundleStopping) {

@@ -1,9 +1,11 @@
 package io.conduit.gateway.internal.shell;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
 import java.util.HashMap;
@@ -86,6 +88,71 @@ class ShellExitTest {
         new ShellExit(context(false)).afterCommand(session(true));
         assertNull(variables.get("exit"), "no launcher: a framework started otherwise");
         assertNull(variables.get("system:exit"));
+    }
+
+    /** Stands for Gogo jline's shell service: {@code stop()} ends its session's loop before the next line. */
+    public static final class FakeGogoShell {
+        volatile boolean stopped;
+
+        public void stop() {
+            stopped = true;
+        }
+    }
+
+    /**
+     * On a dumb terminal (the launcher's {@code --shell} on a pipe: a script) {@code exit 3} records the status with
+     * the launcher's exit status service and stops the Gogo shell at once, so no later line runs and the session's end
+     * stops the framework; the exit service, which would stop it only once the shell is back at its prompt, is not
+     * called.
+     */
+    @Test
+    void onADumbTerminalExitRecordsTheStatusAndEndsTheSessionAtOnce() throws Exception {
+        FakeGogoShell gogo = new FakeGogoShell();
+        List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ServiceReference<?> statusRef = reference();
+        ServiceReference<?> exitRef = reference();
+        ServiceReference<?> shellRef = reference();
+        BundleContext context = (BundleContext) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] {BundleContext.class}, (p, m, a) -> switch (m.getName()) {
+                    case "getServiceReferences" -> a[1].equals("(" + ShellExit.EXIT_PROPERTY + "=true)")
+                            ? List.of(exitRef) : List.of(statusRef);
+                    case "getAllServiceReferences" -> {
+                        assertEquals(ShellExit.SHELL_SERVICE, a[0]);
+                        yield new ServiceReference<?>[] {shellRef};
+                    }
+                    case "getService" -> a[0] == shellRef ? gogo
+                            : (java.util.function.IntConsumer) status -> calls.add((a[0] == statusRef ? "status "
+                                    : "exit ") + status);
+                    case "ungetService" -> true;
+                    default -> throw new UnsupportedOperationException(m.getName());
+                });
+        try (org.jline.terminal.Terminal dumb = new org.jline.terminal.impl.DumbTerminal(
+                new java.io.ByteArrayInputStream(new byte[0]), new java.io.ByteArrayOutputStream())) {
+            assertTrue(ShellExit.isDumb(dumb));
+            variables.put(".terminal", dumb);
+            new ShellExit(context).execute(session(true), List.of("3"));
+        }
+        assertEquals(List.of("status 3"), calls);
+        assertTrue(gogo.stopped, "the shell reads no further line");
+    }
+
+    @Test
+    void aSystemTerminalIsNotDumb() throws Exception {
+        try (org.jline.terminal.Terminal xterm = new org.jline.terminal.impl.ExternalTerminal("t", "xterm",
+                new java.io.ByteArrayInputStream(new byte[0]), new java.io.ByteArrayOutputStream(),
+                java.nio.charset.StandardCharsets.UTF_8)) {
+            assertFalse(ShellExit.isDumb(xterm));
+        }
+        assertFalse(ShellExit.isDumb(null));
+    }
+
+    private static ServiceReference<?> reference() {
+        return (ServiceReference<?>) Proxy.newProxyInstance(ShellExitTest.class.getClassLoader(),
+                new Class<?>[] {ServiceReference.class}, (p, m, a) -> switch (m.getName()) {
+                    case "hashCode" -> System.identityHashCode(p);
+                    case "equals" -> p == a[0];
+                    default -> null;
+                });
     }
 
     @Test

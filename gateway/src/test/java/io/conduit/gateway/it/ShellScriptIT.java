@@ -1,0 +1,142 @@
+package io.conduit.gateway.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code conduit-gateway --shell} with standard input on a pipe reads it as a script, like Karaf's {@code bin/client}
+ * or {@code sh} reading a pipe: the lines run in order; {@code exit N} ends the gateway at once with status N, without
+ * waiting for the end of the input and without running a later line; the end of the input ends it with status 0;
+ * jline makes its dumb terminal without a WARNING.
+ *
+ * <p>The story: a first user's {@code printf 'conduit:status\nexit 3\n' | conduit-gateway --shell} exited with 0 and
+ * printed {@code WARNING org.jline: Unable to create a system terminal, creating a dumb terminal}. The gateway's
+ * {@code exit} waited for the shell to be back at its prompt before it handed the status to the launcher (right for a
+ * terminal, where the prompt follows at once); on a pipe the shell read on instead: it ran the lines after
+ * {@code exit}, and at the end of the input its session ended and stopped the framework before the status was handed
+ * over. Each run here keeps the pipe open after the script, so a gateway that waited for the end of the input would
+ * not exit at all.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
+class ShellScriptIT {
+
+    @TempDir
+    Path home;
+    private Path conf;
+
+    @BeforeEach
+    void home() throws IOException {
+        Files.createSymbolicLink(home.resolve("bundles"), GatewayProcess.distribution().resolve("bundles"));
+        conf = Files.createDirectories(home.resolve("conf"));
+        Files.writeString(conf.resolve("io.conduit.gateway.echo-script.cfg"),
+                "listen = tcp://127.0.0.1:" + Tools.freeTcpPort() + "\n");
+    }
+
+    @Test
+    void exitAloneEndsTheGatewayAtOnceWithItsStatus() throws Exception {
+        Run run = run("exit 3\necho after-exit\n", true);
+        assertEquals(3, run.status(), run.output());
+        assertFalse(run.output().contains("after-exit"), "no line after exit runs:\n" + run.output());
+        assertNoWarning(run);
+    }
+
+    @Test
+    void exitAfterAnotherCommandKeepsItsStatus() throws Exception {
+        Run run = run("conduit:gateway\nexit 3\necho after-exit\n", true);
+        assertEquals(3, run.status(), run.output());
+        assertTrue(run.output().contains("1 configuration: 1 running"), "conduit:gateway ran first:\n" + run.output());
+        assertFalse(run.output().contains("after-exit"), run.output());
+        assertNoWarning(run);
+    }
+
+    @Test
+    void exitAsTheLastLineBeforeTheEndOfTheInputKeepsItsStatus() throws Exception {
+        Run run = run("conduit:gateway\nexit 3\n", false);
+        assertEquals(3, run.status(), run.output());
+        assertNoWarning(run);
+    }
+
+    @Test
+    void theEndOfTheInputEndsTheGatewayWithStatus0() throws Exception {
+        Run run = run("conduit:gateway\n", false);
+        assertEquals(0, run.status(), run.output());
+        assertTrue(run.output().contains("1 configuration: 1 running"), run.output());
+        assertNoWarning(run);
+    }
+
+    private static void assertNoWarning(Run run) {
+        List<String> bad = run.output().lines()
+                .filter(l -> l.contains("WARNING") || l.toLowerCase(java.util.Locale.ROOT).contains("dumb terminal"))
+                .toList();
+        assertEquals(List.of(), bad, run.output());
+    }
+
+    /** How a run ended: its exit status and everything it printed (standard output and error). */
+    private record Run(int status, String output) {
+    }
+
+    /**
+     * Runs {@code bin/conduit-gateway --shell} with {@code script} on its standard input (a pipe).
+     *
+     * @param keepOpen whether the pipe stays open after the script until the gateway has exited
+     */
+    private Run run(String script, boolean keepOpen) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(GatewayProcess.distribution().resolve("bin/conduit-gateway").toString(),
+                "--shell", "--conf", conf.toString()).redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("JAVA_OPTS", "-Dconduit.gateway.home=" + home);
+        Process p = pb.start();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        Thread reader = new Thread(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (IOException gone) {
+                // the process is gone
+            }
+        }, "gateway-output");
+        reader.start();
+        OutputStream in = p.getOutputStream();
+        try {
+            in.write(script.getBytes(StandardCharsets.UTF_8));
+            in.flush();
+            if (!keepOpen) {
+                in.close();
+            }
+            if (!p.waitFor(90, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                reader.join(10_000);
+                throw new AssertionError("the gateway did not exit within 90 s of its script " + script.strip()
+                        .replace('\n', ';') + (keepOpen ? " (input left open)" : "") + "; output:\n" + text(out));
+            }
+        } finally {
+            try {
+                in.close();
+            } catch (IOException alreadyGone) {
+                // the gateway has exited
+            }
+        }
+        reader.join(10_000);
+        return new Run(p.exitValue(), text(out));
+    }
+
+    private static String text(ByteArrayOutputStream out) {
+        synchronized (out) {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+}
