@@ -222,9 +222,20 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
                 unwrapStashed();
             } else if (inNet.isEmpty() && in.nioBufferCount() == 1) {
                 ByteBuffer src = in.nioBuffer(in.readerIndex(), in.readableBytes());
-                unwrap(src);
-                if (src.hasRemaining() && !failed) {
-                    inNet.append(src);            // an incomplete record: copied before `in` is released
+                ByteBuffer heap = null;
+                if (!src.hasArray()) {
+                    heap = EngineScratch.take(src.remaining());   // see EngineScratch: decrypting needs an array
+                    src = heap.put(src).flip();
+                }
+                try {
+                    unwrap(src);
+                    if (src.hasRemaining() && !failed) {
+                        inNet.append(src);        // an incomplete record: copied before `in` is released
+                    }
+                } finally {
+                    if (heap != null) {
+                        EngineScratch.give(heap);
+                    }
                 }
             } else {
                 inNet.append(in);
@@ -564,7 +575,10 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
             }
             ByteBuffer[] srcs = sources.toArray(ByteBuffer[]::new);
             int records = (int) Math.max(1, (plainBytes + 16_383) / 16_384);
-            Buffer out = allocate((int) Math.min((long) records * packetSize, (long) MAX_PLAIN_BYTES_PER_WRITE + 16 * packetSize));
+            // records are encrypted in a heap buffer (see EngineScratch), then copied once into a direct one
+            ByteBuffer dst = EngineScratch.take(
+                    (int) Math.min((long) records * packetSize, (long) MAX_PLAIN_BYTES_PER_WRITE + 16 * packetSize));
+            Buffer out = null;
             boolean closed = false;
             try {
                 int first = 0;
@@ -573,12 +587,10 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
                         first++;
                         continue;
                     }
-                    if (out.writableBytes() < packetSize) {
+                    if (dst.remaining() < packetSize) {
                         break;
                     }
-                    ByteBuffer dst = out.nioBuffer(out.writerIndex(), out.writableBytes());
                     SSLEngineResult r = engine.wrap(srcs, first, srcs.length - first, dst);
-                    out.writerIndex(out.writerIndex() + r.bytesProduced());
                     if (r.getStatus() == Status.CLOSED) {
                         closed = true;
                         break;
@@ -595,9 +607,10 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
                         }
                     }
                 }
-            } catch (SSLException | RuntimeException e) {
-                out.release();
-                throw e;
+                out = allocate(dst.position());
+                out.writeBytes(dst.flip());
+            } finally {
+                EngineScratch.give(dst);
             }
             // the writes whose bytes are all encrypted complete with this buffer; the others stay queued
             List<Promise<Void>> done = new ArrayList<>();
