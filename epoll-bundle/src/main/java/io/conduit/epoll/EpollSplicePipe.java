@@ -22,6 +22,8 @@ final class EpollSplicePipe implements IoSplicePipe {
     static final int FILL_BYTES = 64 * 1024;
     /** Pipes created by every forwarding (test hook: zero-copy really happened). */
     static final AtomicLong PIPES_CREATED = new AtomicLong();
+    /** Pipes whose descriptors were closed (test hook: none is left open). */
+    static final AtomicLong PIPES_CLOSED = new AtomicLong();
 
     private static final int FLAGS = NativeAbi.SPLICE_F_MOVE | NativeAbi.SPLICE_F_NONBLOCK;
 
@@ -106,6 +108,7 @@ final class EpollSplicePipe implements IoSplicePipe {
             Native.close(writeFd);
             readFd = -1;
             writeFd = -1;
+            PIPES_CLOSED.incrementAndGet();
         }
     }
 }
