@@ -90,17 +90,7 @@ class ZeroCopyRelayTest {
         Network.Bound bound = null;
         try (ServerSocket origin = new ServerSocket(0, 5, InetAddress.getLoopbackAddress());
                 Socket client = new Socket()) {
-            RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0",
-                    "upstream", "tcp://127.0.0.1:" + origin.getLocalPort(), "zeroCopy", "true"));
-            BootstrapNetwork network = new BootstrapNetwork();
-            bound = network.listen(config.listen(), RelayFrontendHandler.connectionOptions(config),
-                    new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new RelayFrontendHandler(config, network));
-                        }
-                    }).toCompletableFuture().get(10, TimeUnit.SECONDS);
-            assertEquals(transportName, bound.transportName());
+            bound = relayTo(origin, transportName);
             long spliced = RelayFrontendHandler.ZERO_COPY_DIRECTIONS.get();
             client.connect(bound.localAddress(), 5000);
             try (Socket upstream = origin.accept()) {
@@ -170,6 +160,22 @@ class ZeroCopyRelayTest {
         return after > 0 && after == before ? 1 : 0;
     }
 
+    /** @return a {@code zeroCopy=true} relay on the selected transport, {@code transportName}, to {@code origin} */
+    private static Network.Bound relayTo(ServerSocket origin, String transportName) throws Exception {
+        RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0",
+                "upstream", "tcp://127.0.0.1:" + origin.getLocalPort(), "zeroCopy", "true"));
+        BootstrapNetwork network = new BootstrapNetwork();
+        Network.Bound bound = network.listen(config.listen(), RelayFrontendHandler.connectionOptions(config),
+                new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        ch.pipeline().addLast(new RelayFrontendHandler(config, network));
+                    }
+                }).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertEquals(transportName, bound.transportName());
+        return bound;
+    }
+
     private static void download(String transportName) throws Exception {
         Transports.setPreference(transportName);
         Transport transport = Transports.get(transportName);
@@ -179,17 +185,7 @@ class ZeroCopyRelayTest {
         Network.Bound bound = null;
         try (ServerSocket origin = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             CompletableFuture<String> request = CompletableFuture.supplyAsync(() -> serveOnce(origin, file));
-            RelayConfig config = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0",
-                    "upstream", "tcp://127.0.0.1:" + origin.getLocalPort(), "zeroCopy", "true"));
-            BootstrapNetwork network = new BootstrapNetwork();
-            bound = network.listen(config.listen(), RelayFrontendHandler.connectionOptions(config),
-                    new ChannelInitializer<Channel>() {
-                        @Override
-                        protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(new RelayFrontendHandler(config, network));
-                        }
-                    }).toCompletableFuture().get(10, TimeUnit.SECONDS);
-            assertEquals(transportName, bound.transportName());
+            bound = relayTo(origin, transportName);
             try (Socket client = new Socket()) {
                 client.connect(bound.localAddress(), 5000);
                 client.setSoTimeout(60_000);
