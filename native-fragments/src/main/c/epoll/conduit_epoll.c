@@ -178,11 +178,6 @@ static jint c_socketpair(JNIEnv *env, jclass clazz, jint domain, jint type, jint
     return int_pair_out(env, out, socketpair(domain, type, protocol, fds), fds);
 }
 
-static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
-    int fds[2];
-    return int_pair_out(env, out, pipe2(fds, flags), fds);
-}
-
 static jint c_accept4(JNIEnv *env, jclass clazz, jint fd, jbyteArray addressOut, jint flags) {
     struct sockaddr_storage sa;
     socklen_t length = sizeof sa;
@@ -299,49 +294,6 @@ static jint c_recvmsg(JNIEnv *env, jclass clazz, jint fd, jlong msghdrAddress, j
     return n < 0 ? -errno : (jint) n;
 }
 
-static jlong c_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count) {
-    off_t off = (off_t) offset;
-    ssize_t n = sendfile(outFd, inFd, &off, (size_t) count);
-    return n < 0 ? -errno : (jlong) n;
-}
-
-/* offsets < 0 mean "use and advance the descriptor's file position" (a NULL offset pointer) */
-static jlong c_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut, jlong length,
-                      jint flags) {
-    loff_t in = (loff_t) offIn;
-    loff_t out = (loff_t) offOut;
-    ssize_t n = splice(fdIn, offIn < 0 ? NULL : &in, fdOut, offOut < 0 ? NULL : &out, (size_t) length,
-                       (unsigned int) flags);
-    return n < 0 ? -errno : (jlong) n;
-}
-
-/*
- * The descriptor behind a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl keeps a
- * java.io.FileDescriptor in its field "fd", which keeps the int in its field "fd". JNI field access is not
- * subject to module encapsulation, so no --add-opens is needed. Returns the fd, or -EBADF when the object has
- * no such fields (another FileChannel implementation) or the descriptor is closed.
- */
-static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
-    jclass channelClass = (*env)->GetObjectClass(env, channel);
-    jfieldID fdField = (*env)->GetFieldID(env, channelClass, "fd", "Ljava/io/FileDescriptor;");
-    if (fdField == NULL) {
-        (*env)->ExceptionClear(env);
-        return -EBADF;
-    }
-    jobject descriptor = (*env)->GetObjectField(env, channel, fdField);
-    if (descriptor == NULL) {
-        return -EBADF;
-    }
-    jclass descriptorClass = (*env)->GetObjectClass(env, descriptor);
-    jfieldID intField = (*env)->GetFieldID(env, descriptorClass, "fd", "I");
-    if (intField == NULL) {
-        (*env)->ExceptionClear(env);
-        return -EBADF;
-    }
-    jint fd = (*env)->GetIntField(env, descriptor, intField);
-    return fd < 0 ? -EBADF : fd;
-}
-
 /*
  * getsockopt(TCP_INFO), tcp(7): copies struct tcp_info's fields into out, in this order: state, ca_state,
  * retransmits, rto, snd_mss, rcv_mss, unacked, lost, retrans, pmtu, rtt, rttvar, snd_ssthresh, snd_cwnd,
@@ -377,7 +329,7 @@ static const JNINativeMethod METHODS[] = {
     N("timerfdRead", "(I)J", c_readCounter),
     N("socket", "(III)I", c_socket),
     N("socketpair", "(III[I)I", c_socketpair),
-    N("pipe2", "([II)I", c_pipe2),
+    CONDUIT_LINUX_FILE_METHODS,
     N("accept4", "(I[BI)I", c_accept4),
     N("finishConnect", "(I)I", conduit_socket_error),
     N("open", "([BII)I", c_open),
@@ -393,9 +345,6 @@ static const JNINativeMethod METHODS[] = {
     N("sendmmsg", "(IJII)I", c_sendmmsg),
     N("recvmmsg", "(IJII)I", c_recvmmsg),
     N("recvmsg", "(IJI)I", c_recvmsg),
-    N("sendfile", "(IIJJ)J", c_sendfile),
-    N("splice", "(IJIJJI)J", c_splice),
-    N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
     N("setsockoptBytes", "(III[BI)I", conduit_setsockopt_bytes),
     N("getTcpInfo", "(I[J)I", c_getTcpInfo),
 };

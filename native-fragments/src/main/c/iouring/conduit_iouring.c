@@ -273,57 +273,6 @@ static jint c_write(JNIEnv *env, jclass clazz, jint fd, jlong address, jint leng
     return n < 0 ? -errno : (jint) n;
 }
 
-static jint c_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
-    int fds[2];
-    if (pipe2(fds, flags) < 0) {
-        return -errno;
-    }
-    (*env)->SetIntArrayRegion(env, out, 0, 2, (const jint *) fds);
-    return 0;
-}
-
-/* sendfile(2) of count bytes at offset of inFd (its own file position is not used or moved). */
-static jlong c_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count) {
-    off_t off = (off_t) offset;
-    ssize_t n = sendfile(outFd, inFd, &off, (size_t) count);
-    return n < 0 ? -errno : (jlong) n;
-}
-
-/* splice(2); an offset < 0 means the descriptor's own position (a NULL offset pointer), as for a pipe or socket. */
-static jlong c_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut, jlong length,
-                      jint flags) {
-    loff_t in = (loff_t) offIn;
-    loff_t out = (loff_t) offOut;
-    ssize_t n = splice(fdIn, offIn < 0 ? NULL : &in, fdOut, offOut < 0 ? NULL : &out, (size_t) length,
-                       (unsigned int) flags);
-    return n < 0 ? -errno : (jlong) n;
-}
-
-/*
- * The descriptor of a java.nio.channels.FileChannel, for sendfile(2): the JDK's FileChannelImpl holds a
- * java.io.FileDescriptor in its field "fd", which holds the int in its own field "fd" (JNI field access is not
- * subject to module encapsulation). -EBADF for another FileChannel implementation or a closed descriptor.
- */
-static jint c_fileDescriptorOf(JNIEnv *env, jclass clazz, jobject channel) {
-    jfieldID channelFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, channel), "fd",
-                                            "Ljava/io/FileDescriptor;");
-    if (channelFd == NULL) {
-        (*env)->ExceptionClear(env);
-        return -EBADF;
-    }
-    jobject descriptor = (*env)->GetObjectField(env, channel, channelFd);
-    if (descriptor == NULL) {
-        return -EBADF;
-    }
-    jfieldID descriptorFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, descriptor), "fd", "I");
-    if (descriptorFd == NULL) {
-        (*env)->ExceptionClear(env);
-        return -EBADF;
-    }
-    jint fd = (*env)->GetIntField(env, descriptor, descriptorFd);
-    return fd < 0 ? -EBADF : fd;
-}
-
 static const JNINativeMethod METHODS[] = {
     N("ioUringSetup", "(III[I)I", c_ioUringSetup),
     N("ioUringEnter", "(IIIIJ)I", c_ioUringEnter),
@@ -342,10 +291,7 @@ static const JNINativeMethod METHODS[] = {
     N("sendmsg", "(IJI)I", c_sendmsg),
     N("recvmsg", "(IJI)I", c_recvmsg),
     N("write", "(IJI)I", c_write),
-    N("pipe2", "([II)I", c_pipe2),
-    N("sendfile", "(IIJJ)J", c_sendfile),
-    N("splice", "(IJIJJI)J", c_splice),
-    N("fileDescriptorOf", "(Ljava/lang/Object;)I", c_fileDescriptorOf),
+    CONDUIT_LINUX_FILE_METHODS,
 };
 
 JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved) {

@@ -24,7 +24,9 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #if defined(__linux__)
+#include <fcntl.h>
 #include <linux/filter.h>
+#include <sys/sendfile.h>
 #endif
 
 #ifndef SO_REUSEPORT
@@ -200,6 +202,55 @@ jint conduit_setsockopt_bytes(JNIEnv *env, jclass clazz, jint fd, jint level, ji
     }
     (*env)->GetByteArrayRegion(env, value, 0, length, buf);
     return setsockopt(fd, level, optname, buf, (socklen_t) length) < 0 ? -errno : 0;
+}
+
+jint conduit_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags) {
+    int fds[2];
+    if (pipe2(fds, flags) < 0) {
+        return -errno;
+    }
+    jint values[2] = { (jint) fds[0], (jint) fds[1] };
+    (*env)->SetIntArrayRegion(env, out, 0, 2, values);
+    return 0;
+}
+
+jlong conduit_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count) {
+    off_t off = (off_t) offset;
+    ssize_t n = sendfile(outFd, inFd, &off, (size_t) count);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+jlong conduit_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut, jlong length,
+                     jint flags) {
+    loff_t in = (loff_t) offIn;
+    loff_t out = (loff_t) offOut;
+    ssize_t n = splice(fdIn, offIn < 0 ? NULL : &in, fdOut, offOut < 0 ? NULL : &out, (size_t) length,
+                       (unsigned int) flags);
+    return n < 0 ? -errno : (jlong) n;
+}
+
+/*
+ * The JDK's FileChannelImpl holds a java.io.FileDescriptor in its field "fd", which holds the int in its own field
+ * "fd". JNI field access is not subject to module encapsulation, so no --add-opens is needed.
+ */
+jint conduit_file_descriptor_of(JNIEnv *env, jclass clazz, jobject channel) {
+    jfieldID channelFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, channel), "fd",
+                                            "Ljava/io/FileDescriptor;");
+    if (channelFd == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jobject descriptor = (*env)->GetObjectField(env, channel, channelFd);
+    if (descriptor == NULL) {
+        return -EBADF;
+    }
+    jfieldID descriptorFd = (*env)->GetFieldID(env, (*env)->GetObjectClass(env, descriptor), "fd", "I");
+    if (descriptorFd == NULL) {
+        (*env)->ExceptionClear(env);
+        return -EBADF;
+    }
+    jint fd = (*env)->GetIntField(env, descriptor, descriptorFd);
+    return fd < 0 ? -EBADF : fd;
 }
 #endif
 

@@ -107,6 +107,26 @@ CONDUIT_INTERNAL jint conduit_socket_error(JNIEnv *env, jclass clazz, jint fd);
  */
 CONDUIT_INTERNAL jint conduit_setsockopt_bytes(JNIEnv *env, jclass clazz, jint fd, jint level, jint optname,
                                                jbyteArray value, jint length);
+
+/*
+ * File regions and zero-copy forwarding, made outside any event mechanism: pipe2(2) (fds out = { read end, write
+ * end }), sendfile(2) at an offset of inFd (its own file position is neither used nor moved), splice(2) (an offset
+ * < 0 means the descriptor's own position: a NULL offset pointer, as for a pipe or socket), and the int descriptor
+ * of a java.nio.channels.FileChannel. Each returns the result, or -errno (-EBADF for a FileChannel without the
+ * JDK's fields or with a closed descriptor). Not in the shared table: each Linux library puts
+ * CONDUIT_LINUX_FILE_METHODS in its own.
+ */
+CONDUIT_INTERNAL jint conduit_pipe2(JNIEnv *env, jclass clazz, jintArray out, jint flags);
+CONDUIT_INTERNAL jlong conduit_sendfile(JNIEnv *env, jclass clazz, jint outFd, jint inFd, jlong offset, jlong count);
+CONDUIT_INTERNAL jlong conduit_splice(JNIEnv *env, jclass clazz, jint fdIn, jlong offIn, jint fdOut, jlong offOut,
+                                      jlong length, jint flags);
+CONDUIT_INTERNAL jint conduit_file_descriptor_of(JNIEnv *env, jclass clazz, jobject channel);
+
+#define CONDUIT_LINUX_FILE_METHODS \
+    N("pipe2", "([II)I", conduit_pipe2), \
+    N("sendfile", "(IIJJ)J", conduit_sendfile), \
+    N("splice", "(IJIJJI)J", conduit_splice), \
+    N("fileDescriptorOf", "(Ljava/lang/Object;)I", conduit_file_descriptor_of)
 #endif
 
 /*

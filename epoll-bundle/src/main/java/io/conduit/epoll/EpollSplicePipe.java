@@ -3,6 +3,7 @@ package io.conduit.epoll;
 import static io.conduit.epoll.NativeAbi.ERRORS;
 
 import io.conduit.transport.spi.IoSplicePipe;
+import io.conduit.transport.spi.unix.SplicePipeDescriptors;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,9 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A kernel pipe between two epoll TCP sockets for zero-copy forwarding: {@code splice(2)} from the source socket into
  * the pipe's write end, and from the pipe's read end into the target socket, both with
- * {@code SPLICE_F_MOVE | SPLICE_F_NONBLOCK}. The pipe ({@code pipe2(2)} with {@code O_NONBLOCK | O_CLOEXEC}, the
- * kernel's default capacity of 16 pages) is created on the first {@link #fill()}, so a forwarding that never sees a
- * byte costs no descriptors.
+ * {@code SPLICE_F_MOVE | SPLICE_F_NONBLOCK}. The pipe ({@link SplicePipeDescriptors}) is made on the first
+ * {@link #fill()}.
  *
  * <p>Loop thread only (the sockets' loop), except {@link #close()}, which is idempotent.
  */
@@ -22,15 +22,16 @@ final class EpollSplicePipe implements IoSplicePipe {
     static final int FILL_BYTES = 64 * 1024;
     /** Pipes created by every forwarding (test hook: zero-copy really happened). */
     static final AtomicLong PIPES_CREATED = new AtomicLong();
+    /** Pipes whose descriptors were closed (test hook: none is left open). */
+    static final AtomicLong PIPES_CLOSED = new AtomicLong();
 
     private static final int FLAGS = NativeAbi.SPLICE_F_MOVE | NativeAbi.SPLICE_F_NONBLOCK;
 
     private final EpollStreamSocket source;
     private final EpollStreamSocket target;
-    private int readFd = -1;   // loop-confined: the pipe's read end, -1 before the first fill / after close
-    private int writeFd = -1;  // loop-confined: the pipe's write end
+    private final SplicePipeDescriptors pipe = new SplicePipeDescriptors(Native::pipe2, Native::close,
+            NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC, ERRORS);
     private long buffered;     // loop-confined: bytes in the pipe
-    private boolean closed;    // loop-confined (close is called on the loop by the channel core)
 
     EpollSplicePipe(EpollStreamSocket source, EpollStreamSocket target) {
         this.source = source;
@@ -40,12 +41,12 @@ final class EpollSplicePipe implements IoSplicePipe {
     @Override
     public long fill() throws IOException {
         int in = source.liveFd("splice");
-        if (readFd < 0) {
-            open();
+        if (pipe.open()) {
+            PIPES_CREATED.incrementAndGet();
         }
         long n;
         do {
-            n = Native.splice(in, -1, writeFd, -1, FILL_BYTES, FLAGS);
+            n = Native.splice(in, -1, pipe.writeEnd(), -1, FILL_BYTES, FLAGS);
         } while (ERRORS.isInterrupted(n));
         if (n > 0) {
             buffered += n;
@@ -69,7 +70,7 @@ final class EpollSplicePipe implements IoSplicePipe {
         int out = target.liveFd("splice");
         long n;
         do {
-            n = Native.splice(readFd, -1, out, -1, buffered, FLAGS);
+            n = Native.splice(pipe.readEnd(), -1, out, -1, buffered, FLAGS);
         } while (ERRORS.isInterrupted(n));
         if (n >= 0) {
             buffered -= n;
@@ -86,26 +87,11 @@ final class EpollSplicePipe implements IoSplicePipe {
         return buffered;
     }
 
-    private void open() throws IOException {
-        if (closed) {
-            throw new IOException("splice: the pipe of this forwarding was closed");
-        }
-        int[] fds = new int[2];
-        ERRORS.check("pipe2(O_NONBLOCK | O_CLOEXEC)", Native.pipe2(fds, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
-        readFd = fds[0];
-        writeFd = fds[1];
-        PIPES_CREATED.incrementAndGet();
-    }
-
     @Override
     public void close() {
-        closed = true;
         buffered = 0;
-        if (readFd >= 0) {
-            Native.close(readFd);
-            Native.close(writeFd);
-            readFd = -1;
-            writeFd = -1;
+        if (pipe.close()) {
+            PIPES_CLOSED.incrementAndGet();
         }
     }
 }

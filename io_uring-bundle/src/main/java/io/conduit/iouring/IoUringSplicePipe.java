@@ -3,13 +3,14 @@ package io.conduit.iouring;
 import static io.conduit.iouring.NativeAbi.ERRORS;
 
 import io.conduit.transport.spi.IoSplicePipe;
+import io.conduit.transport.spi.unix.SplicePipeDescriptors;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A kernel pipe between two io_uring TCP sockets for zero-copy forwarding ({@code pipe2(2)} with
- * {@code O_NONBLOCK | O_CLOEXEC}, the kernel's default capacity of 16 pages, made on the first {@link #fill()}).
+ * A kernel pipe between two io_uring TCP sockets for zero-copy forwarding ({@link SplicePipeDescriptors}, made on the
+ * first {@link #fill()}).
  * {@link #fill()} moves the source's input into it ({@link IoUringStreamSocket#spliceInto}) and {@link #drain()}
  * moves it into the target ({@link IoUringStreamSocket#spliceFrom}), both with {@code splice(2)} and
  * {@code SPLICE_F_MOVE | SPLICE_F_NONBLOCK}, made on the loop thread. Readiness comes from the ring: a socket that
@@ -40,8 +41,8 @@ final class IoUringSplicePipe implements IoSplicePipe {
 
     private final IoUringStreamSocket source;
     private final IoUringStreamSocket target;
-    private int readFd = -1;   // loop-confined: the pipe's read end, -1 before the first fill / after close
-    private int writeFd = -1;  // loop-confined: the pipe's write end
+    private final SplicePipeDescriptors pipe = new SplicePipeDescriptors(Native::pipe2, Native::close,
+            NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC, ERRORS);
     private long buffered;     // loop-confined: bytes in the pipe
     private boolean closed;    // loop-confined (the channel core closes the pipe on the loop)
 
@@ -52,10 +53,10 @@ final class IoUringSplicePipe implements IoSplicePipe {
 
     @Override
     public long fill() throws IOException {
-        if (readFd < 0) {
-            open();
+        if (pipe.open()) {
+            PIPES_CREATED.incrementAndGet();
         }
-        long n = source.spliceInto(writeFd, FILL_BYTES);
+        long n = source.spliceInto(pipe.writeEnd(), FILL_BYTES);
         if (n > 0) {
             buffered += n;
         }
@@ -67,7 +68,7 @@ final class IoUringSplicePipe implements IoSplicePipe {
         if (buffered == 0) {
             return 0;
         }
-        long n = target.spliceFrom(readFd, buffered);
+        long n = target.spliceFrom(pipe.readEnd(), buffered);
         buffered -= n;
         return n;
     }
@@ -77,17 +78,6 @@ final class IoUringSplicePipe implements IoSplicePipe {
         return buffered;
     }
 
-    private void open() throws IOException {
-        if (closed) {
-            throw new IOException("splice: the pipe of this forwarding was closed");
-        }
-        int[] fds = new int[2];
-        ERRORS.check("pipe2(O_NONBLOCK | O_CLOEXEC)", Native.pipe2(fds, NativeAbi.O_NONBLOCK | NativeAbi.O_CLOEXEC));
-        readFd = fds[0];
-        writeFd = fds[1];
-        PIPES_CREATED.incrementAndGet();
-    }
-
     @Override
     public void close() {
         if (closed) {
@@ -95,11 +85,7 @@ final class IoUringSplicePipe implements IoSplicePipe {
         }
         closed = true;
         buffered = 0;
-        if (readFd >= 0) {
-            Native.close(readFd);
-            Native.close(writeFd);
-            readFd = -1;
-            writeFd = -1;
+        if (pipe.close()) {
             PIPES_CLOSED.incrementAndGet();
         }
         source.spliceEnded();

@@ -1,13 +1,12 @@
 package io.conduit.iouring;
 
-import static org.junit.jupiter.api.Assertions.fail;
-
 import io.conduit.buffer.Buffer;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
 import io.conduit.channel.ChannelHandlerContext;
 import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.concurrent.Future;
+import io.conduit.testsuite.Waits;
 import io.conduit.transport.Transport;
 
 import java.io.ByteArrayOutputStream;
@@ -32,66 +31,23 @@ final class IoUringTestSupport {
     }
 
     static void close(EventLoopGroup group) throws InterruptedException {
-        if (group != null) {
-            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(15, TimeUnit.SECONDS);
-        }
+        Waits.shutdown(group);
     }
 
     static <T> T await(Future<T> f) {
-        try {
-            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                fail("not done within " + WAIT_SECONDS + " s: " + f);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted");
-        }
-        if (!f.isSuccess()) {
-            throw new AssertionError("operation failed: " + f.cause(), f.cause());
-        }
-        return f.getNow();
+        return Waits.await(f, WAIT_SECONDS);
     }
 
     static Throwable awaitFailure(Future<?> f) {
-        try {
-            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                fail("not done within " + WAIT_SECONDS + " s: " + f);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted");
-        }
-        if (f.isSuccess()) {
-            fail("expected a failure: " + f);
-        }
-        return f.cause();
+        return Waits.awaitFailure(f, WAIT_SECONDS);
     }
 
     static void eventually(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + WAIT_SECONDS + " s waiting for " + what);
-            }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted");
-            }
-        }
+        Waits.eventually(what, WAIT_SECONDS, condition);
     }
 
     static void closeAll(Channel... channels) {
-        for (Channel c : channels) {
-            if (c != null) {
-                try {
-                    c.close().await(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
+        Waits.closeAll(channels);
     }
 
     /** @return the descriptors this process has open now */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import io.conduit.buffer.Buffer;
 import io.conduit.buffer.BufferHolder;
@@ -134,7 +133,7 @@ public abstract class AbstractTransportTest {
     @AfterAll
     void closeGroups() throws InterruptedException {
         for (EventLoopGroup g : groups.values()) {
-            g.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(15, TimeUnit.SECONDS);
+            Waits.shutdown(g);
         }
         groups.clear();
     }
@@ -243,31 +242,12 @@ public abstract class AbstractTransportTest {
 
     /** Waits for {@code f} and returns its result, failing the test with the cause when it failed. */
     protected static <T> T await(Future<T> f) {
-        try {
-            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                fail("not done within " + WAIT_SECONDS + " s: " + f);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted");
-        }
-        if (!f.isSuccess()) {
-            throw new AssertionError("operation failed: " + f.cause(), f.cause());
-        }
-        return f.getNow();
+        return Waits.await(f, WAIT_SECONDS);
     }
 
     /** Waits for {@code f} to be done (success or failure) and returns its cause, or {@code null}. */
     protected static Throwable awaitDone(Future<?> f) {
-        try {
-            if (!f.await(WAIT_SECONDS, TimeUnit.SECONDS)) {
-                fail("not done within " + WAIT_SECONDS + " s: " + f);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail("interrupted");
-        }
-        return f.cause();
+        return Waits.awaitDone(f, WAIT_SECONDS);
     }
 
     protected static <T> T await(CompletableFuture<T> f, String what) {
@@ -280,20 +260,9 @@ public abstract class AbstractTransportTest {
         }
     }
 
-    /** Polls {@code condition} every 5 ms until true, failing after {@link #WAIT_SECONDS}. */
+    /** Polls {@code condition} until true, failing after {@link #WAIT_SECONDS} ({@link Waits#eventually}). */
     protected static void eventually(String what, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                fail("timed out after " + WAIT_SECONDS + " s waiting for " + what);
-            }
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                fail("interrupted");
-            }
-        }
+        Waits.eventually(what, WAIT_SECONDS, condition);
     }
 
     /**
@@ -309,7 +278,6 @@ public abstract class AbstractTransportTest {
         throw new AssertionError("channel " + c + " is not in OpenChannels (conduit:channels)");
     }
 
-    /** Closes quietly (for finally blocks). */
     /** Fails unless {@code failure} or one of its causes is a {@code type}. */
     protected static void assertCausedBy(Class<? extends Throwable> type, Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
@@ -321,15 +289,8 @@ public abstract class AbstractTransportTest {
                 + failure, failure);
     }
 
+    /** Closes quietly (for finally blocks): {@link Waits#closeAll}. */
     protected static void closeAll(Channel... channels) {
-        for (Channel c : channels) {
-            if (c != null) {
-                try {
-                    c.close().await(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
+        Waits.closeAll(channels);
     }
 }

@@ -14,14 +14,15 @@
  * {@link io.conduit.transport.spi.unix.LinuxDatagrams} the datagram-socket logic of the Linux transports (address
  * rules, connect and disconnect, failed sends, multicast options) over the message headers of
  * {@link io.conduit.transport.spi.unix.MsghdrArray} ({@code struct msghdr}/{@code struct mmsghdr}, senders and
- * {@code IP_ORIGDSTADDR} control messages). Their C counterpart is
+ * {@code IP_ORIGDSTADDR} control messages); {@link io.conduit.transport.spi.unix.SplicePipeDescriptors} holds the
+ * kernel pipe of a zero-copy forwarding. Their C counterpart is
  * {@code native-fragments/src/main/c/unix/conduit_unix.c}, compiled into every Unix transport's library.
  * Everything that differs between platforms — errno values, {@code strerror(3)} text, struct sizes and offsets,
  * the address of a direct buffer — is passed in by the transport from its own native library; nothing here is
  * hard-coded for one platform, and nothing here loads a native library.
  */
 @Export
-@Version("0.7.0")
+@Version("0.8.0")
 package io.conduit.transport.spi.unix;
 
 import org.osgi.annotation.bundle.Export;
