@@ -111,6 +111,22 @@ final class IoUringIoHandler implements IoHandler {
     /** the loop's ring of large buffers, made on the first streaming receive; {@code null} before or when refused */
     private IoUringBufferRing largeBufferRing;
     private boolean largeBufferRingTried;
+    /** the {@code writev(2)} iovecs of the loop's stream sockets, made on the first large direct write */
+    private io.conduit.transport.spi.unix.IovArray iov;
+    /** the handler whose loop runs on this thread, for tests to read its counters on the loop */
+    private static final ThreadLocal<IoUringIoHandler> ON_THIS_THREAD = new ThreadLocal<>();
+    // Counters of the loop's stream sockets: plain fields, since only the loop thread updates or reads them (tests
+    // read them with a task on the loop, onThisThread()); no atomic operation on the I/O path.
+    /** receives submitted, single or multishot */
+    long receivesSubmitted;
+    /** provided-ring buffers the loop's stream sockets hold with received bytes in them (none kept for good) */
+    long ringBuffersHeld;
+    /** {@code writev(2)} calls straight from the core's buffers ({@link IoUringStreamSocket#write}) */
+    long directWrites;
+    /** bytes those calls wrote */
+    long directWriteBytes;
+    /** direct writes that found the socket full (took part or nothing) and armed the {@code POLLOUT} poll */
+    long directWriteWaits;
     /** sockets whose events are handed out again on the next round */
     private List<IoUringSocket> ready = new ArrayList<>();
     private List<IoUringSocket> readySpare = new ArrayList<>();
@@ -139,6 +155,27 @@ final class IoUringIoHandler implements IoHandler {
         this.thread = Thread.currentThread();
         this.wakeupAddress = Native.addressOf(wakeupBuffer);
         armWakeup();
+        ON_THIS_THREAD.set(this);
+    }
+
+    /**
+     * @return the handler of the loop running on the calling thread, {@code null} on any other thread; for tests,
+     *         which read the loop's counters ({@link #receivesSubmitted} and the like) with a task on the loop
+     */
+    static IoUringIoHandler onThisThread() {
+        return ON_THIS_THREAD.get();
+    }
+
+    /**
+     * @return the loop's iovec array for {@code writev(2)}, cleared: at most 1,024 entries ({@code IOV_MAX} on
+     *         Linux); loop thread only, its contents valid until the next call
+     */
+    io.conduit.transport.spi.unix.IovArray iov() {
+        if (iov == null) {
+            iov = new io.conduit.transport.spi.unix.IovArray(Math.min(1024, NativeAbi.IOVEC.iovMax()), NativeAbi.IOVEC);
+        }
+        iov.clear();
+        return iov;
     }
 
     /**
@@ -390,6 +427,9 @@ final class IoUringIoHandler implements IoHandler {
     public void destroy() {
         if (!closed.compareAndSet(false, true)) {
             return;
+        }
+        if (ON_THIS_THREAD.get() == this) {
+            ON_THIS_THREAD.remove();
         }
         try {
             // Closed connections whose staged output is still being sent keep sending first, as the kernel goes on

@@ -323,7 +323,7 @@ class IoUringSpliceForwardingTest {
      */
     @Test
     void aCloseMidStreamLeaksNoDescriptorAndNoBuffer() throws Exception {
-        long held = IoUringStreamSocket.RING_BUFFERS_HELD.get();
+        long held = IoUringTestSupport.onLoop(group, h -> h.ringBuffersHeld);
         long pipesCreated = IoUringSplicePipe.PIPES_CREATED.get();
         long pipesClosed = IoUringSplicePipe.PIPES_CLOSED.get();
         ExecutorService peers = Executors.newFixedThreadPool(3);
@@ -354,7 +354,7 @@ class IoUringSpliceForwardingTest {
         assertEquals(pipesCreated + 2, IoUringSplicePipe.PIPES_CREATED.get(), "one pipe per direction");
         assertEquals(2, IoUringSplicePipe.PIPES_CLOSED.get() - pipesClosed, "every pipe made was closed");
         assertEquals(before, IoUringTestSupport.settledDescriptors(before), "descriptors after the close");
-        eventually("the ring buffers are back", () -> IoUringStreamSocket.RING_BUFFERS_HELD.get() == held);
+        eventually("the ring buffers are back", () -> IoUringTestSupport.onLoop(group, h -> h.ringBuffersHeld) == held);
     }
 
     @Test
