@@ -113,8 +113,11 @@ final class IoUringIoHandler implements IoHandler {
     private boolean largeBufferRingTried;
     /** the {@code writev(2)} iovecs of the loop's stream sockets, made on the first large direct write */
     private io.conduit.transport.spi.unix.IovArray iov;
-    /** the handler whose loop runs on this thread, for tests to read its counters on the loop */
-    private static final ThreadLocal<IoUringIoHandler> ON_THIS_THREAD = new ThreadLocal<>();
+    /**
+     * the handlers not yet destroyed, for {@link #onThisThread()} (tests); a set of this bundle's own, not a
+     * {@code ThreadLocal}, which would pin the bundle's class loader to a loop thread
+     */
+    private static final java.util.Set<IoUringIoHandler> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
     // Counters of the loop's stream sockets: plain fields, since only the loop thread updates or reads them (tests
     // read them with a task on the loop, onThisThread()); no atomic operation on the I/O path.
     /** receives submitted, single or multishot */
@@ -155,7 +158,7 @@ final class IoUringIoHandler implements IoHandler {
         this.thread = Thread.currentThread();
         this.wakeupAddress = Native.addressOf(wakeupBuffer);
         armWakeup();
-        ON_THIS_THREAD.set(this);
+        LIVE.add(this);
     }
 
     /**
@@ -163,7 +166,12 @@ final class IoUringIoHandler implements IoHandler {
      *         which read the loop's counters ({@link #receivesSubmitted} and the like) with a task on the loop
      */
     static IoUringIoHandler onThisThread() {
-        return ON_THIS_THREAD.get();
+        for (IoUringIoHandler h : LIVE) {
+            if (h.thread == Thread.currentThread()) {
+                return h;
+            }
+        }
+        return null;
     }
 
     /**
@@ -428,9 +436,7 @@ final class IoUringIoHandler implements IoHandler {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        if (ON_THIS_THREAD.get() == this) {
-            ON_THIS_THREAD.remove();
-        }
+        LIVE.remove(this);
         try {
             // Closed connections whose staged output is still being sent keep sending first, as the kernel goes on
             // sending what a closed epoll socket had in its send buffer: a loop that ends right after an echo's close
