@@ -52,7 +52,11 @@ class IoUringDirectWriteTest {
     @BeforeEach
     void connect() throws Exception {
         group = transport.newEventLoopGroup(1);
-        peerServer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        peerServer = new ServerSocket();
+        // a fixed receive buffer (no autotuning up to tcp_rmem's maximum): a peer that pauses fills the connection
+        // after a few hundred kilobytes, so the tests below see short writev(2) calls and the POLLOUT wait
+        peerServer.setReceiveBufferSize(256 << 10);
+        peerServer.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 1);
         channel = await(new Bootstrap().transport(transport).group(group).channelType(ChannelType.TCP)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true).handler(new ChannelHandler() { })
                 .connect(peerServer.getLocalSocketAddress()));
