@@ -111,6 +111,25 @@ final class IoUringIoHandler implements IoHandler {
     /** the loop's ring of large buffers, made on the first streaming receive; {@code null} before or when refused */
     private IoUringBufferRing largeBufferRing;
     private boolean largeBufferRingTried;
+    /** the {@code writev(2)} iovecs of the loop's stream sockets, made on the first large direct write */
+    private io.conduit.transport.spi.unix.IovArray iov;
+    /**
+     * the handlers not yet destroyed, for {@link #onThisThread()} (tests); a set of this bundle's own, not a
+     * {@code ThreadLocal}, which would pin the bundle's class loader to a loop thread
+     */
+    private static final java.util.Set<IoUringIoHandler> LIVE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    // Counters of the loop's stream sockets: plain fields, since only the loop thread updates or reads them (tests
+    // read them with a task on the loop, onThisThread()); no atomic operation on the I/O path.
+    /** receives submitted, single or multishot */
+    long receivesSubmitted;
+    /** provided-ring buffers the loop's stream sockets hold with received bytes in them (none kept for good) */
+    long ringBuffersHeld;
+    /** {@code writev(2)} calls straight from the core's buffers ({@link IoUringStreamSocket#write}) */
+    long directWrites;
+    /** bytes those calls wrote */
+    long directWriteBytes;
+    /** direct writes that found the socket full (took part or nothing) and armed the {@code POLLOUT} poll */
+    long directWriteWaits;
     /** sockets whose events are handed out again on the next round */
     private List<IoUringSocket> ready = new ArrayList<>();
     private List<IoUringSocket> readySpare = new ArrayList<>();
@@ -139,6 +158,32 @@ final class IoUringIoHandler implements IoHandler {
         this.thread = Thread.currentThread();
         this.wakeupAddress = Native.addressOf(wakeupBuffer);
         armWakeup();
+        LIVE.add(this);
+    }
+
+    /**
+     * @return the handler of the loop running on the calling thread, {@code null} on any other thread; for tests,
+     *         which read the loop's counters ({@link #receivesSubmitted} and the like) with a task on the loop
+     */
+    static IoUringIoHandler onThisThread() {
+        for (IoUringIoHandler h : LIVE) {
+            if (h.thread == Thread.currentThread()) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * @return the loop's iovec array for {@code writev(2)}, cleared: at most 1,024 entries ({@code IOV_MAX} on
+     *         Linux); loop thread only, its contents valid until the next call
+     */
+    io.conduit.transport.spi.unix.IovArray iov() {
+        if (iov == null) {
+            iov = new io.conduit.transport.spi.unix.IovArray(Math.min(1024, NativeAbi.IOVEC.iovMax()), NativeAbi.IOVEC);
+        }
+        iov.clear();
+        return iov;
     }
 
     /**
@@ -391,6 +436,7 @@ final class IoUringIoHandler implements IoHandler {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        LIVE.remove(this);
         try {
             // Closed connections whose staged output is still being sent keep sending first, as the kernel goes on
             // sending what a closed epoll socket had in its send buffer: a loop that ends right after an echo's close

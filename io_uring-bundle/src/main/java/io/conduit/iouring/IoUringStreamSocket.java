@@ -54,10 +54,17 @@ import java.nio.channels.FileChannel;
  * in flight. {@link #shutdownOutput()} waits for the staged bytes, and a close keeps the descriptor open until they
  * are sent, so the peer gets every byte the core was told was written, then end of stream.
  *
+ * <p><b>Large writes</b> ({@link #DIRECT_WRITE_BYTES} or more in direct buffers) skip the send buffer:
+ * {@code writev(2)}, non-blocking on the loop thread, straight from the core's buffers, as epoll writes; never while
+ * staged bytes wait or a send is in flight (the write takes nothing, and the send completion that empties the buffer
+ * reports write readiness, as for {@code sendfile(2)}). What the kernel did not take stays the core's; a full socket
+ * waits for room with one {@code IORING_OP_POLL_ADD} for {@code POLLOUT}. Streaming so saves the send copy; small
+ * writes keep batching into the ring's sends, and heap buffers are staged.
+ *
  * <p>Both buffers are lent by the loop ({@link IoUringIoHandler#lendBuffer}) while bytes are in them and given back
  * after, so an idle or closed connection holds none; when direct memory is exhausted, the connection fails with an
- * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing the core's own buffers to the kernel
- * (provided buffer rings, zero-copy send) is the next step.
+ * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing
+ * ring buffers to the core on receive is the next step.
  *
  * <p><b>File regions and zero-copy forwarding</b> copy nothing. {@link #transferFrom} calls {@code sendfile(2)} and a
  * forwarding's pipe ({@link IoUringSplicePipe}) {@code splice(2)}, non-blocking system calls on the loop thread, never
@@ -78,6 +85,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     static final java.util.concurrent.atomic.AtomicLong RECEIVE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
     /** receives that found the loop's ring of large buffers empty and were submitted on the small one (test hook) */
     static final java.util.concurrent.atomic.AtomicLong LARGE_RING_EMPTY = new java.util.concurrent.atomic.AtomicLong();
+    /**
+     * bytes from which a write of direct buffers goes straight to {@code writev(2)} when nothing is staged or in
+     * flight; smaller writes are staged and batched into the ring's sends, which request and response traffic over
+     * many connections needs (one {@code io_uring_enter} for all of them, no system call per write)
+     */
+    static final int DIRECT_WRITE_BYTES = 32 * 1024;
     /** the send buffer: staged output, the in-flight part owned by the kernel */
     static final int SEND_BYTES = 128 * 1024;
     /**
@@ -85,8 +98,6 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
      * so hundreds of connections with a send in flight hold kilobytes each, not {@link #SEND_BYTES}
      */
     static final int SMALL_SEND_BYTES = 8 * 1024;
-    /** receives submitted, single or multishot (test hook) */
-    static final java.util.concurrent.atomic.AtomicLong RECEIVES_SUBMITTED = new java.util.concurrent.atomic.AtomicLong();
     /**
      * Receives on the ring of small buffers are multishot ({@code IORING_RECV_MULTISHOT}, Linux 6.0); turned off
      * for good when the kernel rejects them ({@code -EINVAL}). Test hook.
@@ -102,8 +113,6 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     private static volatile int sendZcFlags = NativeAbi.IORING_SEND_ZC_REPORT_USAGE;
     /** {@code sendfile(2)} calls of file regions (test hook: the zero-copy path ran) */
     static final java.util.concurrent.atomic.AtomicLong SENDFILE_CALLS = new java.util.concurrent.atomic.AtomicLong();
-    /** ring buffers stream sockets hold with received bytes in them, all loops (test hook: none is kept for good) */
-    static final java.util.concurrent.atomic.AtomicLong RING_BUFFERS_HELD = new java.util.concurrent.atomic.AtomicLong();
     /** bytes received before a forwarding began, written into its pipe ahead of the spliced ones (test hook) */
     static final java.util.concurrent.atomic.AtomicLong RECEIVED_BYTES_PIPED = new java.util.concurrent.atomic.AtomicLong();
     /** file region reads through the send buffer: the file cannot be spliced, or is no JDK file (test hook) */
@@ -311,7 +320,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             submit(REQ_RECV, NativeAbi.IORING_OP_RECV, Native.addressOf(receiveBuffer), RECEIVE_BYTES, 0, 0, 0);
             receivingMultishot = false;
         }
-        RECEIVES_SUBMITTED.incrementAndGet();
+        handler().receivesSubmitted++;
         receivingRing = ring;
         receiving = true;
     }
@@ -343,7 +352,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
 
     /** Makes {@code bytes} of ring buffer {@code bid} the ones {@link #read} hands out next. */
     private void hold(IoUringBufferRing ring, int bid, int bytes) {
-        RING_BUFFERS_HELD.incrementAndGet();
+        handler().ringBuffersHeld++;
         heldBuffer = bid;
         heldRing = ring;
         received = ring.buffers();
@@ -354,7 +363,10 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     /** Gives the ring buffer whose bytes were all read back to the kernel. */
     private void giveBackHeldBuffer() {
         if (heldBuffer >= 0) {
-            RING_BUFFERS_HELD.decrementAndGet();
+            IoUringIoHandler h = handler();
+            if (h != null) {
+                h.ringBuffersHeld--;
+            }
             heldRing.provide(heldBuffer);
             heldBuffer = -1;
             heldRing = null;
@@ -419,6 +431,15 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             throw ERRORS.newIoException("send", sendError);
         }
         rawWriteWait = RAW_WRITE_NONE;
+        int directEnd = directEnd(srcs, offset, length);
+        if (directEnd > offset) {
+            if (sending || stagedEnd > sendStart) {
+                // the staged bytes go first; then this write goes to writev(2) instead of being copied behind them
+                rawWriteWait = RAW_WRITE_AFTER_STAGED;
+                return 0;
+            }
+            return writeDirect(srcs, offset, directEnd);
+        }
         if (sendBuffer == null || sendBuffer.capacity() < SEND_BYTES) {
             long wanted = 0;
             for (int i = offset; i < offset + length; i++) {
@@ -454,6 +475,78 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             send();
         }
         return taken;
+    }
+
+    /**
+     * @return the end (exclusive) of the leading direct buffers of {@code srcs[offset, offset + length)} when they
+     *         hold at least {@link #DIRECT_WRITE_BYTES}, so the write goes to {@link #writeDirect}; else
+     *         {@code offset}: the write is staged (small, heap buffers first, zero-copy sends configured, or no loop)
+     */
+    private int directEnd(ByteBuffer[] srcs, int offset, int length) {
+        ZeroCopy zc = zeroCopy;
+        if ((zc != null && zc.threshold > 0) || handler() == null) {
+            return offset;
+        }
+        long bytes = 0;
+        int end = offset;
+        while (end < offset + length && srcs[end].isDirect()) {
+            bytes += srcs[end].remaining();
+            end++;
+        }
+        return bytes >= DIRECT_WRITE_BYTES ? end : offset;
+    }
+
+    /**
+     * A large write straight from the core's buffers {@code srcs[offset, end)}, all direct: {@code writev(2)},
+     * non-blocking, on the loop thread (the kernel copies them into its send buffer, as epoll's write does; the send
+     * buffer's copy is saved). Only while nothing is staged and no send is in flight, so no byte can overtake one the
+     * ring still sends; zero-copy sends ({@link ChannelOption#SEND_ZC_THRESHOLD}) keep the ring. A socket that took
+     * part of it, or nothing ({@code EAGAIN}), is full: one {@code IORING_OP_POLL_ADD} for {@code POLLOUT} waits, and
+     * its completion is the write readiness the core waits for; until then a large write takes nothing without a
+     * system call.
+     *
+     * @return bytes the kernel took ({@code 0}: the socket is full)
+     * @throws IOException the {@code writev(2)} error ({@code EPIPE}, {@code ECONNRESET}, ...)
+     */
+    private long writeDirect(ByteBuffer[] srcs, int offset, int end) throws IOException {
+        IoUringIoHandler h = handler();
+        if (pollingOut) {
+            rawWriteWait = RAW_WRITE_AFTER_ROOM; // the socket was full and its POLLOUT poll has not completed
+            return 0;
+        }
+        io.conduit.transport.spi.unix.IovArray iov = h.iov();
+        for (int i = offset; i < end; i++) {
+            ByteBuffer b = srcs[i];
+            if (b.hasRemaining() && !iov.add(Native.addressOf(b) + b.position(), b.remaining())) {
+                break; // the iovec array is full: the rest goes with the next write
+            }
+        }
+        long n;
+        do {
+            n = Native.writev(fd(), iov.address(), iov.count());
+        } while (n == -NativeAbi.EINTR);
+        if (n == -NativeAbi.EAGAIN) {
+            h.directWriteWaits++;
+            awaitRoom();
+            return 0;
+        }
+        if (n < 0) {
+            throw ERRORS.newIoException("writev", (int) n);
+        }
+        h.directWrites++;
+        h.directWriteBytes += n;
+        if (n < iov.totalBytes()) {
+            h.directWriteWaits++;
+            awaitRoom(); // the kernel's buffer is full now
+        }
+        long left = n;
+        for (int i = offset; i < end && left > 0; i++) {
+            ByteBuffer b = srcs[i];
+            int k = (int) Math.min(b.remaining(), left);
+            b.position(b.position() + k);
+            left -= k;
+        }
+        return n;
     }
 
     private void lendSendBuffer(int bytes) throws IOException {

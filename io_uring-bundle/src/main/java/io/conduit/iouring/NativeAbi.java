@@ -54,6 +54,10 @@ final class NativeAbi {
     /** The {@code struct msghdr} layout of {@code recvmsg(2)}/{@code sendmsg(2)}, from the library. */
     static final MsghdrArray.Layout MSGHDR = MsghdrArray.Layout.msghdr(CONSTANTS, Native::addressOf);
 
+    /** The {@code struct iovec} layout of {@code writev(2)}, from the library. */
+    static final io.conduit.transport.spi.unix.IovArray.Layout IOVEC =
+            io.conduit.transport.spi.unix.IovArray.Layout.of(CONSTANTS, Native::addressOf);
+
     /** @return the value of the named native constant */
     static int constant(String name) {
         return CONSTANTS.get(name);

@@ -1,5 +1,6 @@
 package io.conduit.iouring;
 
+import io.conduit.concurrent.EventLoopGroup;
 import io.conduit.testsuite.Combo;
 import io.conduit.testsuite.SpliceForwardingTest;
 import io.conduit.transport.Availability;
@@ -11,7 +12,7 @@ import java.util.List;
  * {@link SpliceForwardingTest} for the io_uring transport; permutations: {@link IoUringPermutations#ioUringOnly()}.
  * A source has a receive in flight (and bytes in a ring buffer) when forwarding begins: those bytes go first, through
  * the pipe ({@link IoUringStreamSocket#RECEIVED_BYTES_PIPED}), and the ring buffers come back when a forwarding
- * closes ({@link IoUringStreamSocket#RING_BUFFERS_HELD}).
+ * closes ({@link IoUringIoHandler#ringBuffersHeld}).
  */
 class IoUringSpliceForwardingTest extends SpliceForwardingTest {
     @Override
@@ -40,7 +41,7 @@ class IoUringSpliceForwardingTest extends SpliceForwardingTest {
     }
 
     @Override
-    protected long receiveBuffersHeld() {
-        return IoUringStreamSocket.RING_BUFFERS_HELD.get();
+    protected long receiveBuffersHeld(EventLoopGroup group) {
+        return IoUringTestSupport.onLoop(group, h -> h.ringBuffersHeld);
     }
 }

@@ -42,6 +42,18 @@ final class IoUringTestSupport {
         return Waits.awaitFailure(f, WAIT_SECONDS);
     }
 
+    /**
+     * @return the sum of {@code counter} over the loops of {@code group}, each read on its own loop (the handler's
+     *         counters are plain fields only the loop thread touches)
+     */
+    static long onLoop(EventLoopGroup group, java.util.function.ToLongFunction<IoUringIoHandler> counter) {
+        long sum = 0;
+        for (io.conduit.concurrent.EventExecutor loop : group) {
+            sum += await(loop.submit(() -> counter.applyAsLong(IoUringIoHandler.onThisThread())));
+        }
+        return sum;
+    }
+
     static void eventually(String what, BooleanSupplier condition) {
         Waits.eventually(what, WAIT_SECONDS, condition);
     }
