@@ -128,6 +128,12 @@ final class IoUringIoHandler implements IoHandler {
     long directWrites;
     /** bytes those calls wrote */
     long directWriteBytes;
+    /** {@code read(2)} calls straight into the core's buffer that brought bytes ({@link IoUringStreamSocket#read}) */
+    long inlineReads;
+    /** bytes those calls read */
+    long inlineReadBytes;
+    /** {@code read(2)} calls straight into the core's buffer that found the socket empty ({@code EAGAIN}) */
+    long inlineReadsDry;
     /** direct writes that found the socket full (took part or nothing) and armed the {@code POLLOUT} poll */
     long directWriteWaits;
     /** sockets whose events are handed out again on the next round */

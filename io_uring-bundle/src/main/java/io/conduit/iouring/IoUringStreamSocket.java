@@ -44,6 +44,17 @@ import java.nio.channels.FileChannel;
  * into {@link #RECEIVE_BYTES} of the socket's own. Nothing stalls, and a connection holds a ring buffer only while it
  * has bytes in it.
  *
+ * <p><b>Streaming reads go inline.</b> While a connection streams (its last receive named the ring of large buffers)
+ * and a read has handed out every received byte, no receive is submitted: the next read calls {@code read(2)},
+ * non-blocking on the loop thread, straight into the core's buffer (direct, at least {@link #INLINE_READ_MIN_BYTES}),
+ * as epoll reads, and the copy out of a ring buffer is saved. Only while nothing is held or queued and no receive is
+ * in flight or being stopped, so no byte can overtake one a receive took; the socket then stays readable until a
+ * {@code read(2)} finds it empty ({@code EAGAIN}), which submits the receive as before and makes the socket not
+ * readable until its completion. End of stream and errors of {@code read(2)} are kept as a receive's are. A socket
+ * the core does not read (no read interest, e.g. auto-read off after its read-ahead) reads nothing inline and
+ * submits nothing; once the core reads again it is readable and reads inline. The cost: one {@code read(2)} that
+ * finds {@code EAGAIN} each time a streaming connection runs dry.
+ *
  * <p><b>Sending.</b> {@link #write} copies what the core hands it into the send buffer ({@link #SEND_BYTES}; a
  * connection whose writes fit starts with {@link #SMALL_SEND_BYTES} and moves to the large one, between two sends,
  * once it stages more) and
@@ -63,8 +74,8 @@ import java.nio.channels.FileChannel;
  *
  * <p>Both buffers are lent by the loop ({@link IoUringIoHandler#lendBuffer}) while bytes are in them and given back
  * after, so an idle or closed connection holds none; when direct memory is exhausted, the connection fails with an
- * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; handing
- * ring buffers to the core on receive is the next step.
+ * {@link IOException} and the loop goes on. The copies cost what a kernel send and receive buffer would; streaming
+ * connections skip both (large direct writes and inline reads).
  *
  * <p><b>File regions and zero-copy forwarding</b> copy nothing. {@link #transferFrom} calls {@code sendfile(2)} and a
  * forwarding's pipe ({@link IoUringSplicePipe}) {@code splice(2)}, non-blocking system calls on the loop thread, never
@@ -91,6 +102,11 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
      * many connections needs (one {@code io_uring_enter} for all of them, no system call per write)
      */
     static final int DIRECT_WRITE_BYTES = 32 * 1024;
+    /**
+     * the fewest bytes of room a read's direct buffer needs for a {@code read(2)} straight into it while the
+     * connection streams; a smaller or heap buffer is filled from a ring receive, whose buffer is at least as large
+     */
+    static final int INLINE_READ_MIN_BYTES = IoUringBufferRing.BUFFER_BYTES;
     /** the send buffer: staged output, the in-flight part owned by the kernel */
     static final int SEND_BYTES = 128 * 1024;
     /**
@@ -151,6 +167,12 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     /** the next receive goes into {@link #receiveBuffer}: the ring was empty ({@code -ENOBUFS}) */
     private boolean receiveOwnBufferOnce;
     private boolean endOfStream;
+    /**
+     * the connection streams and no receive is in flight: the next read calls {@code read(2)} into the core's buffer
+     * (and the socket is readable until then); set when a read hands out the last received byte or a {@code read(2)}
+     * brought bytes, cleared by {@code EAGAIN}, end of stream, an error, a receive submitted and a forwarding
+     */
+    private boolean readInline;
     /** -errno of a failed receive, handed out by the next read */
     private int receiveError;
     // sending (loop-confined)
@@ -266,6 +288,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
         liveFd("read");
         int available = receivedEnd - receivedStart;
         if (available > 0) {
+            boolean fits = inlineFits(dst); // before the copy: the core's buffers are this large
             int n = Math.min(dst.remaining(), available);
             dst.put(dst.position(), received, receivedStart, n);
             dst.position(dst.position() + n);
@@ -276,7 +299,11 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
                 giveBackHeldBuffer();
                 returnReceiveBuffer();
                 if (!takeQueued()) {
-                    receive();
+                    if (receiveLarge && !receiving && !splicing && fits) {
+                        readInline = true; // streaming: the next read calls read(2) into the core's buffer
+                    } else {
+                        receive();
+                    }
                 }
             }
             return n;
@@ -287,8 +314,62 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
         if (endOfStream) {
             return -1;
         }
+        if (readsInline(dst)) {
+            return readInline(dst);
+        }
+        readInline = false;
         receive();
         return 0;
+    }
+
+    /** @return {@code true} when {@code dst} can take a {@code read(2)} straight into it: direct, with room enough */
+    private static boolean inlineFits(ByteBuffer dst) {
+        return dst.isDirect() && dst.remaining() >= INLINE_READ_MIN_BYTES;
+    }
+
+    /**
+     * @return {@code true} when a {@code read(2)} into {@code dst} keeps the bytes in order and the core reads: the
+     *         connection streams, nothing is held or queued, no receive is in flight (nor its stop), no forwarding
+     *         takes the input, and the socket is registered with read interest
+     */
+    private boolean readsInline(ByteBuffer dst) {
+        return receiveLarge && !receiving && !splicing && receivedEnd == receivedStart
+                && (queue == null || queue.count == 0) && wants(OP_READ) && canSubmit() && inlineFits(dst);
+    }
+
+    /**
+     * {@code read(2)}, non-blocking, on the loop thread, straight into {@code dst}'s remaining bytes (only when
+     * {@link #readsInline}). End of stream and errors are kept as a receive's are: every later read answers -1, or
+     * throws the same error. {@code EAGAIN} submits the receive, and the socket is not readable until it completes.
+     *
+     * @return bytes read, advancing {@code dst}'s position; 0 when the socket is empty; -1 at end of stream
+     * @throws IOException the {@code read(2)} error ({@code ECONNRESET}, ...), named as a receive's
+     */
+    private int readInline(ByteBuffer dst) throws IOException {
+        IoUringIoHandler h = handler();
+        int r;
+        do {
+            r = Native.read(fd(), Native.addressOf(dst) + dst.position(), dst.remaining());
+        } while (r == -NativeAbi.EINTR);
+        if (r > 0) {
+            h.inlineReads++;
+            h.inlineReadBytes += r;
+            dst.position(dst.position() + r);
+            readInline = true; // more may be there: readable until a read(2) finds none
+            return r;
+        }
+        readInline = false;
+        if (r == 0) {
+            endOfStream = true;
+            return -1;
+        }
+        if (r == -NativeAbi.EAGAIN) {
+            h.inlineReadsDry++;
+            receive(); // its completion is the next read readiness
+            return 0;
+        }
+        receiveError = r;
+        throw ERRORS.newIoException("recv", r);
     }
 
     /**
@@ -323,6 +404,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
         handler().receivesSubmitted++;
         receivingRing = ring;
         receiving = true;
+        readInline = false;
     }
 
     /** Stops the multishot receive from taking more ring buffers; its last completion ({@code -ECANCELED}) follows. */
@@ -381,6 +463,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
         }
         receivedStart = 0;
         receivedEnd = 0;
+        readInline = false; // a loop the socket registers with next submits a receive, or reads when it is readable
         returnReceiveBuffer();
         returnSendBuffer();
     }
@@ -419,7 +502,8 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
     }
 
     private boolean readable() {
-        return receivedEnd > receivedStart || endOfStream || receiveError != 0 || (splicing && inputReady);
+        return (readInline && !receiving) || receivedEnd > receivedStart || endOfStream || receiveError != 0
+                || (splicing && inputReady);
     }
 
     // ------------------------------------------------------------------------------------------- writing
@@ -818,6 +902,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             throw new IllegalArgumentException("io_uring splices only from one TCP socket to another, not to " + target);
         }
         splicing = true;
+        readInline = false; // the input goes to the pipe now
         stopReceiving(); // a multishot receive would go on taking input; what it took goes into the pipe first
         return new IoUringSplicePipe(this, (IoUringStreamSocket) target);
     }
