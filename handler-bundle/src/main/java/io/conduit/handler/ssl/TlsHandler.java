@@ -89,6 +89,8 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
     private boolean started;
     private boolean failed;
     private boolean closing;
+    /** the future of a half-closure asked for ({@link #closeOutbound()}), so a second call gets the same one */
+    private Future<Void> outboundClosing;
     private boolean receivedBytes;
     private boolean firstByteLooksLikeTls;
     private boolean needsFlush;
@@ -719,8 +721,10 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
      * Ends this side's output the TLS way, for half-closure: encrypts what was flushed, sends {@code close_notify},
      * then, once that is written, shuts the socket's output down ({@link DuplexChannel#shutdownOutput()}) so the peer
      * also reads the end of the stream. The input stays open with TLS 1.3; with TLS 1.2 the peer answers with its own
-     * {@code close_notify} and the channel closes. Before the handshake completed, or after a failure, there is no
-     * TLS output to end: the channel is closed instead. Later writes fail. Call on the channel's event loop.
+     * {@code close_notify} and the channel closes. Asked before the handshake completed, it waits for it: the writes
+     * held until then go first, then {@code close_notify}; a failed handshake closes the channel and fails the returned
+     * future with its cause. After a failure, or on a channel that cannot half-close, the channel is closed instead.
+     * Later writes fail. Call on the channel's event loop; a second call returns the first call's future.
      *
      * @return completes when the output is shut down (or the channel closed)
      */
@@ -728,11 +732,36 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
         if (ctx == null) {
             throw new IllegalStateException("the handler is not in a pipeline yet");
         }
+        if (outboundClosing != null) {
+            return outboundClosing;
+        }
+        if (handshakeResult == null && !failed && !closing && ctx.channel() instanceof DuplexChannel
+                && ctx.channel().isActive()) {
+            // A relay whose client sent everything and its end of stream before the upstream handshake completed:
+            // closing now would abort the handshake with an alert the peer cannot decrypt and drop the held writes.
+            Promise<Void> done = ctx.newPromise();
+            outboundClosing = done;
+            handshakePromise.addListener(h -> {
+                outboundClosing = null;
+                Future<Void> next = h.isSuccess() ? closeOutbound() : ctx.channel().close();
+                next.addListener(f -> {
+                    if (!h.isSuccess()) {
+                        done.tryFailure(h.cause());
+                    } else if (f.isSuccess()) {
+                        done.trySuccess(null);
+                    } else {
+                        done.tryFailure(f.cause());
+                    }
+                });
+            });
+            return done;
+        }
         if (handshakeResult == null || failed || closing || engine.isOutboundDone()
                 || !(ctx.channel() instanceof DuplexChannel duplex)) {
             return ctx.channel().close();
         }
         Promise<Void> done = ctx.newPromise();
+        outboundClosing = done;
         flush(ctx);
         failPending(unflushed, new ChannelClosedException("TLS output of " + ctx.channel() + " was closed before this"
                 + " write was flushed", null));
@@ -741,7 +770,9 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
             wrapNonApplicationData();   // close_notify
         } catch (SSLException e) {
             fail(e);
-            return ctx.channel().close();
+            ctx.channel().close();
+            done.tryFailure(e);
+            return done;
         }
         Future<Void> written = lastWrite;
         flushIfNeeded();

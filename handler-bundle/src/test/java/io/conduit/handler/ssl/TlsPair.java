@@ -67,10 +67,17 @@ final class TlsPair {
     /** @param serverChannel makes the server's channel from its handlers (e.g. one that can half-close) */
     TlsPair(TlsHandler serverTls, TlsHandler clientTls,
             java.util.function.Function<ChannelHandler[], EmbeddedChannel> serverChannel) {
+        this(serverTls, clientTls, serverChannel, EmbeddedChannel::new);
+    }
+
+    /** @param clientChannel makes the client's channel from its handlers, like {@code serverChannel} */
+    TlsPair(TlsHandler serverTls, TlsHandler clientTls,
+            java.util.function.Function<ChannelHandler[], EmbeddedChannel> serverChannel,
+            java.util.function.Function<ChannelHandler[], EmbeddedChannel> clientChannel) {
         this.serverTls = serverTls;
         this.clientTls = clientTls;
         this.serverChannel = serverChannel.apply(new ChannelHandler[] {serverTls, server});
-        clientChannel = new EmbeddedChannel(clientTls, client);
+        this.clientChannel = clientChannel.apply(new ChannelHandler[] {clientTls, client});
     }
 
     /** Carries bytes both ways until neither side has anything to send; returns the bytes carried. */
