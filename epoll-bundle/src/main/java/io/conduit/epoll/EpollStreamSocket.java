@@ -144,7 +144,7 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
             }
             throw ERRORS.newIoException("writev", (int) n);
         }
-        advance(srcs, offset, end, n);
+        IovArray.advance(srcs, offset, end, n);
         return n;
     }
 
@@ -172,17 +172,8 @@ final class EpollStreamSocket extends EpollSocket implements IoSpliceSocket, IoP
             }
             throw ERRORS.newIoException("write", n);
         }
-        advance(srcs, offset, offset + length, n);
+        IovArray.advance(srcs, offset, offset + length, n);
         return n;
-    }
-
-    private static void advance(ByteBuffer[] srcs, int from, int to, long written) {
-        for (int i = from; i < to && written > 0; i++) {
-            ByteBuffer b = srcs[i];
-            int step = (int) Math.min(b.remaining(), written);
-            b.position(b.position() + step);
-            written -= step;
-        }
     }
 
     /**

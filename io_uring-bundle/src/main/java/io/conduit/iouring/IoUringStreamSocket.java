@@ -623,13 +623,7 @@ final class IoUringStreamSocket extends IoUringSocket implements IoSpliceSocket,
             h.directWriteWaits++;
             awaitRoom(); // the kernel's buffer is full now
         }
-        long left = n;
-        for (int i = offset; i < end && left > 0; i++) {
-            ByteBuffer b = srcs[i];
-            int k = (int) Math.min(b.remaining(), left);
-            b.position(b.position() + k);
-            left -= k;
-        }
+        io.conduit.transport.spi.unix.IovArray.advance(srcs, offset, end, n);
         return n;
     }
 

@@ -23,12 +23,22 @@ final class EngineScratch {
     /** The smallest buffer made, in bytes: a few records, so small reads do not make a buffer each. */
     static final int MIN_BYTES = 64 * 1024;
 
-    private static final ThreadLocal<EngineScratch> LOCAL = ThreadLocal.withInitial(EngineScratch::new);
-
-    private ByteBuffer kept;
-    private ByteBuffer kept2;
+    /**
+     * The kept buffers of each thread, two slots. The value is a JDK type only, so the map of a long-lived event loop
+     * thread pins no class of this bundle (STYLE: no class-loader-pinning ThreadLocal under OSGi).
+     */
+    private static final ThreadLocal<ByteBuffer[]> KEPT = new ThreadLocal<>();
 
     private EngineScratch() {
+    }
+
+    private static ByteBuffer[] kept() {
+        ByteBuffer[] k = KEPT.get();
+        if (k == null) {
+            k = new ByteBuffer[2];
+            KEPT.set(k);
+        }
+        return k;
     }
 
     /**
@@ -36,16 +46,13 @@ final class EngineScratch {
      * @return a cleared heap buffer with at least {@code minBytes} of room; hand it back with {@link #give}
      */
     static ByteBuffer take(int minBytes) {
-        EngineScratch s = LOCAL.get();
-        ByteBuffer b = s.kept;
-        if (b != null && b.capacity() >= minBytes) {
-            s.kept = null;
-            return b.clear();
-        }
-        b = s.kept2;
-        if (b != null && b.capacity() >= minBytes) {
-            s.kept2 = null;
-            return b.clear();
+        ByteBuffer[] k = kept();
+        for (int i = 0; i < k.length; i++) {
+            ByteBuffer b = k[i];
+            if (b != null && b.capacity() >= minBytes) {
+                k[i] = null;
+                return b.clear();
+            }
         }
         return ByteBuffer.allocate(Math.max(minBytes, MIN_BYTES));
     }
@@ -55,15 +62,18 @@ final class EngineScratch {
         if (b.capacity() > KEPT_BYTES) {
             return;
         }
-        EngineScratch s = LOCAL.get();
-        if (s.kept == null) {
-            s.kept = b;
-        } else if (s.kept2 == null) {
-            s.kept2 = b;
-        } else if (s.kept.capacity() < b.capacity()) {
-            s.kept = b;
-        } else if (s.kept2.capacity() < b.capacity()) {
-            s.kept2 = b;
+        ByteBuffer[] k = kept();
+        for (int i = 0; i < k.length; i++) {
+            if (k[i] == null) {
+                k[i] = b;
+                return;
+            }
+        }
+        for (int i = 0; i < k.length; i++) {
+            if (k[i].capacity() < b.capacity()) {
+                k[i] = b;
+                return;
+            }
         }
     }
 }

@@ -104,4 +104,19 @@ public final class IovArray {
     public long totalBytes() {
         return totalBytes;
     }
+
+    /**
+     * Moves the positions of {@code srcs[from .. to)} past {@code written} bytes, in order: what a gathering
+     * {@code writev(2)} over their remaining bytes took. Loop thread only, like the buffers.
+     *
+     * @param written bytes the system call reported, {@code >= 0} and at most the buffers' remaining bytes
+     */
+    public static void advance(ByteBuffer[] srcs, int from, int to, long written) {
+        for (int i = from; i < to && written > 0; i++) {
+            ByteBuffer b = srcs[i];
+            int step = (int) Math.min(b.remaining(), written);
+            b.position(b.position() + step);
+            written -= step;
+        }
+    }
 }
