@@ -87,17 +87,17 @@ record Options(boolean shell, Path conf) {
 
     /**
      * For the shell on standard input that is not a terminal ({@code --shell} with a pipe or a file): sets
-     * {@value #JLINE_DUMB_PROPERTY}{@code =true}, unless the user set it. The Gogo jline bundle asks jline for the
-     * system terminal; without a terminal on standard input, jline 3.21 falls back to a dumb terminal on the process's
-     * standard streams anyway, but only when the property is unset does it log {@code WARNING org.jline: Unable to
-     * create a system terminal, creating a dumb terminal} first. With the property it makes the same dumb terminal
-     * quietly.
+     * {@value #JLINE_DUMB_PROPERTY}{@code =true}, whatever the user set. The launcher gives the shell a dumb terminal
+     * of its own ({@link ScriptTerminal}); this covers a jline that takes no terminal from outside. Left to the
+     * property, jline 3.21 makes a dumb terminal quietly with {@code true}, with a {@code WARNING org.jline: Unable to
+     * create a system terminal, creating a dumb terminal} when unset, and none with {@code false}: then no shell
+     * started, and the gateway waited for a script nobody read.
      *
      * @param scriptOnStdin whether the shell runs and standard input is not a terminal
      * @return whether the property was set
      */
     static boolean useDumbTerminal(boolean scriptOnStdin) {
-        if (!scriptOnStdin || System.getProperty(JLINE_DUMB_PROPERTY) != null) {
+        if (!scriptOnStdin) {
             return false;
         }
         System.setProperty(JLINE_DUMB_PROPERTY, "true");
