@@ -6,8 +6,9 @@ import java.nio.file.Path;
 /**
  * The launcher's command line and system properties: {@code --no-shell}, {@code --shell}, {@code --conf DIR},
  * {@code --help};
- * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input prints the usage
- * and exits with status 2; {@code --help} prints it and exits with 0.
+ * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input (an unknown
+ * option, {@code --conf} without a directory, {@code --shell} with {@code --no-shell}) prints one line saying what is
+ * wrong, then the usage, and exits with status 2; {@code --help} prints the usage and exits with 0.
  *
  * @param shell whether to run the interactive Gogo shell
  * @param conf  the configuration directory given with {@code --conf}, {@code null} for {@code <home>/conf}
@@ -28,31 +29,56 @@ record Options(boolean shell, Path conf) {
      * @param stdinIsTerminal whether standard input is a terminal ({@link #stdinIsTerminal()}): the shell's default
      */
     static Options parse(String[] args, boolean stdinIsTerminal) {
-        boolean shell = stdinIsTerminal;
+        Options options;
+        try {
+            options = read(args, stdinIsTerminal);
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
+            throw e; // not reached: usage exits
+        }
+        if (options == null) {
+            usage(null);
+        }
+        return options;
+    }
+
+    /**
+     * Reads the command line without printing or exiting.
+     *
+     * @param args            the command line
+     * @param stdinIsTerminal whether standard input is a terminal: the shell's default
+     * @return the options; {@code null} for {@code --help}
+     * @throws IllegalArgumentException one line saying what is wrong: an unknown option, {@code --conf} without a
+     *                                  directory, or both {@code --shell} and {@code --no-shell}
+     */
+    static Options read(String[] args, boolean stdinIsTerminal) {
+        Boolean shell = null;
         Path conf = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--no-shell":
-                    shell = false;
-                    break;
                 case "--shell":
-                    shell = true;
+                    boolean wanted = args[i].equals("--shell");
+                    if (shell != null && shell != wanted) {
+                        throw new IllegalArgumentException("--shell and --no-shell contradict each other: give one "
+                                + "of them");
+                    }
+                    shell = wanted;
                     break;
                 case "--conf":
                     if (i + 1 >= args.length) {
-                        usage("--conf needs a directory");
+                        throw new IllegalArgumentException("--conf needs a directory");
                     }
                     conf = Path.of(args[++i]);
                     break;
                 case "-h":
                 case "--help":
-                    usage(null);
-                    break;
+                    return null;
                 default:
-                    usage("unknown option '" + args[i] + "'");
+                    throw new IllegalArgumentException("unknown option '" + args[i] + "'");
             }
         }
-        return new Options(shell, conf);
+        return new Options(shell == null ? stdinIsTerminal : shell, conf);
     }
 
     /**

@@ -42,6 +42,27 @@ class LauncherTest {
     }
 
     /**
+     * {@code --shell --no-shell} contradict each other: a usage error (one line, then the usage, status 2) like an
+     * unknown option, not whichever came last (a fresh user's trial found it accepted). Saying one twice is fine.
+     */
+    @Test
+    void shellAndNoShellTogetherAreAUsageError() {
+        for (String[] both : List.of(new String[] {"--shell", "--no-shell"}, new String[] {"--no-shell", "--conf",
+                "/tmp", "--shell"})) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.read(both, true),
+                    String.join(" ", both));
+            assertEquals("--shell and --no-shell contradict each other: give one of them", e.getMessage());
+        }
+        assertTrue(Options.read(new String[] {"--shell", "--shell"}, false).shell());
+        assertFalse(Options.read(new String[] {"--no-shell", "--no-shell"}, true).shell());
+        assertEquals("unknown option '--shel'", assertThrows(IllegalArgumentException.class,
+                () -> Options.read(new String[] {"--shel"}, true)).getMessage());
+        assertEquals("--conf needs a directory", assertThrows(IllegalArgumentException.class,
+                () -> Options.read(new String[] {"--conf"}, true)).getMessage());
+        assertEquals(null, Options.read(new String[] {"--help"}, true), "--help: the usage, status 0");
+    }
+
+    /**
      * An exception out of the run is exit status 1 with one line and the stack trace, not a main thread that dies
      * while the framework's threads keep the JVM up (an emulated 32-bit JVM failed to list {@code bundles/} so).
      */
