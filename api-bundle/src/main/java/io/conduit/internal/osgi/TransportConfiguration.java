@@ -141,7 +141,10 @@ final class TransportConfiguration implements ManagedService {
         registry.setOverrides(transport, strict); // the values were checked above: it does not throw
         registry.setRejectedConfiguration(null);
         applied = true;
-        log.log(System.Logger.Level.INFO, appliedLine(properties, transport, strict));
+        // the selection it names once every transport bundle registered its provider (not "none" at start-up)
+        Object file = properties.get(FILEINSTALL_FILENAME);
+        Boolean strictApplied = strict;
+        registry.whenStarted(() -> log.log(System.Logger.Level.INFO, appliedLine(file, transport, strictApplied)));
         List<String> unknown = unknownKeys(properties);
         if (!unknown.isEmpty()) {
             StringBuilder w = new StringBuilder("configuration " + PID + ": unknown ")
@@ -166,10 +169,11 @@ final class TransportConfiguration implements ManagedService {
      * @return the one line logged for an applied configuration, e.g. {@code configuration io.conduit.transport
      *         applied (file:/opt/gateway/conf/io.conduit.transport.cfg): transport='epoll,nio', strict=system property
      *         conduit.transport.strict; selected: epoll}: a changed file is applied only once FileInstall saw it
-     *         unchanged across two polls, so this line tells the operator which version took effect
+     *         unchanged across two polls, so this line tells the operator which version took effect. At start-up it
+     *         is made once the framework has started ({@link TransportRegistry#whenStarted}), so the selection it
+     *         names is the one made with every transport registered
      */
-    private String appliedLine(Dictionary<String, ?> properties, String transport, Boolean strict) {
-        Object file = properties.get(FILEINSTALL_FILENAME);
+    private String appliedLine(Object file, String transport, Boolean strict) {
         TransportSelection selection = registry.selection();
         return "configuration " + PID + " applied" + (file != null ? " (" + file + ")" : "") + ": "
                 + TRANSPORT + "=" + (transport != null ? "'" + transport + "'"
