@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.StringJoiner;
 
 import io.conduit.internal.config.ConduitProperties;
+import io.conduit.internal.config.Suggestions;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.TransportSelection;
 import org.osgi.framework.BundleContext;
@@ -140,7 +141,10 @@ final class TransportConfiguration implements ManagedService {
         registry.setOverrides(transport, strict); // the values were checked above: it does not throw
         registry.setRejectedConfiguration(null);
         applied = true;
-        log.log(System.Logger.Level.INFO, appliedLine(properties, transport, strict));
+        // the selection it names once every transport bundle registered its provider (not "none" at start-up)
+        Object file = properties.get(FILEINSTALL_FILENAME);
+        Boolean strictApplied = strict;
+        registry.whenStarted(() -> log.log(System.Logger.Level.INFO, appliedLine(file, transport, strictApplied)));
         List<String> unknown = unknownKeys(properties);
         if (!unknown.isEmpty()) {
             StringBuilder w = new StringBuilder("configuration " + PID + ": unknown ")
@@ -165,10 +169,11 @@ final class TransportConfiguration implements ManagedService {
      * @return the one line logged for an applied configuration, e.g. {@code configuration io.conduit.transport
      *         applied (file:/opt/gateway/conf/io.conduit.transport.cfg): transport='epoll,nio', strict=system property
      *         conduit.transport.strict; selected: epoll}: a changed file is applied only once FileInstall saw it
-     *         unchanged across two polls, so this line tells the operator which version took effect
+     *         unchanged across two polls, so this line tells the operator which version took effect. At start-up it
+     *         is made once the framework has started ({@link TransportRegistry#whenStarted}), so the selection it
+     *         names is the one made with every transport registered
      */
-    private String appliedLine(Dictionary<String, ?> properties, String transport, Boolean strict) {
-        Object file = properties.get(FILEINSTALL_FILENAME);
+    private String appliedLine(Object file, String transport, Boolean strict) {
         TransportSelection selection = registry.selection();
         return "configuration " + PID + " applied" + (file != null ? " (" + file + ")" : "") + ": "
                 + TRANSPORT + "=" + (transport != null ? "'" + transport + "'"
@@ -216,38 +221,12 @@ final class TransportConfiguration implements ManagedService {
     }
 
     /**
-     * @return the known key {@code key} is a plausible typo of (the same letters in another case, or at most one edit
-     *         per four characters, 1 to 3: the gateway's rule for its own keys), or {@code null}
+     * @return the known key {@code key} is a plausible typo of ({@link Suggestions}: the same letters in another
+     *         case, or at most one edit per four characters, 1 to 3: the gateway's rule for its own keys), or
+     *         {@code null}
      */
     static String closestKey(String key) {
-        String k = key.toLowerCase(java.util.Locale.ROOT);
-        int allowed = Math.max(1, Math.min(3, key.length() / 4));
-        for (String known : List.of(TRANSPORT, STRICT)) {
-            if (editDistance(k, known) <= allowed) {
-                return known;
-            }
-        }
-        return null;
-    }
-
-    /** @return the Levenshtein distance of {@code a} and {@code b} (insertions, deletions, substitutions) */
-    private static int editDistance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int subst = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-                cur[j] = Math.min(subst, Math.min(prev[j], cur[j - 1]) + 1);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return Suggestions.closest(key, List.of(TRANSPORT, STRICT));
     }
 
     /** @return what a rejected configuration leaves in effect, for its log line */

@@ -9,6 +9,7 @@ import java.util.Set;
 
 import io.conduit.internal.config.ConduitProperties;
 import io.conduit.internal.config.PlatformInfo;
+import io.conduit.internal.config.Suggestions;
 import io.conduit.transport.Availability;
 import io.conduit.transport.TransportSelection;
 import io.conduit.transport.TransportSelection.Candidate;
@@ -83,6 +84,23 @@ public final class SelectionRules {
     /** @return whether {@code warning} is about listed names that are not registered (unknown or gone) */
     static boolean isNameWarning(String warning) {
         return warning.startsWith(UNKNOWN_PREFIX) || warning.startsWith(NOT_REGISTERED_NOW_PREFIX);
+    }
+
+    /**
+     * @return after the registered list of an unknown-name warning, the registered name each unknown one is a
+     *         plausible typo of ({@link Suggestions}): {@code " (did you mean 'io_uring'?)"} for {@code iouring}, or
+     *         {@code " (did you mean 'io_uring' for iouring, 'epoll' for epol?)"}; empty when none is close. After the
+     *         list, so the part a warning is deduplicated by does not change as providers come and go.
+     */
+    static String didYouMean(List<String> unknown, List<String> registered) {
+        List<String> guesses = new ArrayList<>();
+        for (String name : unknown) {
+            String like = Suggestions.closest(name, registered);
+            if (like != null) {
+                guesses.add("'" + like + "'" + (unknown.size() > 1 ? " for " + name : ""));
+            }
+        }
+        return guesses.isEmpty() ? "" : " (did you mean " + String.join(", ", guesses) + "?)";
     }
 
     /** The sentence used whenever no provider is registered at all. */
@@ -207,7 +225,7 @@ public final class SelectionRules {
             List<String> problems = new ArrayList<>();
             if (!unknown.isEmpty()) {
                 problems.add(UNKNOWN_PREFIX + (unknown.size() > 1 ? "s " : " ") + String.join(", ", unknown) + where
-                        + registered);
+                        + registered + didYouMean(unknown, known));
             }
             for (String name : gone) {
                 problems.add(notRegisteredNowPrefix(name) + where.substring(" in ".length())

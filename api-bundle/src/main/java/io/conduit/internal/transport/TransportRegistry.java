@@ -91,6 +91,8 @@ public final class TransportRegistry {
     private final Set<String> warned = new HashSet<>();
     /** Guarded by lock: name warnings (unknown, not registered now) are held back until {@link #frameworkStarted()}. */
     private boolean deferUnknownNames;
+    /** Guarded by lock: what {@link #whenStarted} held back, in order, until {@link #frameworkStarted()}. */
+    private final List<Runnable> heldBack = new ArrayList<>();
     /** Guarded by lock: no selection warning is logged (see {@link #muteWarnings()}). */
     private boolean muted;
     /** Guarded by lock: the name of every provider that was ever effective (registered or discovered). */
@@ -505,6 +507,7 @@ public final class TransportRegistry {
      * nothing is deferred.
      */
     public void frameworkStarted() {
+        List<Runnable> run;
         lock.lock();
         try {
             if (!deferUnknownNames) {
@@ -512,10 +515,36 @@ public final class TransportRegistry {
             }
             deferUnknownNames = false;
             recomputeLocked(properties.get());
+            run = muted ? List.of() : new ArrayList<>(heldBack);
+            heldBack.clear();
         } finally {
             lock.unlock();
         }
         deliverEvents();
+        run.forEach(Runnable::run);
+    }
+
+    /**
+     * Runs {@code line} now, or while {@linkplain #deferUnknownNameWarnings() deferred} once the framework has started
+     * ({@link #frameworkStarted()}, after the name warnings; dropped when that comes while {@linkplain #muteWarnings()
+     * muted}, as the API bundle stops): for a log line that states the selection, which is not known while the
+     * transport bundles are still registering their providers. The configuration of PID {@code io.conduit.transport}
+     * came before them and logged {@code selected: none (no transport is registered ...)} ahead of the gateway's
+     * banner, which then named the transport selected. Any thread.
+     *
+     * @param line makes and logs the line; must not throw
+     */
+    public void whenStarted(Runnable line) {
+        lock.lock();
+        try {
+            if (deferUnknownNames) {
+                heldBack.add(line);
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        line.run();
     }
 
     public void addListener(TransportChangeListener listener) {

@@ -66,6 +66,24 @@ class TransportConfigurationTest {
                         + " again"), log.at(System.Logger.Level.INFO));
     }
 
+    /**
+     * At start-up Configuration Admin delivers the configuration before the transport bundles register their
+     * providers: the applied line said {@code selected: none (no transport is registered ...)} ahead of a banner that
+     * named the transport then selected. It now waits for the framework to start and names the real selection.
+     */
+    @Test
+    void atStartUpTheAppliedLineWaitsForTheFrameworkAndNamesTheRealSelection() {
+        TransportRegistry empty = TestProviders.registry();
+        RecordingLogger lines = new RecordingLogger();
+        empty.deferUnknownNameWarnings(); // as the API bundle's activator does while the framework starts
+        new TransportConfiguration(empty, lines).updated(props("transport", "beta"));
+        assertEquals(List.of(), lines.at(System.Logger.Level.INFO), "nothing before the transports are registered");
+        empty.register(TestProviders.provider("beta", false, 20, Availability.available()));
+        empty.frameworkStarted();
+        assertEquals(List.of("configuration io.conduit.transport applied: transport='beta', strict=system property "
+                + "conduit.transport.strict; selected: beta"), lines.at(System.Logger.Level.INFO));
+    }
+
     @Test
     void anUnknownKeyIsOneWarningNamingTheLikelyKeyAndTheKnownOnesWhileTheRestApplies() {
         binding.updated(props("trasnport", "beta", "strict", "false", "Strict", "true", "colour", "red",

@@ -122,6 +122,25 @@ class SelectionRulesTest {
         assertTrue(w.contains("epol") && w.contains("registered transports: epoll, nio"), w);
     }
 
+    /**
+     * A typo of a registered name ({@code transport = iouring} in {@code io.conduit.transport.cfg}) is named with the
+     * registered names and the one it is likely a typo of, as a mistyped configuration key is; a name like no
+     * registered one gets no guess.
+     */
+    @Test
+    void anUnknownNameCloseToARegisteredOneSuggestsIt() {
+        FakeProvider ioUring = FakeProvider.available("io_uring", true, 50);
+        TransportSelection s = select(props("conduit.transport", "iouring"), null, epollUp, ioUring, nio);
+        assertEquals(List.of("unknown transport iouring in conduit.transport='iouring'; registered transports: epoll,"
+                + " io_uring, nio (did you mean 'io_uring'?); skipped"), s.warnings());
+        s = select(props("conduit.transport", "iouring,epol"), null, epollUp, ioUring, nio);
+        assertEquals(List.of("unknown transports iouring, epol in conduit.transport='iouring,epol'; registered "
+                + "transports: epoll, io_uring, nio (did you mean 'io_uring' for iouring, 'epoll' for epol?); skipped"),
+                s.warnings());
+        s = select(props("conduit.transport", "bogus"), null, epollUp, ioUring, nio);
+        assertFalse(s.warnings().get(0).contains("did you mean"), s.warnings().toString());
+    }
+
     @Test
     void aListedTransportThatWasRegisteredBeforeIsNotRegisteredNowNotUnknown() {
         TransportSelection s = select(props("conduit.transport", "epoll,nio"), null, Set.of("epoll", "nio"), nio);

@@ -25,8 +25,9 @@ import org.osgi.framework.launch.FrameworkFactory;
  *
  * <p>Options: {@code --no-shell} (no interactive Gogo shell; the default when standard input is not a terminal,
  * whatever standard output is), {@code --shell} (the shell also on standard input that is not a terminal: it reads
- * the input as a script, line by line, on a dumb jline terminal; {@code exit N} ends the gateway at once with status
- * N, and the end of the input ends it with status 0, as Ctrl-D does),
+ * the input as a script, line by line, on a dumb terminal of the launcher's ({@link ScriptTerminal}), without prompts;
+ * {@code exit N} ends the gateway at once with status N, {@code exit} with a bad argument with status 2, and the end
+ * of the input ends it with status 0, as Ctrl-D does),
  * {@code --conf DIR} (configuration directory instead of {@code <home>/conf}), {@code --help}. The home directory is
  * the system property {@code conduit.gateway.home}, which the script sets; without it, the parent of the directory
  * holding the launcher's jar.
@@ -34,7 +35,8 @@ import org.osgi.framework.launch.FrameworkFactory;
  * <p>The parts: {@link Options} (command line and system properties), {@link HomeLock}, {@link FrameworkBoot}
  * (framework properties, bundles, start levels), {@link Banner} with {@link Startup} (what the framework's services
  * show), {@link InteractiveShell} (started after the banner, stopped before the framework) with
- * {@link TerminationSignals}, {@link LogFormat} (one line per log record), {@link TerminalSize}. The launcher reads
+ * {@link TerminationSignals} and, on a script, {@link ScriptTerminal}, {@link LogFormat} (one line per log record),
+ * {@link TerminalSize}. The launcher reads
  * the gateway bundle through the service and property names of {@link io.conduit.gateway.services.GatewayServices}
  * only.
  *
@@ -59,6 +61,11 @@ public final class Main {
     private final PrintStream out;
     /** The status {@code exit N} in the shell asked for (through the exit services); 0 otherwise. */
     private volatile int exitStatus;
+    /**
+     * The output of the shell on a script ({@link ScriptTerminal}), which {@code exit} ends; {@code null} without a
+     * script. Set before {@link #run}.
+     */
+    private ScriptTerminal.ScriptOutput scriptOutput;
 
     Main(Path home, Path conf, boolean shell, long bannerTimeoutMillis, PrintStream out) {
         this.home = home;
@@ -78,7 +85,8 @@ public final class Main {
         LogFormat.useOneLineFormat();
         boolean stdinIsTerminal = Options.stdinIsTerminal();
         Options options = Options.parse(args, stdinIsTerminal);
-        Options.useDumbTerminal(options.shell() && !stdinIsTerminal);
+        boolean script = options.shell() && !stdinIsTerminal;
+        Options.useDumbTerminal(script);
         boolean shell = options.shell();
         Path conf = options.conf();
         long timeout = 0;
@@ -120,6 +128,9 @@ public final class Main {
             System.exit(2);
         }
         Main main = new Main(home, conf.toAbsolutePath().normalize(), shell, timeout, System.out);
+        if (script) {
+            main.scriptOutput = ScriptTerminal.ScriptOutput.standardOutput();
+        }
         System.exit(guarded(main::run, System.err));
     }
 
@@ -177,8 +188,14 @@ public final class Main {
             }, "conduit-gateway-exit");
             stop.start();
         });
-        // exit N on a script: the shell ends its session, whose end stops the framework (ShellExit)
-        FrameworkBoot.registerExitStatusService(context, status -> exitStatus = status);
+        // exit N on a script: the shell ends its session, whose end stops the framework (ShellExit); what the shell
+        // prints meanwhile is dropped
+        FrameworkBoot.registerExitStatusService(context, status -> {
+            exitStatus = status;
+            if (scriptOutput != null) {
+                scriptOutput.end();
+            }
+        });
         // until the banner is printed it shows what listens; later a component logs each endpoint it binds
         org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));
@@ -198,6 +215,10 @@ public final class Main {
             return EXIT_NO_TRANSPORT;
         }
         if (shell) {
+            if (scriptOutput != null) {
+                ScriptTerminal.install(context, ScriptTerminal.ScriptInput.standardInput(scriptOutput), scriptOutput,
+                        System.err);
+            }
             InteractiveShell.start(context, System.err); // its first prompt follows the banner
         }
         try {

@@ -6,8 +6,9 @@ import java.nio.file.Path;
 /**
  * The launcher's command line and system properties: {@code --no-shell}, {@code --shell}, {@code --conf DIR},
  * {@code --help};
- * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input prints the usage
- * and exits with status 2; {@code --help} prints it and exits with 0.
+ * {@value #BANNER_TIMEOUT_PROPERTY}; the home directory ({@code conduit.gateway.home}). Wrong input (an unknown
+ * option, {@code --conf} without a directory, {@code --shell} with {@code --no-shell}) prints one line saying what is
+ * wrong, then the usage, and exits with status 2; {@code --help} prints the usage and exits with 0.
  *
  * @param shell whether to run the interactive Gogo shell
  * @param conf  the configuration directory given with {@code --conf}, {@code null} for {@code <home>/conf}
@@ -28,31 +29,56 @@ record Options(boolean shell, Path conf) {
      * @param stdinIsTerminal whether standard input is a terminal ({@link #stdinIsTerminal()}): the shell's default
      */
     static Options parse(String[] args, boolean stdinIsTerminal) {
-        boolean shell = stdinIsTerminal;
+        Options options;
+        try {
+            options = read(args, stdinIsTerminal);
+        } catch (IllegalArgumentException e) {
+            usage(e.getMessage());
+            throw e; // not reached: usage exits
+        }
+        if (options == null) {
+            usage(null);
+        }
+        return options;
+    }
+
+    /**
+     * Reads the command line without printing or exiting.
+     *
+     * @param args            the command line
+     * @param stdinIsTerminal whether standard input is a terminal: the shell's default
+     * @return the options; {@code null} for {@code --help}
+     * @throws IllegalArgumentException one line saying what is wrong: an unknown option, {@code --conf} without a
+     *                                  directory, or both {@code --shell} and {@code --no-shell}
+     */
+    static Options read(String[] args, boolean stdinIsTerminal) {
+        Boolean shell = null;
         Path conf = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--no-shell":
-                    shell = false;
-                    break;
                 case "--shell":
-                    shell = true;
+                    boolean wanted = args[i].equals("--shell");
+                    if (shell != null && shell != wanted) {
+                        throw new IllegalArgumentException("--shell and --no-shell contradict each other: give one "
+                                + "of them");
+                    }
+                    shell = wanted;
                     break;
                 case "--conf":
                     if (i + 1 >= args.length) {
-                        usage("--conf needs a directory");
+                        throw new IllegalArgumentException("--conf needs a directory");
                     }
                     conf = Path.of(args[++i]);
                     break;
                 case "-h":
                 case "--help":
-                    usage(null);
-                    break;
+                    return null;
                 default:
-                    usage("unknown option '" + args[i] + "'");
+                    throw new IllegalArgumentException("unknown option '" + args[i] + "'");
             }
         }
-        return new Options(shell, conf);
+        return new Options(shell == null ? stdinIsTerminal : shell, conf);
     }
 
     /**
@@ -87,17 +113,17 @@ record Options(boolean shell, Path conf) {
 
     /**
      * For the shell on standard input that is not a terminal ({@code --shell} with a pipe or a file): sets
-     * {@value #JLINE_DUMB_PROPERTY}{@code =true}, unless the user set it. The Gogo jline bundle asks jline for the
-     * system terminal; without a terminal on standard input, jline 3.21 falls back to a dumb terminal on the process's
-     * standard streams anyway, but only when the property is unset does it log {@code WARNING org.jline: Unable to
-     * create a system terminal, creating a dumb terminal} first. With the property it makes the same dumb terminal
-     * quietly.
+     * {@value #JLINE_DUMB_PROPERTY}{@code =true}, whatever the user set. The launcher gives the shell a dumb terminal
+     * of its own ({@link ScriptTerminal}); this covers a jline that takes no terminal from outside. Left to the
+     * property, jline 3.21 makes a dumb terminal quietly with {@code true}, with a {@code WARNING org.jline: Unable to
+     * create a system terminal, creating a dumb terminal} when unset, and none with {@code false}: then no shell
+     * started, and the gateway waited for a script nobody read.
      *
      * @param scriptOnStdin whether the shell runs and standard input is not a terminal
      * @return whether the property was set
      */
     static boolean useDumbTerminal(boolean scriptOnStdin) {
-        if (!scriptOnStdin || System.getProperty(JLINE_DUMB_PROPERTY) != null) {
+        if (!scriptOnStdin) {
             return false;
         }
         System.setProperty(JLINE_DUMB_PROPERTY, "true");

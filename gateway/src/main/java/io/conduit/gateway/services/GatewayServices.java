@@ -71,6 +71,12 @@ public final class GatewayServices {
     public static final String EXIT_STATUS_SERVICE_PROPERTY = "conduit.gateway.exitStatus";
 
     /**
+     * Name of the jline terminal the launcher gives the shell on a script ({@code --shell} with standard input that is
+     * not a terminal): the shell prints no prompt on it.
+     */
+    public static final String SCRIPT_TERMINAL_NAME = "conduit-gateway-script";
+
+    /**
      * Service property ({@code true}) of the service the launcher registers in the system bundle's context from before
      * the bundles start until its banner is printed: while it is there, the banner shows each endpoint that starts
      * listening, so the components log no line of their own for it. Outside the launcher (e.g. Karaf) there is none.

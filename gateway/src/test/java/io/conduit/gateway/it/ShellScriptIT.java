@@ -31,6 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code exit}, and at the end of the input its session ended and stopped the framework before the status was handed
  * over. Each run here keeps the pipe open after the script, so a gateway that waited for the end of the input would
  * not exit at all.
+ *
+ * <p>A later trial found more: {@code printf 'exit 4'} (no line end) ended with 0; {@code exit 3; conduit:status}
+ * ran {@code conduit:status}; {@code exit foo} printed an IllegalArgumentException and the script went on;
+ * {@code -Dorg.jline.terminal.dumb=false} made the gateway hang; prompts padded with spaces and a clock came between
+ * the outputs. The launcher now gives the shell a terminal of its own on a script ({@code ScriptTerminal}).
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class ShellScriptIT {
@@ -79,6 +84,64 @@ class ShellScriptIT {
         assertNoWarning(run);
     }
 
+    /** {@code printf 'exit 4'}: a last line without a line end runs too (it ended with status 0). */
+    @Test
+    void aLastLineWithoutALineEndRuns() throws Exception {
+        Run run = run("conduit:gateway\nexit 4", false);
+        assertEquals(4, run.status(), run.output());
+        assertNoWarning(run);
+    }
+
+    /** {@code exit 3; echo after-exit} on one line: exit ends the line too (the rest of it ran). */
+    @Test
+    void exitEndsTheRestOfItsLine() throws Exception {
+        Run run = run("exit 3; echo after-exit\necho next-line\n", true);
+        assertEquals(3, run.status(), run.output());
+        // jline echoes the line read ("exit 3; echo after-exit"); no line is echo's output
+        List<String> lines = run.output().lines().map(l -> l.replace("\r", "")).toList();
+        assertFalse(lines.contains("after-exit"), "nothing after exit runs:\n" + run.output());
+        assertFalse(run.output().contains("next-line"), run.output());
+        assertFalse(run.output().contains("the script ends here"), "what ends the line is not shown:\n"
+                + run.output());
+        assertNoWarning(run);
+    }
+
+    /**
+     * {@code exit foo}: one line, and the script ends with status 2 as a POSIX shell's does (it printed Gogo's
+     * IllegalArgumentException, went on with the script and ended with 0).
+     */
+    @Test
+    void aBadExitArgumentIsOneLineAndEndsTheScriptWithStatus2() throws Exception {
+        Run run = run("exit foo\necho after-exit\n", true);
+        assertEquals(2, run.status(), run.output());
+        assertTrue(run.output().contains("exit: 'foo' is not a number from 0 to 255\n"), run.output());
+        assertFalse(run.output().contains("Exception"), run.output());
+        assertFalse(run.output().contains("after-exit"), run.output());
+    }
+
+    /** {@code -Dorg.jline.terminal.dumb=false}: the launcher chooses the script's terminal (the gateway hung). */
+    @Test
+    void jlinesDumbPropertyDoesNotDecideTheScriptsTerminal() throws Exception {
+        Run run = run("conduit:gateway\nexit 5\n", true, "-Dorg.jline.terminal.dumb=false");
+        assertEquals(5, run.status(), run.output());
+        assertTrue(run.output().contains("1 configuration: 1 running"), run.output());
+        assertNoWarning(run);
+    }
+
+    /**
+     * A script prints no prompt and no greeting: after the banner come jline's echo of each line and the commands'
+     * output (prompts padded with spaces, and Gogo's clock on the right, came between them).
+     */
+    @Test
+    void aScriptPrintsNoPromptNorGreeting() throws Exception {
+        Run run = run("echo one\necho two\n", false);
+        assertEquals(0, run.status(), run.output());
+        String out = run.output();
+        List<String> after = out.substring(out.indexOf('\n', out.indexOf("Ready:")) + 1).lines()
+                .map(l -> l.replace("\r", "")).toList();
+        assertEquals(List.of("echo one", "one", "echo two", "two"), after, out);
+    }
+
     private static void assertNoWarning(Run run) {
         List<String> bad = run.output().lines()
                 .filter(l -> l.contains("WARNING") || l.toLowerCase(java.util.Locale.ROOT).contains("dumb terminal"))
@@ -96,10 +159,15 @@ class ShellScriptIT {
      * @param keepOpen whether the pipe stays open after the script until the gateway has exited
      */
     private Run run(String script, boolean keepOpen) throws Exception {
+        return run(script, keepOpen, "");
+    }
+
+    /** Like {@link #run(String, boolean)} with more {@code JAVA_OPTS}. */
+    private Run run(String script, boolean keepOpen, String javaOpts) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(GatewayProcess.distribution().resolve("bin/conduit-gateway").toString(),
                 "--shell", "--conf", conf.toString()).redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("JAVA_OPTS", "-Dconduit.gateway.home=" + home);
+        pb.environment().put("JAVA_OPTS", "-Dconduit.gateway.home=" + home + " " + javaOpts);
         Process p = pb.start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         Thread reader = new Thread(() -> {

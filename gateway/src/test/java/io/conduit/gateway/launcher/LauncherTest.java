@@ -42,16 +42,38 @@ class LauncherTest {
     }
 
     /**
+     * {@code --shell --no-shell} contradict each other: a usage error (one line, then the usage, status 2) like an
+     * unknown option, not whichever came last (a fresh user's trial found it accepted). Saying one twice is fine.
+     */
+    @Test
+    void shellAndNoShellTogetherAreAUsageError() {
+        for (String[] both : List.of(new String[] {"--shell", "--no-shell"}, new String[] {"--no-shell", "--conf",
+                "/tmp", "--shell"})) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Options.read(both, true),
+                    String.join(" ", both));
+            assertEquals("--shell and --no-shell contradict each other: give one of them", e.getMessage());
+        }
+        assertTrue(Options.read(new String[] {"--shell", "--shell"}, false).shell());
+        assertFalse(Options.read(new String[] {"--no-shell", "--no-shell"}, true).shell());
+        assertEquals("unknown option '--shel'", assertThrows(IllegalArgumentException.class,
+                () -> Options.read(new String[] {"--shel"}, true)).getMessage());
+        assertEquals("--conf needs a directory", assertThrows(IllegalArgumentException.class,
+                () -> Options.read(new String[] {"--conf"}, true)).getMessage());
+        assertEquals(null, Options.read(new String[] {"--help"}, true), "--help: the usage, status 0");
+    }
+
+    /**
      * An exception out of the run is exit status 1 with one line and the stack trace, not a main thread that dies
      * while the framework's threads keep the JVM up (an emulated 32-bit JVM failed to list {@code bundles/} so).
      */
     /**
      * The shell on standard input that is not a terminal asks jline for a dumb terminal, which jline then makes
-     * without its {@code WARNING org.jline: Unable to create a system terminal, creating a dumb terminal}; a value the
-     * user set is left alone, and a shell on a terminal sets nothing.
+     * without its {@code WARNING org.jline: Unable to create a system terminal, creating a dumb terminal}, whatever the
+     * user set: with {@code -Dorg.jline.terminal.dumb=false} jline made no terminal on a pipe and the gateway waited
+     * for a script nobody read. A shell on a terminal sets nothing.
      */
     @Test
-    void theShellOnAPipeAsksJlineForADumbTerminalUnlessTheUserSaidOtherwise() {
+    void theShellOnAPipeAsksJlineForADumbTerminalWhateverTheUserSaid() {
         String before = System.getProperty(Options.JLINE_DUMB_PROPERTY);
         try {
             System.clearProperty(Options.JLINE_DUMB_PROPERTY);
@@ -60,8 +82,8 @@ class LauncherTest {
             assertTrue(Options.useDumbTerminal(true));
             assertEquals("true", System.getProperty(Options.JLINE_DUMB_PROPERTY));
             System.setProperty(Options.JLINE_DUMB_PROPERTY, "false");
-            assertFalse(Options.useDumbTerminal(true));
-            assertEquals("false", System.getProperty(Options.JLINE_DUMB_PROPERTY));
+            assertTrue(Options.useDumbTerminal(true));
+            assertEquals("true", System.getProperty(Options.JLINE_DUMB_PROPERTY));
         } finally {
             if (before == null) {
                 System.clearProperty(Options.JLINE_DUMB_PROPERTY);
@@ -69,6 +91,35 @@ class LauncherTest {
                 System.setProperty(Options.JLINE_DUMB_PROPERTY, before);
             }
         }
+    }
+
+    /**
+     * A script's last line without a line end is a whole line ({@code printf 'exit 4'} ended with status 0: the line
+     * reader got an unfinished line at the end of the input, which Gogo drops); the end of the input ends the
+     * script's output, as {@code exit} does, and output after that is dropped.
+     */
+    @Test
+    void aScriptsLastLineNeedsNoLineEndAndItsEndEndsTheOutput() throws Exception {
+        java.io.ByteArrayOutputStream stdout = new java.io.ByteArrayOutputStream();
+        ScriptTerminal.ScriptOutput out = new ScriptTerminal.ScriptOutput(stdout);
+        ScriptTerminal.ScriptInput in = new ScriptTerminal.ScriptInput(new java.io.ByteArrayInputStream(
+                "conduit:status\nexit 4".getBytes(java.nio.charset.StandardCharsets.US_ASCII)), out);
+        out.write("before".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals("conduit:status\nexit 4\n", new String(in.readAllBytes(),
+                java.nio.charset.StandardCharsets.US_ASCII));
+        assertEquals(-1, in.read(), "one line end, then the end");
+        out.write("after".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        out.flush();
+        assertEquals("before", stdout.toString(java.nio.charset.StandardCharsets.US_ASCII));
+
+        ScriptTerminal.ScriptInput whole = new ScriptTerminal.ScriptInput(new java.io.ByteArrayInputStream(
+                "a\nb\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII)), null);
+        assertEquals('a', whole.read());
+        assertEquals("\nb\n", new String(whole.readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII),
+                "a line end of its own: none added");
+        ScriptTerminal.ScriptInput empty = new ScriptTerminal.ScriptInput(new java.io.ByteArrayInputStream(
+                new byte[0]), null);
+        assertEquals(-1, empty.read(), "an empty script stays empty");
     }
 
     @Test

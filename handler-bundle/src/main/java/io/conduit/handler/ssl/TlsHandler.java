@@ -819,6 +819,14 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
         }
         ChannelClosedException e = new ChannelClosedException(ctx.channel() + " closed"
                 + (handshakeResult == null ? " during the TLS handshake" : ""), null);
+        if (handshakeResult == null && !failed && !closing && engine != null && engine.getUseClientMode()) {
+            // We asked for TLS and the peer closed without a word (no alert): one rate-limited line, as for every
+            // other failed handshake; it was only counted. A server's clients that connect and leave (probes,
+            // health checks) stay quiet.
+            failed = true;
+            report(new ChannelClosedException("the peer closed the connection during the TLS handshake (is it a TLS "
+                    + "server? does it want a client certificate?)", null));
+        }
         failAll(e);
         if (engine != null) {
             engine.closeOutbound();

@@ -478,6 +478,34 @@ class TlsHandlerTest {
         }
     }
 
+    /**
+     * A peer we asked for TLS that closes during the handshake without an alert (not a TLS server, or one that wants
+     * a client certificate) is one rate-limited line, as every other failed handshake is; before, a relay's
+     * {@code tls://} upstream failing so was only counted. Closing our own side says nothing.
+     */
+    @Test
+    void aPeerThatClosesDuringTheClientsHandshakeIsOneRateLimitedLine() throws Exception {
+        TlsContext clientContext = client().build();
+        try (LogCapture log = new LogCapture(TlsHandler.class.getName())) {
+            TlsHandler mine = clientContext.newClientHandler("localhost", 443);
+            io.conduit.channel.embedded.EmbeddedChannel closedHere = new io.conduit.channel.embedded.EmbeddedChannel(
+                    mine);
+            closedHere.close();
+            assertEquals(List.of(), log.lines(), "our own close");
+            closedHere.finishAndReleaseAll();
+
+            TlsHandler tls = clientContext.newClientHandler("localhost", 443);
+            io.conduit.channel.embedded.EmbeddedChannel ch = new io.conduit.channel.embedded.EmbeddedChannel(tls);
+            ch.pipeline().fireChannelInactive(); // the peer closed
+            assertEquals(1, log.records().size(), log.lines().toString());
+            assertTrue(log.lines().get(0).contains("TLS handshake failed") && log.lines().get(0).contains(
+                    "the peer closed the connection during the TLS handshake"), log.lines().get(0));
+            assertNull(log.records().get(0).getThrown());
+            assertFalse(tls.handshakeFuture().isSuccess());
+            ch.finishAndReleaseAll();
+        }
+    }
+
     @Test
     void aHandshakeThatDoesNotCompleteInTimeClosesTheChannel() throws Exception {
         TlsContext serverContext = server().handshakeTimeout(java.time.Duration.ofSeconds(2)).build();

@@ -2,17 +2,25 @@ package io.conduit.gateway.internal.network;
 
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import io.conduit.bootstrap.Bootstrap;
 import io.conduit.channel.Channel;
 import io.conduit.channel.ChannelHandler;
+import io.conduit.channel.ChannelInitializer;
 import io.conduit.channel.ChannelOption;
 import io.conduit.bootstrap.ServerBootstrap;
 import io.conduit.concurrent.EventLoop;
@@ -26,10 +34,27 @@ import io.conduit.transport.Transports;
  * A {@link Network} whose endpoints follow the selected transport: stream listeners are {@link ManagedServer}s and
  * UDP endpoints {@link ManagedDatagramEndpoint}s, each with event loops of its own per transport; connects use the
  * transport of the loop they are made on. Thread-safe (each call builds its own bootstrap).
+ *
+ * <p>Closing: a listener's close drains its connections (stop reading, flush, close), which a client that neither
+ * reads nor closes holds up for ManagedServer's grace period. So an endpoint's close waits at most
+ * {@value #CLOSE_BOUND_MILLIS} ms; then one WARNING line names the endpoints still open and their connections, which
+ * are closed at once. While the gateway stops (the supplier given to the constructor says so), the first endpoint
+ * closed closes every endpoint of the network at once, with that one bound for them all: closed one after another,
+ * an {@code exit} with stalled clients on two endpoints took 20 to 30 s, and logged nothing.
  */
 public final class BootstrapNetwork implements Network {
 
     private static final System.Logger LOG = System.getLogger("io.conduit.gateway");
+
+    /** Longest wait for endpoints being closed (and their connections drained), in milliseconds, for all at once. */
+    static final long CLOSE_BOUND_MILLIS = 3_000;
+    /** Longest wait for endpoints once their connections were closed at once, in milliseconds. */
+    static final long FORCED_CLOSE_MILLIS = 1_000;
+
+    /** Every endpoint bound and not closed yet; concurrent list. */
+    private final List<Open> open = new CopyOnWriteArrayList<>();
+    /** Whether the gateway is stopping: then a close closes every endpoint at once. */
+    private final BooleanSupplier stopping;
 
     /** Listeners made by {@link #listen}, until closed; concurrent list. */
     private final List<ManagedServer> servers = new CopyOnWriteArrayList<>();
@@ -53,7 +78,103 @@ public final class BootstrapNetwork implements Network {
      *                    {@link Bound#problem()} on the caller's thread while no transport is selected, must not throw
      */
     public BootstrapNetwork(Function<RuntimeException, String> noTransport) {
+        this(noTransport, () -> false);
+    }
+
+    /**
+     * @param noTransport see {@link #BootstrapNetwork(Function)}
+     * @param stopping    whether the gateway is stopping (its bundle is); any thread, must not throw
+     */
+    public BootstrapNetwork(Function<RuntimeException, String> noTransport, BooleanSupplier stopping) {
         this.noTransport = noTransport;
+        this.stopping = stopping;
+    }
+
+    /**
+     * An endpoint bound and not closed: how to close it, how many connections (or adopted channels) it has, and the
+     * connections to close at once when the drain takes too long. Thread-safe.
+     */
+    private static final class Open {
+        final String name;
+        private final Supplier<Future<Void>> close;
+        final IntSupplier connections;
+        /** The accepted connections not closed yet; concurrent set (empty for a datagram endpoint). */
+        final Set<Channel> children = ConcurrentHashMap.newKeySet();
+        /** Set once, by the first close that found its time up. */
+        final AtomicBoolean forced = new AtomicBoolean();
+        /** The close started; guarded by this. */
+        private Future<Void> closing;
+
+        Open(String name, Supplier<Future<Void>> close, IntSupplier connections) {
+            this.name = name;
+            this.close = close;
+            this.connections = connections;
+        }
+
+        /** @return the close, started by the first call */
+        synchronized Future<Void> closing() {
+            if (closing == null) {
+                closing = close.get();
+            }
+            return closing;
+        }
+    }
+
+    /**
+     * Closes {@code endpoint}, and while the gateway stops every open endpoint with it: starts every close at once,
+     * waits for them all at most {@value #CLOSE_BOUND_MILLIS} ms, then logs one WARNING line naming those still open
+     * and closes their connections at once (waiting at most {@value #FORCED_CLOSE_MILLIS} ms more).
+     */
+    private void close(Open endpoint) throws InterruptedException {
+        List<Open> all = new ArrayList<>();
+        all.add(endpoint);
+        if (stopping.getAsBoolean()) {
+            for (Open o : open) {
+                if (o != endpoint) {
+                    all.add(o);
+                }
+            }
+        }
+        try {
+            closeAtOnce(all, TimeUnit.MILLISECONDS.toNanos(CLOSE_BOUND_MILLIS));
+        } finally {
+            open.removeAll(all);
+        }
+    }
+
+    /** Starts every close of {@code endpoints}, waits at most {@code boundNanos} for them all, then forces the rest. */
+    private static void closeAtOnce(List<Open> endpoints, long boundNanos) throws InterruptedException {
+        long deadline = System.nanoTime() + boundNanos;
+        for (Open o : endpoints) {
+            o.closing();
+        }
+        List<Open> late = new ArrayList<>();
+        for (Open o : endpoints) {
+            if (!o.closing().await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+                    && o.forced.compareAndSet(false, true)) {
+                late.add(o);
+            }
+        }
+        if (late.isEmpty()) {
+            return;
+        }
+        List<String> named = new ArrayList<>();
+        for (Open o : late) {
+            int n = Math.max(o.connections.getAsInt(), o.children.size());
+            named.add(o.name + " (" + n + (n == 1 ? " connection)" : " connections)"));
+        }
+        LOG.log(System.Logger.Level.WARNING, "closing took more than " + TimeUnit.NANOSECONDS.toMillis(boundNanos)
+                + " ms: " + String.join(", ", named) + " still open, with clients that neither read nor close; "
+                + "their connections are closed now");
+        for (Open o : late) {
+            for (Channel c : o.children) {
+                c.close();
+            }
+        }
+        long forcedDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FORCED_CLOSE_MILLIS);
+        for (Open o : late) {
+            o.closing().await(Math.max(0, forcedDeadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
     }
 
     /** @return {@code no transport is selected (<the selection error>)}, the default of {@link Bound#problem()} */
@@ -141,7 +262,17 @@ public final class BootstrapNetwork implements Network {
                     + "transport that can is selected"));
         }
         ManagedServer server = new ManagedServer(endpoint.address()).channelType(endpoint.channelType())
-                .childHandler(childHandler).threads(Math.max(1, Runtime.getRuntime().availableProcessors()));
+                .threads(Math.max(1, Runtime.getRuntime().availableProcessors()));
+        Open opened = new Open(endpoint.toString(), server::close, server::openConnections);
+        server.childHandler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel channel) {
+                // known, so a close whose time is up can close it at once
+                opened.children.add(channel);
+                channel.closeFuture().addListener(f -> opened.children.remove(channel));
+                channel.pipeline().addLast(childHandler);
+            }
+        });
         for (GatewayUri r : reaches) {
             server.requireSupportFor(r.kindAddress()); // e.g. an abstract upstream: stay where it is reachable
         }
@@ -151,6 +282,7 @@ public final class BootstrapNetwork implements Network {
         }
         childOptions.forEach((k, v) -> childOption(server, k, v));
         servers.add(server);
+        open.add(opened);
         return server.start().toCompletionStage().thenApply(address -> (Bound) new Bound() {
             /** Set once by {@link #close()}. */
             private volatile boolean closed;
@@ -163,8 +295,11 @@ public final class BootstrapNetwork implements Network {
             @Override
             public void close() throws InterruptedException {
                 closed = true;
-                server.close().await(15, TimeUnit.SECONDS);
-                servers.remove(server);
+                try {
+                    BootstrapNetwork.this.close(opened);
+                } finally {
+                    servers.remove(server);
+                }
             }
 
             @Override
@@ -182,6 +317,7 @@ public final class BootstrapNetwork implements Network {
         }).whenComplete((b, failure) -> {
             if (failure != null) {
                 servers.remove(server);
+                open.remove(opened);
             }
         });
     }
@@ -258,6 +394,8 @@ public final class BootstrapNetwork implements Network {
             }
         }));
         datagramEndpoints.add(udp);
+        Open opened = new Open(endpoint.toString(), udp::close, udp::adoptedChannels);
+        open.add(opened);
         return udp.start().toCompletionStage().thenApply(address -> {
             reportReceiveBuffer(endpoint, udp.channel(), options.get(ChannelOption.SO_RCVBUF));
             return address;
@@ -273,8 +411,11 @@ public final class BootstrapNetwork implements Network {
             @Override
             public void close() throws InterruptedException {
                 closed = true;
-                udp.close().await(15, TimeUnit.SECONDS);
-                datagramEndpoints.remove(udp);
+                try {
+                    BootstrapNetwork.this.close(opened);
+                } finally {
+                    datagramEndpoints.remove(udp);
+                }
             }
 
             @Override
@@ -292,6 +433,7 @@ public final class BootstrapNetwork implements Network {
         }).whenComplete((b, failure) -> {
             if (failure != null) {
                 datagramEndpoints.remove(udp);
+                open.remove(opened);
             }
         });
     }

@@ -99,7 +99,10 @@ public final class NetworkComponent {
         Hashtable<String, Object> props = new Hashtable<>();
         props.put(GatewayServices.TRANSPORT_NAME, transport.name());
         props.put(GatewayServices.TRANSPORT_SELECTION, selection.explain());
-        registration = context.registerService(Network.class, new BootstrapNetwork(this::noTransport), props);
+        // while this bundle stops (exit, SIGTERM, the framework stopping), a close closes every endpoint at once
+        Bundle self = context.getBundle();
+        registration = context.registerService(Network.class, new BootstrapNetwork(this::noTransport,
+                () -> self.getState() == Bundle.STOPPING), props);
     }
 
     /**

@@ -42,7 +42,14 @@ import org.osgi.framework.ServiceReference;
  * and calls {@code stop()} of the Gogo jline shell ({@value #SHELL_SERVICE}): the shell checks that flag before it
  * reads another line, so no later line runs, its session ends as at the end of the input, and that stops the
  * framework (Gogo's {@code gosh: stopping framework}). The gateway then exits with the status at once, whatever
- * follows in the input.
+ * follows in the input. As Gogo runs the statements of one line ({@code exit 3; conduit:status}) one after another,
+ * {@code exit} then throws {@link ScriptEnd}, the only way to end the line; the launcher drops what the shell prints
+ * after {@code exit}, so it is not seen.
+ *
+ * <p>A bad argument ({@code exit foo}, {@code exit 256}, {@code exit 1 2}) is one line on the command's error stream,
+ * such as {@code exit: 'foo' is not a number from 0 to 255}. On a script it then ends the gateway with status
+ * {@value #BAD_ARGUMENT_STATUS}, as a POSIX shell ends a script; at a terminal the shell stays, so a typo at the prompt
+ * does not stop the gateway.
  *
  * <p>Thread-safe: stateless apart from the bundle context.
  */
@@ -64,6 +71,8 @@ final class ShellExit implements AfterEachCommand, Function {
     private static final String READER = ".reader";
     private static final String FILTER = "(" + EXIT_PROPERTY + "=true)";
     private static final String STATUS_FILTER = "(" + EXIT_STATUS_PROPERTY + "=true)";
+    /** The status a script ends with after {@code exit} with a bad argument, as a POSIX shell's script does. */
+    static final int BAD_ARGUMENT_STATUS = 2;
     /** Longest wait for the shell to be back at its prompt before the framework is stopped, in milliseconds. */
     private static final long PROMPT_WAIT_MILLIS = 2_000;
 
@@ -108,20 +117,31 @@ final class ShellExit implements AfterEachCommand, Function {
     /**
      * {@code exit} or {@code exit STATUS}.
      *
-     * @return nothing; the gateway stops once the shell is back at its prompt, or on a dumb terminal once this
-     *         command returns (see the class comment)
-     * @throws IllegalArgumentException for more than one argument or a status that is not a whole number 0..255
+     * @return nothing; the gateway stops once the shell is back at its prompt
+     * @throws ScriptEnd on a script (a dumb terminal, see the class comment), once the status is handed over: it ends
+     *                   the command line, so nothing after {@code exit} on that line runs either
      * @throws IllegalStateException when the launcher's exit service is gone
      */
     @Override
     public Object execute(CommandSession session, List<Object> arguments) {
-        int status = status(arguments);
+        boolean script = isDumb(session.get(TERMINAL));
+        int status;
+        try {
+            status = status(arguments);
+        } catch (IllegalArgumentException bad) {
+            // one line, no stack trace; a script ends with status 2 as a POSIX shell's script does
+            System.err.println(bad.getMessage());
+            if (script && endScript(BAD_ARGUMENT_STATUS)) {
+                throw new ScriptEnd(BAD_ARGUMENT_STATUS);
+            }
+            return null;
+        }
         if (launcher().isEmpty()) {
             throw new IllegalStateException("the gateway launcher is not there to stop the gateway; stop it with "
                     + "Ctrl-D");
         }
-        if (isDumb(session.get(TERMINAL)) && endScript(status)) {
-            return null;
+        if (script && endScript(status)) {
+            throw new ScriptEnd(status);
         }
         Object reader = session.get(READER);
         Thread stopper = new Thread(() -> {
@@ -131,6 +151,19 @@ final class ShellExit implements AfterEachCommand, Function {
         stopper.setDaemon(true);
         stopper.start();
         return null;
+    }
+
+    /**
+     * Ends the command line of a script after {@code exit}: Gogo runs the statements of a line one after another and
+     * stops only at an exception. The launcher drops what the shell prints from the end of the script on, so this one
+     * is never seen there. No stack trace.
+     */
+    static final class ScriptEnd extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ScriptEnd(int status) {
+            super("exit " + status + ": the script ends here", null, false, false);
+        }
     }
 
     /**
@@ -232,25 +265,29 @@ final class ShellExit implements AfterEachCommand, Function {
         return false;
     }
 
-    /** @return the exit status of {@code exit}'s arguments: none means 0 */
+    /**
+     * @return the exit status of {@code exit}'s arguments: none means 0
+     * @throws IllegalArgumentException one line for more than one argument or a status that is not a whole number
+     *                                  from 0 to 255
+     */
     static int status(List<Object> arguments) {
         if (arguments.isEmpty()) {
             return 0;
         }
-        String usage = "usage: exit [STATUS], STATUS a whole number 0..255 (default 0)";
         if (arguments.size() > 1) {
-            throw new IllegalArgumentException(usage + "; got " + arguments);
+            throw new IllegalArgumentException("exit: too many arguments " + arguments + ": give one status, a "
+                    + "number from 0 to 255");
         }
-        int status;
+        String text = String.valueOf(arguments.get(0)).strip();
         try {
-            status = Integer.parseInt(String.valueOf(arguments.get(0)).strip());
+            int status = Integer.parseInt(text);
+            if (status >= 0 && status <= 255) {
+                return status;
+            }
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(usage + "; got '" + arguments.get(0) + "'");
+            // reported below
         }
-        if (status < 0 || status > 255) {
-            throw new IllegalArgumentException(usage + "; got " + status);
-        }
-        return status;
+        throw new IllegalArgumentException("exit: '" + text + "' is not a number from 0 to 255");
     }
 
     private Collection<ServiceReference<IntConsumer>> launcher() {

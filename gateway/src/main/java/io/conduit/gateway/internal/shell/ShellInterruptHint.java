@@ -2,9 +2,11 @@ package io.conduit.gateway.internal.shell;
 
 import java.io.PrintWriter;
 
+import io.conduit.gateway.services.GatewayServices;
 import org.apache.felix.service.command.CommandSession;
 import org.apache.felix.service.command.CommandSessionListener;
 import org.jline.reader.LineReader;
+import org.jline.terminal.Terminal;
 
 /**
  * Tells the user of the interactive Gogo shell how to stop the gateway when they press Ctrl-C at an empty prompt.
@@ -19,6 +21,11 @@ import org.jline.reader.LineReader;
  * one), and its buffer holds what was typed. A Ctrl-C that interrupted a command comes after an accepted line, so it
  * prints nothing. Sessions without a jline reader (Karaf's console, {@code bin/client -b}) are left alone.
  *
+ * <p>On the launcher's script terminal ({@code --shell} with standard input that is not a terminal; the terminal named
+ * {@link GatewayServices#SCRIPT_TERMINAL_NAME}) there is no prompt at all: the session's {@code prompt} is empty, its
+ * right prompt (Gogo's clock) is removed, the line reader's fresh-line widget (which pads a line with spaces) is off,
+ * and the profile prints no greeting. What remains besides the commands' output is jline's echo of each line.
+ *
  * <p>Thread-safe: the listener keeps no state; each {@link Prompt} is used by its session's shell thread.
  */
 final class ShellInterruptHint implements AfterEachCommand {
@@ -27,6 +34,11 @@ final class ShellInterruptHint implements AfterEachCommand {
     static final String HINT = "(Ctrl-C interrupts a running command; to stop the gateway type 'exit 0' or press Ctrl-D)";
 
     private static final String PROMPT = "prompt";
+    private static final String RIGHT_PROMPT = "rprompt";
+    /** The session variable that keeps Gogo's profile from printing its greeting. */
+    private static final String QUIET = ".gosh_quiet";
+    /** The prompt of a script: none. */
+    static final String NO_PROMPT = "";
     private static final String READER = ".reader";
 
     /** Wraps the prompt once the profile has set it, and again after the user set a new one. */
@@ -35,13 +47,36 @@ final class ShellInterruptHint implements AfterEachCommand {
         wrapPrompt(session);
     }
 
-    /** Wraps the session's prompt (again after the user set a new one) when the session has a jline reader. */
+    /** On a script, before the profile: no greeting (Gogo's profile prints none while {@code .gosh_quiet} is set). */
+    @Override
+    public void beforeExecute(CommandSession session, CharSequence command) {
+        if (session.get(READER) instanceof LineReader r && isScript(r.getTerminal())) {
+            session.put(QUIET, Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Wraps the session's prompt (again after the user set a new one) when the session has a jline reader; on a
+     * script, removes the prompts instead.
+     */
     static void wrapPrompt(CommandSession session) {
         Object reader = session.get(READER);
+        if (reader instanceof LineReader r && isScript(r.getTerminal())) {
+            session.put(PROMPT, NO_PROMPT);
+            session.put(RIGHT_PROMPT, null);
+            session.put("#" + RIGHT_PROMPT, null); // Gogo's profile sets the clock as a function of this name
+            r.unsetOpt(LineReader.Option.AUTO_FRESH_LINE);
+            return;
+        }
         Object prompt = session.get(PROMPT);
         if (reader instanceof LineReader r && prompt != null && !(prompt instanceof Prompt)) {
             session.put(PROMPT, new Prompt(prompt, r));
         }
+    }
+
+    /** @return whether {@code terminal} is the launcher's terminal of a script */
+    static boolean isScript(Terminal terminal) {
+        return terminal != null && GatewayServices.SCRIPT_TERMINAL_NAME.equals(terminal.getName());
     }
 
     /** A prompt that prints {@link #HINT} before itself after a Ctrl-C at an empty prompt. */

@@ -103,10 +103,26 @@ class ShellExitTest {
      * On a dumb terminal (the launcher's {@code --shell} on a pipe: a script) {@code exit 3} records the status with
      * the launcher's exit status service and stops the Gogo shell at once, so no later line runs and the session's end
      * stops the framework; the exit service, which would stop it only once the shell is back at its prompt, is not
-     * called.
+     * called. It then throws, which ends its own line: {@code exit 3; conduit:status} ran {@code conduit:status} while
+     * {@code exit} only returned.
      */
     @Test
-    void onADumbTerminalExitRecordsTheStatusAndEndsTheSessionAtOnce() throws Exception {
+    void onADumbTerminalExitRecordsTheStatusAndEndsTheSessionAndItsLineAtOnce() throws Exception {
+        assertEquals(List.of("status 3"), exitOnAScript(List.of("3")));
+    }
+
+    /**
+     * {@code exit foo} on a script is one line (not Gogo's {@code IllegalArgumentException} with the script going on)
+     * and ends the script with status 2, as a POSIX shell's script does.
+     */
+    @Test
+    void onADumbTerminalABadArgumentEndsTheScriptWithStatus2() throws Exception {
+        assertEquals(List.of("status 2"), exitOnAScript(List.of("foo")));
+        assertEquals(List.of("status 2"), exitOnAScript(List.of("1", "2")));
+    }
+
+    /** @return the launcher services {@code exit ARGUMENTS} called on a dumb terminal, which must end the line */
+    private List<String> exitOnAScript(List<Object> arguments) throws Exception {
         FakeGogoShell gogo = new FakeGogoShell();
         List<String> calls = new java.util.concurrent.CopyOnWriteArrayList<>();
         ServiceReference<?> statusRef = reference();
@@ -130,10 +146,13 @@ class ShellExitTest {
                 new java.io.ByteArrayInputStream(new byte[0]), new java.io.ByteArrayOutputStream())) {
             assertTrue(ShellExit.isDumb(dumb));
             variables.put(".terminal", dumb);
-            new ShellExit(context).execute(session(true), List.of("3"));
+            ShellExit.ScriptEnd end = assertThrows(ShellExit.ScriptEnd.class,
+                    () -> new ShellExit(context).execute(session(true), arguments));
+            assertTrue(end.getMessage().startsWith("exit "), end.getMessage());
+            assertEquals(0, end.getStackTrace().length, "no stack trace");
         }
-        assertEquals(List.of("status 3"), calls);
         assertTrue(gogo.stopped, "the shell reads no further line");
+        return calls;
     }
 
     @Test
@@ -160,7 +179,12 @@ class ShellExitTest {
         assertEquals(0, ShellExit.status(List.of()));
         assertEquals(3, ShellExit.status(List.of("3")));
         assertEquals(4, ShellExit.status(List.of(4L)));
-        assertEquals("usage: exit [STATUS], STATUS a whole number 0..255 (default 0); got 256",
-                assertThrows(IllegalArgumentException.class, () -> ShellExit.status(List.of("256"))).getMessage());
+        assertEquals(255, ShellExit.status(List.of(" 255 ")));
+        for (String bad : List.of("256", "-1", "foo", "3.5", "")) {
+            assertEquals("exit: '" + bad.strip() + "' is not a number from 0 to 255", assertThrows(
+                    IllegalArgumentException.class, () -> ShellExit.status(List.of(bad))).getMessage());
+        }
+        assertEquals("exit: too many arguments [1, 2]: give one status, a number from 0 to 255", assertThrows(
+                IllegalArgumentException.class, () -> ShellExit.status(List.of("1", "2"))).getMessage());
     }
 }
