@@ -147,6 +147,47 @@ class IoUringRingTest {
         }
     }
 
+    /** @return whether the running kernel is at least {@code major.minor} */
+    private static boolean kernelAtLeast(int major, int minor) {
+        String[] version = System.getProperty("os.version").split("[.-]");
+        int ma = Integer.parseInt(version[0]);
+        return ma > major || ma == major && Integer.parseInt(version[1]) >= minor;
+    }
+
+    /**
+     * A ring registers its descriptor with the thread that made it (Linux 5.18), which then enters it by index
+     * ({@code IORING_ENTER_REGISTERED_RING}); a thread has 16 such slots, so the rings beyond them enter by descriptor
+     * and work the same, and a closed ring gives its slot back.
+     */
+    @Test
+    void ringsBeyondTheThreadsRegisteredSlotsEnterByDescriptorAndClosedRingsGiveTheirSlotsBack() throws Exception {
+        assertEquals(kernelAtLeast(5, 18), ring.registered(), "Linux 5.18+ registers the ring: " + ring);
+        List<IoUringRing> more = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                more.add(IoUringRing.create());
+            }
+            assertTrue(more.stream().anyMatch(r -> !r.registered()), "16 slots per thread, 21 rings");
+            for (int i = 0; i < more.size(); i++) {
+                IoUringRing r = more.get(i);
+                r.add(NativeAbi.IORING_OP_NOP, -1, 0, 0, 0, 0, 0, 100 + i);
+                assertEquals(0, r.submitAndWait(1_000_000_000L), r.toString());
+                List<Long> seen = new ArrayList<>();
+                r.reap((userData, res, flags) -> seen.add(userData));
+                assertEquals(List.of(100L + i), seen, r.toString());
+                assertEquals(-NativeAbi.ETIME, r.submitAndWait(1_000_000L), "a timed wait on " + r);
+            }
+        } finally {
+            more.forEach(IoUringRing::close);
+        }
+        IoUringRing again = IoUringRing.create();
+        try {
+            assertEquals(ring.registered(), again.registered(), "the closed rings gave their slots back: " + again);
+        } finally {
+            again.close();
+        }
+    }
+
     @Test
     void aProvidedBufferRingHandsOutItsBuffersUntilEmptyAndTakesThemBack() throws Exception {
         IoUringBufferRing buffers = IoUringBufferRing.register(ring, 2);
