@@ -123,10 +123,8 @@ class IoUringRingTest {
      */
     @Test
     void deferredTaskWorkIsFlaggedAndRunByTheNextEnter() throws Exception {
-        String[] version = System.getProperty("os.version").split("[.-]");
-        boolean atLeast61 = Integer.parseInt(version[0]) > 6
-                || Integer.parseInt(version[0]) == 6 && Integer.parseInt(version[1]) >= 1;
-        assertEquals(atLeast61, ring.deferTaskrun(), "Linux 6.1+ defers task work: " + ring);
+        assertEquals(IoUringTestSupport.kernelAtLeast(6, 1), ring.deferTaskrun(),
+                "Linux 6.1+ defers task work: " + ring);
         int ev = Native.eventfd(0, NativeAbi.EFD_CLOEXEC);
         ByteBuffer target = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
         try {
@@ -147,13 +145,6 @@ class IoUringRingTest {
         }
     }
 
-    /** @return whether the running kernel is at least {@code major.minor} */
-    private static boolean kernelAtLeast(int major, int minor) {
-        String[] version = System.getProperty("os.version").split("[.-]");
-        int ma = Integer.parseInt(version[0]);
-        return ma > major || ma == major && Integer.parseInt(version[1]) >= minor;
-    }
-
     /**
      * A ring registers its descriptor with the thread that made it (Linux 5.18), which then enters it by index
      * ({@code IORING_ENTER_REGISTERED_RING}); a thread has 16 such slots, so the rings beyond them enter by descriptor
@@ -161,7 +152,8 @@ class IoUringRingTest {
      */
     @Test
     void ringsBeyondTheThreadsRegisteredSlotsEnterByDescriptorAndClosedRingsGiveTheirSlotsBack() throws Exception {
-        assertEquals(kernelAtLeast(5, 18), ring.registered(), "Linux 5.18+ registers the ring: " + ring);
+        assertEquals(IoUringTestSupport.kernelAtLeast(5, 18), ring.registered(),
+                "Linux 5.18+ registers the ring: " + ring);
         List<IoUringRing> more = new ArrayList<>();
         try {
             for (int i = 0; i < 20; i++) {
