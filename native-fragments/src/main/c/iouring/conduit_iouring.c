@@ -78,7 +78,8 @@ static const struct conduit_constant CONSTANTS[] = {
     K(IORING_SETUP_SINGLE_ISSUER), K(IORING_SETUP_TASKRUN_FLAG), K(IORING_SETUP_DEFER_TASKRUN),
     K(IORING_FEAT_SINGLE_MMAP), K(IORING_FEAT_NODROP), K(IORING_FEAT_EXT_ARG), K(IORING_FEAT_FAST_POLL),
     /* io_uring_enter(2) flags, ring flags */
-    K(IORING_ENTER_GETEVENTS), K(IORING_ENTER_EXT_ARG), K(IORING_SQ_CQ_OVERFLOW), K(IORING_SQ_TASKRUN),
+    K(IORING_ENTER_GETEVENTS), K(IORING_ENTER_EXT_ARG), K(IORING_ENTER_REGISTERED_RING), K(IORING_SQ_CQ_OVERFLOW),
+    K(IORING_SQ_TASKRUN),
     /* io_uring_register(2) */
     K(IORING_REGISTER_PROBE), K(IO_URING_OP_SUPPORTED),
     /* opcodes */
@@ -207,6 +208,31 @@ static jint c_ioUringUnregisterBufRing(JNIEnv *env, jclass clazz, jint fd, jint 
     return syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_PBUF_RING, &reg, 1) < 0 ? -errno : 0;
 }
 
+/*
+ * io_uring_register(IORING_REGISTER_RING_FDS) of ring fd into the calling thread's table of registered rings, at any
+ * free index (offset -1U): io_uring_enter(index, ..., IORING_ENTER_REGISTERED_RING) on that thread then skips looking
+ * the descriptor up. Returns the index or -errno (-EINVAL before Linux 5.18, -EBUSY when the thread's 16 are taken).
+ */
+static jint c_ioUringRegisterRingFd(JNIEnv *env, jclass clazz, jint fd) {
+    struct io_uring_rsrc_update update;
+    memset(&update, 0, sizeof update);
+    update.offset = -1U;
+    update.data = (__u64) fd;
+    long r = syscall(__NR_io_uring_register, fd, IORING_REGISTER_RING_FDS, &update, 1);
+    if (r < 0) {
+        return -errno;
+    }
+    return r == 1 ? (jint) update.offset : -EINVAL;
+}
+
+/* io_uring_register(IORING_UNREGISTER_RING_FDS) of the calling thread's registered ring at index. Returns 0 or -errno. */
+static jint c_ioUringUnregisterRingFd(JNIEnv *env, jclass clazz, jint fd, jint index) {
+    struct io_uring_rsrc_update update;
+    memset(&update, 0, sizeof update);
+    update.offset = (__u32) index;
+    return syscall(__NR_io_uring_register, fd, IORING_UNREGISTER_RING_FDS, &update, 1) < 0 ? -errno : 0;
+}
+
 /* ---- mapping the rings ---- */
 
 /* mmap(NULL, length, PROT_READ|PROT_WRITE, MAP_SHARED|MAP_POPULATE, fd, offset): the address or -errno. */
@@ -279,6 +305,8 @@ static const JNINativeMethod METHODS[] = {
     N("ioUringProbe", "(I[B)I", c_ioUringProbe),
     N("ioUringRegisterBufRing", "(IJII)I", c_ioUringRegisterBufRing),
     N("ioUringUnregisterBufRing", "(II)I", c_ioUringUnregisterBufRing),
+    N("ioUringRegisterRingFd", "(I)I", c_ioUringRegisterRingFd),
+    N("ioUringUnregisterRingFd", "(II)I", c_ioUringUnregisterRingFd),
     N("mmap", "(IJJ)J", c_mmap),
     N("munmap", "(JJ)I", c_munmap),
     N("directBuffer", "(JI)Ljava/nio/ByteBuffer;", c_directBuffer),

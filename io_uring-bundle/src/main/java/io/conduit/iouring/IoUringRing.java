@@ -33,6 +33,12 @@ import java.nio.ByteOrder;
  * ({@code IORING_FEAT_NODROP}, required) and flushed by the next {@code io_uring_enter} with
  * {@code IORING_ENTER_GETEVENTS} ({@link #overflowed()}).
  *
+ * <p><b>Entering.</b> The ring registers its descriptor with the thread that creates it
+ * ({@code IORING_REGISTER_RING_FDS}, Linux 5.18; io_uring_register(2)), and every {@code io_uring_enter} names it by
+ * that index with {@code IORING_ENTER_REGISTERED_RING}, so the kernel neither looks the descriptor up nor takes
+ * and drops a reference to its file (two atomic operations) on each call. A thread has 16 such slots; a ring that
+ * gets none, or a kernel that refuses, enters by descriptor. {@link #close()} gives the slot back.
+ *
  * <p>Not thread-safe: confined to the thread that created it (the loop thread), except {@link #fd()}.
  */
 final class IoUringRing {
@@ -50,6 +56,15 @@ final class IoUringRing {
     }
 
     private final int fd;
+    /**
+     * what {@code io_uring_enter} names the ring by: its index among the creating thread's registered rings, or
+     * {@link #fd} when it is not registered ({@link #registeredIndex} -1)
+     */
+    private final int enterFd;
+    /** {@code IORING_ENTER_REGISTERED_RING} when {@link #enterFd} is a registered index, else 0 */
+    private final int enterFlags;
+    /** the ring's index among the creating thread's registered rings, or -1 */
+    private final int registeredIndex;
     private final boolean singleIssuer;
     private final boolean deferTaskrun;
     private final ByteBuffer sqRing;
@@ -130,6 +145,11 @@ final class IoUringRing {
         }
         sqTail = (int) INT.getAcquire(sqRing, sqTailOffset);
         cqHead = (int) INT.getAcquire(cqRing, cqHeadOffset);
+        // last, so nothing after it can fail and leave the registration behind
+        int index = Native.ioUringRegisterRingFd(fd);
+        registeredIndex = Math.max(index, -1); // refused (before 5.18, or 16 registered already): enter by descriptor
+        enterFd = registeredIndex >= 0 ? registeredIndex : fd;
+        enterFlags = registeredIndex >= 0 ? NativeAbi.IORING_ENTER_REGISTERED_RING : 0;
     }
 
     /**
@@ -264,7 +284,7 @@ final class IoUringRing {
         publishTail();
         int r;
         do {
-            r = Native.ioUringEnter(fd, unsubmitted, 0, 0, -1);
+            r = Native.ioUringEnter(enterFd, unsubmitted, 0, enterFlags, -1);
         } while (r == -NativeAbi.EINTR);
         if (r < 0) {
             throw ERRORS.newIoException("io_uring_enter", r);
@@ -280,7 +300,8 @@ final class IoUringRing {
      */
     int submitAndWait(long timeoutNanos) {
         publishTail();
-        int r = Native.ioUringEnter(fd, unsubmitted, 1, NativeAbi.IORING_ENTER_GETEVENTS, timeoutNanos);
+        int r = Native.ioUringEnter(enterFd, unsubmitted, 1, NativeAbi.IORING_ENTER_GETEVENTS | enterFlags,
+                timeoutNanos);
         if (r >= 0) {
             unsubmitted -= Math.min(r, unsubmitted);
             return 0;
@@ -295,7 +316,7 @@ final class IoUringRing {
      */
     int submitAndFlush() {
         publishTail();
-        int r = Native.ioUringEnter(fd, unsubmitted, 0, NativeAbi.IORING_ENTER_GETEVENTS, -1);
+        int r = Native.ioUringEnter(enterFd, unsubmitted, 0, NativeAbi.IORING_ENTER_GETEVENTS | enterFlags, -1);
         if (r >= 0) {
             unsubmitted -= Math.min(r, unsubmitted);
             return 0;
@@ -376,7 +397,11 @@ final class IoUringRing {
         return n;
     }
 
-    /** Unmaps the rings and closes the ring; the kernel cancels what is still in flight. Idempotent. */
+    /**
+     * Unmaps the rings, drops the thread's registration and closes the ring; the kernel cancels what is still in
+     * flight. Idempotent. On the creating thread: a registration is that thread's, and it would otherwise keep the
+     * ring alive until the thread ends.
+     */
     void close() {
         if (closed) {
             return;
@@ -385,12 +410,25 @@ final class IoUringRing {
         unmap(sqesAddress, sqesLength);
         unmap(cqRingAddress, cqRingLength);
         unmap(sqRingAddress, sqRingLength);
+        unregister();
         Native.close(fd);
+    }
+
+    private void unregister() {
+        if (registeredIndex >= 0) {
+            Native.ioUringUnregisterRingFd(fd, registeredIndex);
+        }
+    }
+
+    /** @return whether {@code io_uring_enter} names the ring by its registered index ({@code IORING_REGISTER_RING_FDS}) */
+    boolean registered() {
+        return registeredIndex >= 0;
     }
 
     @Override
     public String toString() {
-        return "IoUringRing[fd " + fd + ", " + sqEntries + " SQ entries" + (singleIssuer ? ", single issuer" : "")
+        return "IoUringRing[fd " + fd + (registeredIndex >= 0 ? ", registered " + registeredIndex : "") + ", "
+                + sqEntries + " SQ entries" + (singleIssuer ? ", single issuer" : "")
                 + (deferTaskrun ? ", deferred task work" : "") + "]";
     }
 }

@@ -102,6 +102,8 @@ final class Native {
     /**
      * {@code io_uring_enter(2)}.
      *
+     * @param ringFd the ring's descriptor, or with {@link NativeAbi#IORING_ENTER_REGISTERED_RING} in {@code flags} its
+     *        index among the calling thread's registered rings ({@link #ioUringRegisterRingFd})
      * @param timeoutNanos with {@link NativeAbi#IORING_ENTER_GETEVENTS}: the longest wait ({@code >= 0}, passed with
      *        {@code IORING_ENTER_EXT_ARG}), or {@code -1} to wait without a limit
      * @return the submission entries consumed, or -errno ({@code -ETIME} when the wait timed out, {@code -EINTR})
@@ -126,6 +128,23 @@ final class Native {
 
     /** {@code io_uring_register(IORING_UNREGISTER_PBUF_RING)} of {@code groupId}. @return 0 or -errno */
     static native int ioUringUnregisterBufRing(int ringFd, int groupId);
+
+    /**
+     * {@code io_uring_register(IORING_REGISTER_RING_FDS)} of one ring, at any free index of the calling thread's
+     * registered rings: {@link #ioUringEnter} on that thread may then pass the index with
+     * {@link NativeAbi#IORING_ENTER_REGISTERED_RING} instead of the descriptor.
+     *
+     * @return the index (0 and up) or -errno ({@code -EINVAL} before Linux 5.18; {@code -EBUSY} when the thread has
+     *         16 registered already)
+     */
+    static native int ioUringRegisterRingFd(int ringFd);
+
+    /**
+     * {@code io_uring_register(IORING_UNREGISTER_RING_FDS)} of the calling thread's registered ring at {@code index}.
+     *
+     * @return 0 or -errno
+     */
+    static native int ioUringUnregisterRingFd(int ringFd, int index);
 
     /** {@code mmap(2)} of a ring, shared, read and write. @return the address or -errno */
     static native long mmap(int fd, long offset, long length);

@@ -136,6 +136,8 @@ final class NativeAbi {
 
     // io_uring_enter(2), io_uring_register(2), ring flags
     static final int IORING_ENTER_GETEVENTS = constant("IORING_ENTER_GETEVENTS");
+    /** the ring is named by its index among the thread's registered rings, not its descriptor (5.18) */
+    static final int IORING_ENTER_REGISTERED_RING = constant("IORING_ENTER_REGISTERED_RING");
     static final int IORING_SQ_CQ_OVERFLOW = constant("IORING_SQ_CQ_OVERFLOW");
     static final int IORING_SQ_TASKRUN = constant("IORING_SQ_TASKRUN");
 

@@ -123,10 +123,8 @@ class IoUringRingTest {
      */
     @Test
     void deferredTaskWorkIsFlaggedAndRunByTheNextEnter() throws Exception {
-        String[] version = System.getProperty("os.version").split("[.-]");
-        boolean atLeast61 = Integer.parseInt(version[0]) > 6
-                || Integer.parseInt(version[0]) == 6 && Integer.parseInt(version[1]) >= 1;
-        assertEquals(atLeast61, ring.deferTaskrun(), "Linux 6.1+ defers task work: " + ring);
+        assertEquals(IoUringTestSupport.kernelAtLeast(6, 1), ring.deferTaskrun(),
+                "Linux 6.1+ defers task work: " + ring);
         int ev = Native.eventfd(0, NativeAbi.EFD_CLOEXEC);
         ByteBuffer target = ByteBuffer.allocateDirect(8).order(java.nio.ByteOrder.nativeOrder());
         try {
@@ -144,6 +142,41 @@ class IoUringRingTest {
             assertFalse(ring.taskWorkPending());
         } finally {
             Native.close(ev);
+        }
+    }
+
+    /**
+     * A ring registers its descriptor with the thread that made it (Linux 5.18), which then enters it by index
+     * ({@code IORING_ENTER_REGISTERED_RING}); a thread has 16 such slots, so the rings beyond them enter by descriptor
+     * and work the same, and a closed ring gives its slot back.
+     */
+    @Test
+    void ringsBeyondTheThreadsRegisteredSlotsEnterByDescriptorAndClosedRingsGiveTheirSlotsBack() throws Exception {
+        assertEquals(IoUringTestSupport.kernelAtLeast(5, 18), ring.registered(),
+                "Linux 5.18+ registers the ring: " + ring);
+        List<IoUringRing> more = new ArrayList<>();
+        try {
+            for (int i = 0; i < 20; i++) {
+                more.add(IoUringRing.create());
+            }
+            assertTrue(more.stream().anyMatch(r -> !r.registered()), "16 slots per thread, 21 rings");
+            for (int i = 0; i < more.size(); i++) {
+                IoUringRing r = more.get(i);
+                r.add(NativeAbi.IORING_OP_NOP, -1, 0, 0, 0, 0, 0, 100 + i);
+                assertEquals(0, r.submitAndWait(1_000_000_000L), r.toString());
+                List<Long> seen = new ArrayList<>();
+                r.reap((userData, res, flags) -> seen.add(userData));
+                assertEquals(List.of(100L + i), seen, r.toString());
+                assertEquals(-NativeAbi.ETIME, r.submitAndWait(1_000_000L), "a timed wait on " + r);
+            }
+        } finally {
+            more.forEach(IoUringRing::close);
+        }
+        IoUringRing again = IoUringRing.create();
+        try {
+            assertEquals(ring.registered(), again.registered(), "the closed rings gave their slots back: " + again);
+        } finally {
+            again.close();
         }
     }
 

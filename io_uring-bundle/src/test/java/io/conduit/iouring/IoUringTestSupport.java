@@ -54,6 +54,13 @@ final class IoUringTestSupport {
         return sum;
     }
 
+    /** @return whether the running kernel ({@code os.version}) is at least {@code major.minor} */
+    static boolean kernelAtLeast(int major, int minor) {
+        String[] version = System.getProperty("os.version").split("[.-]");
+        int ma = Integer.parseInt(version[0]);
+        return ma > major || ma == major && Integer.parseInt(version[1]) >= minor;
+    }
+
     static void eventually(String what, BooleanSupplier condition) {
         Waits.eventually(what, WAIT_SECONDS, condition);
     }
