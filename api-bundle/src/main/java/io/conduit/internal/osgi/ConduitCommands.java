@@ -19,6 +19,8 @@ import io.conduit.channel.UnixAbstractAddress;
 import io.conduit.internal.channel.access.CoreChannel;
 import io.conduit.internal.channel.core.ChannelStats;
 import io.conduit.internal.channel.core.OpenChannels;
+import io.conduit.internal.config.ConduitProperties;
+import io.conduit.internal.config.Suggestions;
 import io.conduit.internal.transport.TransportRegistry;
 import io.conduit.transport.Availability;
 import io.conduit.transport.Diagnostics;
@@ -78,19 +80,56 @@ public final class ConduitCommands {
     /**
      * {@code conduit:use <preference>} - sets the run-time preference ({@code auto} or an ordered list such as
      * {@code epoll,nio}) in place of {@code conduit.transport} / the configuration, until the next configuration
-     * update or {@code conduit:use} without argument.
+     * update or {@code conduit:use} without argument. A well-formed name that no registered transport has is kept,
+     * as the configuration file keeps it (its bundle may register later), and the reply says so in one line that
+     * names the registered transports (sorted) and the nearest one ({@link Suggestions}). The reply ends with one line for
+     * the selection.
      *
-     * @throws IllegalArgumentException when the preference is malformed (Gogo prints the message)
+     * @throws IllegalArgumentException when the preference is malformed (Gogo prints the message); the preference
+     *                                  in effect stays
      */
     public String use(String preference) {
         registry.setPreference(preference);
-        return "preference set to '" + preference.trim() + "'\n" + selectedLine();
+        TransportSelection s = registry.selection();
+        List<String> registered = new ArrayList<>();
+        s.candidates().forEach(c -> registered.add(c.name()));
+        registered.sort(null);
+        List<String> unknown = new ArrayList<>();
+        for (String name : ConduitProperties.parsePreference("transport preference", preference)) {
+            if (!registered.contains(name)) {
+                unknown.add(name);
+            }
+        }
+        StringBuilder out = new StringBuilder("preference set to '").append(preference.trim()).append("'\n");
+        if (!unknown.isEmpty()) {
+            out.append(unknownNames(unknown, registered)).append('\n');
+        }
+        return out.append(selectedLine(s)).toString();
+    }
+
+    /**
+     * @return the line of {@link #use(String)} for listed names no registered transport has, e.g.
+     *         {@code warning: no registered transport is named 'iouring' (did you mean 'io_uring'?); registered
+     *         transports: epoll, io_uring, nio; the name is kept and applies once a bundle registers it}
+     */
+    static String unknownNames(List<String> unknown, List<String> registered) {
+        StringBuilder w = new StringBuilder("warning: no registered transport is named ");
+        for (int i = 0; i < unknown.size(); i++) {
+            String name = unknown.get(i);
+            w.append(i == 0 ? "" : ", ").append('\'').append(name).append('\'')
+                    .append(Suggestions.didYouMean(name, registered));
+        }
+        return w.append("; registered transports: ")
+                .append(registered.isEmpty() ? "none" : String.join(", ", registered))
+                .append(unknown.size() == 1 ? "; the name is kept and applies once a bundle registers it"
+                        : "; the names are kept and apply once a bundle registers them")
+                .append(" ('conduit:use' alone drops the preference)").toString();
     }
 
     /** {@code conduit:use} without argument - drops the run-time preference; the system property applies again. */
     public String use() {
         registry.setPreference(null);
-        return "run-time preference cleared; conduit.transport applies\n" + selectedLine();
+        return "run-time preference cleared; conduit.transport applies\n" + selectedLine(registry.selection());
     }
 
     /** {@code conduit:diag} - the diagnostics report of {@link Diagnostics#report()}. */
@@ -242,8 +281,8 @@ public final class ConduitCommands {
         return a instanceof UnixDomainSocketAddress || a instanceof UnixAbstractAddress;
     }
 
-    private String selectedLine() {
-        TransportSelection s = registry.selection();
+    /** @return the one line of {@code conduit:use} for the selection {@code s} */
+    private static String selectedLine(TransportSelection s) {
         return s.selectedName() != null ? "selected: " + s.selectedName() + "\n"
                 : "no transport selected: " + s.reason() + "\n";
     }

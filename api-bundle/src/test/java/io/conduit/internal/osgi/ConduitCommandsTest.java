@@ -81,6 +81,41 @@ class ConduitCommandsTest {
         assertEquals("beta", registry.preferenceOverride());
     }
 
+    /**
+     * {@code conduit:use iouring} once replied {@code preference set to 'iouring'} and nothing about the name no
+     * transport has. The name is kept, as {@code transport = iouring} in the configuration file is (the bundle may
+     * register later), and the reply says so, with the registered names and the nearest one, and the selection once.
+     */
+    @Test
+    void useOfAnUnregisteredNameKeepsItAndSaysWhichNamesAreRegistered() {
+        TransportRegistry natives = TestProviders.registry(
+                TestProviders.provider("epoll", true, 100, Availability.available()),
+                TestProviders.provider("io_uring", true, 90, Availability.available()),
+                TestProviders.provider("nio", false, 10, Availability.available()));
+        String out = new ConduitCommands(natives).use("iouring");
+        assertEquals("iouring", natives.preferenceOverride());
+        assertEquals("preference set to 'iouring'\n"
+                + "warning: no registered transport is named 'iouring' (did you mean 'io_uring'?); registered"
+                + " transports: epoll, io_uring, nio; the name is kept and applies once a bundle registers it"
+                + " ('conduit:use' alone drops the preference)\n"
+                + "selected: epoll\n", out);
+    }
+
+    @Test
+    void useNamesEveryUnregisteredNameOfAList() {
+        String out = commands.use("alpa,beta,zzz");
+        assertTrue(out.contains("no registered transport is named 'alpa' (did you mean 'alpha'?), 'zzz';"
+                + " registered transports: alpha, beta, gone; the names are kept"), out);
+        assertEquals(1, out.lines().filter(l -> l.startsWith("selected: ")).count(), out);
+        assertTrue(out.endsWith("selected: beta\n"), out);
+    }
+
+    @Test
+    void useOfRegisteredNamesHasNoWarning() {
+        String out = commands.use("beta,alpha");
+        assertEquals("preference set to 'beta,alpha'\nselected: beta\n", out);
+    }
+
     @Test
     void diagIsTheDiagnosticsReport() {
         assertTrue(commands.diag().startsWith("Conduit diagnostics\n"), commands.diag());
