@@ -38,6 +38,9 @@ import org.osgi.service.cm.ManagedService;
  * Config Admin specification allows but does not require: Apache Felix Configuration Admin logs a thrown one with
  * its stack trace, which for a mistyped value in a {@code .cfg} file says less than the line above.
  *
+ * <p>While the last configuration is rejected or has ignored keys, this service has the property
+ * {@value #PROBLEM_PROPERTY} with that line, so the gateway's banner counts it as a problem.
+ *
  * <p>Only loaded when the package {@code org.osgi.service.cm} is wired to the API bundle (its import is
  * optional); {@link ConduitActivator} checks that first. Configuration Admin calls {@link #updated} on its own
  * thread, one call at a time; {@link #close} runs on the thread stopping the API bundle.
@@ -50,6 +53,13 @@ final class TransportConfiguration implements ManagedService {
     static final String TRANSPORT = "transport";
     /** The strict property. */
     static final String STRICT = "strict";
+    /**
+     * Service property of this {@code ManagedService}: while the last configuration was rejected, or had keys that
+     * were ignored, the one line that says so (the text of the ERROR or WARNING line, which {@code java.util.logging} shows as SEVERE or WARNING); absent otherwise. The gateway's
+     * launcher reads it to count the problem in its banner. Configuration Admin does not configure the service again
+     * when its properties change but its {@code service.pid} does not.
+     */
+    static final String PROBLEM_PROPERTY = "conduit.transport.configuration.problem";
     /** The property FileInstall adds: the URL of the file the configuration came from. */
     private static final String FILEINSTALL_FILENAME = "felix.fileinstall.filename";
 
@@ -58,6 +68,10 @@ final class TransportConfiguration implements ManagedService {
 
     /** Written by Configuration Admin's thread, read by {@link #close}: whether a configuration was applied. */
     private volatile boolean applied;
+    /** The {@value #PROBLEM_PROPERTY} now, or {@code null}; guarded by {@code this}. */
+    private String problem;
+    /** This service's registration, to publish {@link #problem} on; {@code null} until registered. Guarded by {@code this}. */
+    private ServiceRegistration<ManagedService> registration;
 
     TransportConfiguration(TransportRegistry registry) {
         this(registry, System.getLogger(TransportRegistry.LOGGER_NAME));
@@ -76,6 +90,7 @@ final class TransportConfiguration implements ManagedService {
         props.put(Constants.SERVICE_PID, PID);
         props.put(Constants.SERVICE_DESCRIPTION, "Conduit transport selection (io.conduit.transport)");
         ServiceRegistration<ManagedService> reg = context.registerService(ManagedService.class, binding, props);
+        binding.published(reg, props);
         return () -> {
             try {
                 reg.unregister();
@@ -84,6 +99,49 @@ final class TransportConfiguration implements ManagedService {
             }
             binding.close();
         };
+    }
+
+    /** Keeps {@code reg} (with its properties {@code props}) and publishes the problem recorded before it existed. */
+    private synchronized void published(ServiceRegistration<ManagedService> reg, Dictionary<String, Object> props) {
+        registration = reg;
+        base = props;
+        publishProblem();
+    }
+
+    /** The registration's own properties, without {@value #PROBLEM_PROPERTY}; guarded by {@code this}. */
+    private Dictionary<String, Object> base;
+
+    /** @return the {@value #PROBLEM_PROPERTY} of the last configuration, or {@code null} */
+    synchronized String problem() {
+        return problem;
+    }
+
+    /** Records the {@value #PROBLEM_PROPERTY} ({@code null}: none) and publishes it on the registration. */
+    private synchronized void problem(String line) {
+        if (java.util.Objects.equals(problem, line)) {
+            return;
+        }
+        problem = line;
+        publishProblem();
+    }
+
+    private void publishProblem() {
+        if (registration == null) {
+            return;
+        }
+        Dictionary<String, Object> props = new Hashtable<>();
+        for (java.util.Enumeration<String> keys = base.keys(); keys.hasMoreElements(); ) {
+            String key = keys.nextElement();
+            props.put(key, base.get(key));
+        }
+        if (problem != null) {
+            props.put(PROBLEM_PROPERTY, problem);
+        }
+        try {
+            registration.setProperties(props);
+        } catch (IllegalStateException unregistered) {
+            // the API bundle is stopping
+        }
     }
 
     /**
@@ -113,6 +171,7 @@ final class TransportConfiguration implements ManagedService {
             applied = false;
             registry.setRejectedConfiguration(null);
             registry.setOverrides(null, null);
+            problem(null);
             return;
         }
         List<String> problems = new ArrayList<>();
@@ -134,6 +193,7 @@ final class TransportConfiguration implements ManagedService {
             String rejection = "configuration " + PID + " REJECTED, none of its values applied: "
                     + String.join("; ", problems);
             registry.setRejectedConfiguration(rejection);
+            problem(rejection);
             log.log(System.Logger.Level.ERROR, rejection + ". " + inEffect()
                     + ". Correct the configuration, or delete it to return to the system properties");
             return;
@@ -159,9 +219,13 @@ final class TransportConfiguration implements ManagedService {
                         .append(note);
             }
             boolean anyKnown = properties.get(TRANSPORT) != null || properties.get(STRICT) != null;
-            log.log(System.Logger.Level.WARNING, w.append(" ignored; known keys: ").append(TRANSPORT).append(", ")
-                    .append(STRICT).append(anyKnown ? " (the other values were applied)"
-                            : " (it sets neither, so nothing changed)").toString());
+            String warning = w.append(" ignored; known keys: ").append(TRANSPORT).append(", ").append(STRICT)
+                    .append(anyKnown ? " (the other values were applied)" : " (it sets neither, so nothing changed)")
+                    .toString();
+            log.log(System.Logger.Level.WARNING, warning);
+            problem(warning);
+        } else {
+            problem(null);
         }
     }
 

@@ -226,4 +226,62 @@ class TransportConfigurationTest {
         assertNull(registry.rejectedConfiguration());
         assertNull(registry.preferenceOverride());
     }
+
+    /**
+     * The gateway's banner said "0 problem(s)" under a rejected configuration: it counts the service property
+     * {@code conduit.transport.configuration.problem}, which holds the rejection while it lasts.
+     */
+    @Test
+    void aRejectedConfigurationIsTheProblemUntilAValidOneReplacesIt() {
+        binding.updated(props("transport", "beta", "strict", "yes"));
+        assertTrue(binding.problem().startsWith("configuration io.conduit.transport REJECTED"), binding.problem());
+        assertTrue(binding.problem().contains("strict='yes' is not a boolean"), binding.problem());
+        binding.updated(props("transport", "beta", "strict", "true"));
+        assertNull(binding.problem());
+        binding.updated(props("strict", "maybe"));
+        assertTrue(binding.problem().contains("REJECTED"), binding.problem());
+        binding.updated(null);
+        assertNull(binding.problem());
+    }
+
+    @Test
+    void anIgnoredKeyIsTheProblem() {
+        binding.updated(props("transprot", "beta"));
+        assertEquals("configuration io.conduit.transport: unknown key 'transprot' (did you mean 'transport'?) ignored;"
+                + " known keys: transport, strict (it sets neither, so nothing changed)", binding.problem());
+        binding.updated(props("transport", "beta"));
+        assertNull(binding.problem());
+    }
+
+    /** The service property the gateway's banner reads follows the problem; a registration made later gets it too. */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theProblemIsAPropertyOfTheRegisteredService() {
+        List<Dictionary<String, ?>> set = new java.util.ArrayList<>();
+        org.osgi.framework.ServiceRegistration<?> reg = (org.osgi.framework.ServiceRegistration<?>)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.osgi.framework.ServiceRegistration.class}, (p, m, a) -> {
+                            if (m.getName().equals("setProperties")) {
+                                set.add((Dictionary<String, ?>) a[0]);
+                            }
+                            return null;
+                        });
+        TransportConfiguration[] bound = new TransportConfiguration[1];
+        org.osgi.framework.BundleContext context = (org.osgi.framework.BundleContext)
+                java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {org.osgi.framework.BundleContext.class}, (p, m, a) -> {
+                            bound[0] = (TransportConfiguration) a[1];
+                            return reg;
+                        });
+        TransportConfiguration.register(context, registry);
+        Dictionary<String, ?> first = set.get(set.size() - 1);
+        assertEquals("io.conduit.transport", first.get("service.pid"));
+        assertNull(first.get(TransportConfiguration.PROBLEM_PROPERTY));
+        bound[0].updated(props("strict", "yes"));
+        Dictionary<String, ?> rejected = set.get(set.size() - 1);
+        assertEquals("io.conduit.transport", rejected.get("service.pid"));
+        assertTrue(String.valueOf(rejected.get(TransportConfiguration.PROBLEM_PROPERTY)).contains("REJECTED"));
+        bound[0].updated(props("strict", "true"));
+        assertNull(set.get(set.size() - 1).get(TransportConfiguration.PROBLEM_PROPERTY));
+    }
 }

@@ -33,6 +33,11 @@ final class Startup {
     /** Whether the gateway bundle is active, so its network is coming. */
     final boolean gatewayActive;
     final List<Bundle> notActive = new ArrayList<>();
+    /**
+     * The problem of the transport configuration ({@code conf/io.conduit.transport.cfg} rejected, or keys of it
+     * ignored), as the API bundle publishes it, or {@code null}.
+     */
+    final String transportConfigurationProblem;
     final int startLevel;
 
     Startup(BundleContext context) throws InvalidSyntaxException {
@@ -42,6 +47,10 @@ final class Startup {
         network = first(context.getAllServiceReferences(GatewayServices.NETWORK_SERVICE, null));
         noNetwork = first(context.getAllServiceReferences(GatewayServices.NO_NETWORK_SERVICE, null));
         checked = context.getAllServiceReferences(GatewayServices.CONFIGURATION_CHECK_SERVICE, null) != null;
+        ServiceReference<?> transportConfiguration = first(context.getAllServiceReferences(
+                GatewayServices.MANAGED_SERVICE, "(" + GatewayServices.TRANSPORT_CONFIGURATION_PROBLEM + "=*)"));
+        transportConfigurationProblem = transportConfiguration == null ? null
+                : String.valueOf(transportConfiguration.getProperty(GatewayServices.TRANSPORT_CONFIGURATION_PROBLEM));
         started = context.getBundle(Constants.SYSTEM_BUNDLE_ID).getState() == Bundle.ACTIVE;
         boolean gatewayUp = false;
         for (Bundle b : context.getBundles()) {
@@ -138,6 +147,9 @@ final class Startup {
                     strings(r.getProperty(GatewayServices.STATUS_FAILURES))));
         }
         lines.sort(null);
+        if (transportConfigurationProblem != null) {
+            lines.add(transportConfigurationLine(transportConfigurationProblem));
+        }
         if (started) {
             for (Bundle x : notActive) {
                 lines.add("  bundle " + x.getSymbolicName() + " is not active (state " + stateName(x.getState())
@@ -155,8 +167,17 @@ final class Startup {
         return n;
     }
 
+    /**
+     * @param problem the line the API bundle published for its configuration, e.g. {@code configuration
+     *                io.conduit.transport REJECTED, none of its values applied: property strict='yes' ...}
+     * @return the banner's line for it: the problem indented as the other lines are
+     */
+    static String transportConfigurationLine(String problem) {
+        return "  " + problem;
+    }
+
     int problems() {
-        int n = noNetwork != null ? 1 : 0;
+        int n = (noNetwork != null ? 1 : 0) + (transportConfigurationProblem != null ? 1 : 0);
         for (ServiceReference<?> r : statuses) {
             n += strings(r.getProperty(GatewayServices.STATUS_FAILURES)).length;
         }

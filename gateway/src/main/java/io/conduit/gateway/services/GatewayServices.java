@@ -47,6 +47,14 @@ public final class GatewayServices {
     public static final String TRANSPORT_SELECTION = "conduit.transport.selection";
     /** No-network property: the selection error, one line. */
     public static final String TRANSPORT_PROBLEM = "conduit.transport.problem";
+    /**
+     * Property of the API bundle's {@code ManagedService} of PID {@code io.conduit.transport}
+     * ({@code conf/io.conduit.transport.cfg}) while its last configuration was rejected or had ignored keys: that
+     * one line. The API bundle's {@code TransportConfiguration} names the same property.
+     */
+    public static final String TRANSPORT_CONFIGURATION_PROBLEM = "conduit.transport.configuration.problem";
+    /** Service interface that carries {@link #TRANSPORT_CONFIGURATION_PROBLEM}. */
+    public static final String MANAGED_SERVICE = "org.osgi.service.cm.ManagedService";
 
     /**
      * Service registered by the check of the configuration directory ({@code ConfigurationFiles}) once it has
