@@ -347,7 +347,9 @@ public final class ConduitProperties {
      * @param origin names where the text came from, for the error message (e.g. the property name)
      * @return the names in preference order; empty for {@code auto}
      * @throws IllegalArgumentException when the text is empty, has an empty entry, mixes {@code auto} with
-     *         names, or has a name with characters other than {@code [a-z0-9._-]}
+     *         names, or has a name with characters other than letters (any case), digits, {@code .}, {@code _} and
+     *         {@code -}: {@code IO_URING} is {@code io_uring}, as Karaf and OSGi configuration compares booleans and
+     *         {@code auto} regardless of case
      */
     public static List<String> parsePreference(String origin, String text) {
         Objects.requireNonNull(text, "text");
@@ -372,7 +374,8 @@ public final class ConduitProperties {
             }
             if (!NAME.matcher(name).matches()) {
                 throw new IllegalArgumentException(origin + "='" + text + "' has an invalid transport name '"
-                        + part.trim() + "' (allowed characters: a-z 0-9 . _ -)" + hint);
+                        + part.trim() + "' (allowed characters: letters a-z in any case, digits 0-9, '.', '_', '-')"
+                        + hint);
             }
             if (!names.contains(name)) {
                 names.add(name);

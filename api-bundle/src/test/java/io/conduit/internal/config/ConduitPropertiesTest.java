@@ -71,6 +71,21 @@ public class ConduitPropertiesTest {
         assertEquals(List.of(), good.problems());
     }
 
+    /**
+     * {@code IO_URING} was accepted while the documentation called anything outside {@code [a-z0-9._-]} malformed.
+     * Names are compared regardless of case, as {@code auto} and the booleans are; other characters are malformed.
+     */
+    @Test
+    void preferenceNamesIgnoreCaseAndOtherCharactersAreMalformed() {
+        assertEquals(List.of("io_uring", "nio"), ConduitProperties.parsePreference("p", " IO_URING, Nio"));
+        assertEquals(List.of(), ConduitProperties.parsePreference("p", "AUTO"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ConduitProperties.parsePreference("p", "io uring"));
+        assertEquals("p='io uring' has an invalid transport name 'io uring' (allowed characters: letters a-z in any"
+                + " case, digits 0-9, '.', '_', '-'); expected 'auto' or an ordered comma-separated list of transport"
+                + " names, e.g. 'epoll,nio'", e.getMessage());
+    }
+
     @Test
     void theParsersUsedByEachPropertysCodeApplyTheSameRule() {
         assertEquals("paranoid", ConduitProperties.parseLeakDetection(" Paranoid "));

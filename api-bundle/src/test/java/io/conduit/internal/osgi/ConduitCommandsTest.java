@@ -110,6 +110,12 @@ class ConduitCommandsTest {
         assertTrue(out.endsWith("selected: beta\n"), out);
     }
 
+    /** Names ignore case, as in {@code conduit.transport}: {@code BETA} is {@code beta}, with no warning. */
+    @Test
+    void useOfANameInAnotherCaseSelectsThatTransport() {
+        assertEquals("preference set to 'BETA'\nselected: beta\n", commands.use("BETA"));
+    }
+
     @Test
     void useOfRegisteredNamesHasNoWarning() {
         String out = commands.use("beta,alpha");
