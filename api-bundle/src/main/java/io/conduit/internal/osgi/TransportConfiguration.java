@@ -70,8 +70,10 @@ final class TransportConfiguration implements ManagedService {
     private volatile boolean applied;
     /** The {@value #PROBLEM_PROPERTY} now, or {@code null}; guarded by {@code this}. */
     private String problem;
-    /** This service's registration, to publish {@link #problem} on; {@code null} until registered. Guarded by {@code this}. */
+    /** This service's registration, to publish {@link #problem} on; {@code null} until registered; guarded by {@code this}. */
     private ServiceRegistration<ManagedService> registration;
+    /** The registration's own properties, without {@value #PROBLEM_PROPERTY}; guarded by {@code this}. */
+    private Dictionary<String, Object> base;
 
     TransportConfiguration(TransportRegistry registry) {
         this(registry, System.getLogger(TransportRegistry.LOGGER_NAME));
@@ -107,9 +109,6 @@ final class TransportConfiguration implements ManagedService {
         base = props;
         publishProblem();
     }
-
-    /** The registration's own properties, without {@value #PROBLEM_PROPERTY}; guarded by {@code this}. */
-    private Dictionary<String, Object> base;
 
     /** @return the {@value #PROBLEM_PROPERTY} of the last configuration, or {@code null} */
     synchronized String problem() {
