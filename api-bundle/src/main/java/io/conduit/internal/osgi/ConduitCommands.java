@@ -82,8 +82,8 @@ public final class ConduitCommands {
      * {@code epoll,nio}) in place of {@code conduit.transport} / the configuration, until the next configuration
      * update or {@code conduit:use} without argument. A well-formed name that no registered transport has is kept,
      * as the configuration file keeps it (its bundle may register later), and the reply says so in one line that
-     * names the registered transports (sorted) and the nearest one ({@link Suggestions}). The reply ends with one line for
-     * the selection.
+     * names the registered transports (sorted) and the nearest one ({@link Suggestions}). The reply ends with one
+     * line for the selection.
      *
      * @throws IllegalArgumentException when the preference is malformed (Gogo prints the message); the preference
      *                                  in effect stays

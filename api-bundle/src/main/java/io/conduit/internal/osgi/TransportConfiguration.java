@@ -55,9 +55,10 @@ final class TransportConfiguration implements ManagedService {
     static final String STRICT = "strict";
     /**
      * Service property of this {@code ManagedService}: while the last configuration was rejected, or had keys that
-     * were ignored, the one line that says so (the text of the ERROR or WARNING line, which {@code java.util.logging} shows as SEVERE or WARNING); absent otherwise. The gateway's
-     * launcher reads it to count the problem in its banner. Configuration Admin does not configure the service again
-     * when its properties change but its {@code service.pid} does not.
+     * were ignored, the one line that says so (the text of the ERROR or WARNING line; {@code java.util.logging}
+     * shows ERROR as SEVERE); absent otherwise. The gateway's launcher reads it to count the problem in its banner.
+     * Configuration Admin does not configure the service again when its properties change but its
+     * {@code service.pid} does not.
      */
     static final String PROBLEM_PROPERTY = "conduit.transport.configuration.problem";
     /** The property FileInstall adds: the URL of the file the configuration came from. */
@@ -70,7 +71,7 @@ final class TransportConfiguration implements ManagedService {
     private volatile boolean applied;
     /** The {@value #PROBLEM_PROPERTY} now, or {@code null}; guarded by {@code this}. */
     private String problem;
-    /** This service's registration, to publish {@link #problem} on; {@code null} until registered; guarded by {@code this}. */
+    /** This service's registration, to publish {@link #problem} on; {@code null} before; guarded by {@code this}. */
     private ServiceRegistration<ManagedService> registration;
     /** The registration's own properties, without {@value #PROBLEM_PROPERTY}; guarded by {@code this}. */
     private Dictionary<String, Object> base;
