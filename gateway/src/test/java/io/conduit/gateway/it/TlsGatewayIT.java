@@ -307,6 +307,10 @@ class TlsGatewayIT {
         Thread.sleep(500);
         assertEquals(1, gateway.output().lines().filter(l -> l.contains("relay-wrong-name.cfg: TLS")).count(),
                 "one line per burst:\n" + gateway.output());
+        // the upstream (the gateway's own TLS echo) learns why from the relay's alert, instead of an end of stream
+        String upstreamSide = awaitLine("TLS handshake failed on /127.0.0.1:" + echoPort);
+        assertTrue(upstreamSide.contains("certificate_unknown") || upstreamSide.contains("bad_certificate"),
+                upstreamSide);
     }
 
     private static void closeFiveClientsThrough(int relayPort) throws IOException {
