@@ -313,11 +313,16 @@ class TlsGatewayIT {
                 upstreamSide);
     }
 
+    /**
+     * Five clients that send a line and end their input at once, as {@code socat} does with a short input: the relay
+     * asks for the upstream's half-closure while its handshake runs, and closes the upstream when that fails.
+     */
     private static void closeFiveClientsThrough(int relayPort) throws IOException {
         for (int i = 0; i < 5; i++) {
             try (Socket s = new Socket(InetAddress.getLoopbackAddress(), relayPort)) {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write("abcdef\n".getBytes(StandardCharsets.US_ASCII));
+                s.shutdownOutput();
                 assertEquals(-1, s.getInputStream().read(), "the client is closed");
             }
         }
