@@ -54,6 +54,7 @@ class TlsGatewayIT {
     private static int sServerPort;
     private static int untrustedRelayPort;
     private static int untrustedServerPort;
+    private static int wrongNameRelayPort;
     private static int sniRelayPort;
     private static int aServerPort;
     private static Path bServerSocket;
@@ -77,6 +78,7 @@ class TlsGatewayIT {
         sServerPort = Tools.freeTcpPort();
         untrustedRelayPort = Tools.freeTcpPort();
         untrustedServerPort = Tools.freeTcpPort();
+        wrongNameRelayPort = Tools.freeTcpPort();
         sniRelayPort = Tools.freeTcpPort();
         reloadPort = Tools.freeTcpPort();
         redisPort = Tools.freeTcpPort();
@@ -132,6 +134,9 @@ class TlsGatewayIT {
         write(conf, "relay-untrusted", "listen = tcp://127.0.0.1:" + untrustedRelayPort,
                 "upstream = tls://127.0.0.1:" + untrustedServerPort, "tls.upstream.ca = ca.pem",
                 "tls.upstream.serverName = gw.example");
+        write(conf, "relay-wrong-name", "listen = tcp://127.0.0.1:" + wrongNameRelayPort,
+                "upstream = tls://127.0.0.1:" + echoPort, "tls.upstream.ca = ca.pem",
+                "tls.upstream.serverName = wrong.example");
         write(conf, "relay-sni", "listen = tcp://127.0.0.1:" + sniRelayPort,
                 "upstream = tcp://127.0.0.1:" + untrustedServerPort,
                 "sni.routes = a.example=tcp://127.0.0.1:" + aServerPort + ", b.example=unix:" + bServerSocket);
@@ -167,7 +172,7 @@ class TlsGatewayIT {
     @Test
     void eachBadTlsConfigurationIsOneLineAndTheOtherEndpointsStart() {
         String out = gateway.output();
-        assertTrue(out.contains("Ready: 11 endpoint(s) listening, 4 problem(s)"), out); // the metrics endpoint is one
+        assertTrue(out.contains("Ready: 12 endpoint(s) listening, 4 problem(s)"), out); // the metrics endpoint is one
         assertTrue(out.contains("tls://127.0.0.1:" + echoPort + " (certificate CN=gw.example, expires "), out);
         assertTrue(out.contains("tls://127.0.0.1:" + httpsRelayPort + " -> tcp://127.0.0.1:" + httpPort
                 + " (certificate CN=gw.example, expires "), out);
@@ -271,21 +276,56 @@ class TlsGatewayIT {
      * the failed upstream handshakes are one line naming the upstream and the cause, the rest counted (one line per
      * burst, not one per client).
      */
+    /**
+     * The line names the relay's file, the upstream, what failed in plain words and the key to set (it was the JDK's
+     * {@code PKIX path building failed: sun.security...}, from the TLS handler, naming neither); one line for the
+     * burst, without a stack trace.
+     */
     @Test
     void anUpstreamCertificateOfAnUnknownCaClosesTheClientWithOneLineNamingThePeer() throws Exception {
+        closeFiveClientsThrough(untrustedRelayPort);
+        String peer = "TLS handshake failed with upstream tls://127.0.0.1:" + untrustedServerPort;
+        String line = awaitLine(peer);
+        assertTrue(line.contains("relay io.conduit.gateway.relay-untrusted.cfg: ")
+                && line.contains("its certificate is not trusted") && line.contains("does not chain to a trusted CA")
+                && line.contains("set 'tls.upstream.ca' to the CA certificate that signed it"), line);
+        Thread.sleep(500);
+        String upstream = "127.0.0.1:" + untrustedServerPort;
+        assertEquals(1, gateway.output().lines().filter(l -> l.contains(upstream) && l.contains("TLS")
+                && !l.contains(" -> ")).count(), "one line per burst:\n" + gateway.output());
+        assertFalse(gateway.output().contains("PKIX path building failed"), gateway.output());
+        assertFalse(gateway.output().contains("\tat io.conduit"), "no stack trace:\n" + gateway.output());
+    }
+
+    @Test
+    void anUpstreamCertificateForAnotherNameIsOneLineNamingTheServerNameKey() throws Exception {
+        closeFiveClientsThrough(wrongNameRelayPort);
+        String line = awaitLine("relay io.conduit.gateway.relay-wrong-name.cfg: TLS handshake failed with upstream"
+                + " tls://127.0.0.1:" + echoPort);
+        assertTrue(line.contains("does not name the host name 'wrong.example'")
+                && line.contains("set 'tls.upstream.serverName' to a name in the certificate"), line);
+        Thread.sleep(500);
+        assertEquals(1, gateway.output().lines().filter(l -> l.contains("relay-wrong-name.cfg: TLS")).count(),
+                "one line per burst:\n" + gateway.output());
+        // the upstream (the gateway's own TLS echo) learns why from the relay's alert, instead of an end of stream
+        String upstreamSide = awaitLine("TLS handshake failed on /127.0.0.1:" + echoPort);
+        assertTrue(upstreamSide.contains("certificate_unknown") || upstreamSide.contains("bad_certificate"),
+                upstreamSide);
+    }
+
+    /**
+     * Five clients that send a line and end their input at once, as {@code socat} does with a short input: the relay
+     * asks for the upstream's half-closure while its handshake runs, and closes the upstream when that fails.
+     */
+    private static void closeFiveClientsThrough(int relayPort) throws IOException {
         for (int i = 0; i < 5; i++) {
-            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), untrustedRelayPort)) {
+            try (Socket s = new Socket(InetAddress.getLoopbackAddress(), relayPort)) {
                 s.setSoTimeout(10_000);
                 s.getOutputStream().write("abcdef\n".getBytes(StandardCharsets.US_ASCII));
+                s.shutdownOutput();
                 assertEquals(-1, s.getInputStream().read(), "the client is closed");
             }
         }
-        String peer = "with /127.0.0.1:" + untrustedServerPort;
-        String line = awaitLine(peer);
-        assertTrue(line.contains("TLS handshake failed") && line.contains("does not chain to a trusted CA"), line);
-        Thread.sleep(500);
-        assertEquals(1, gateway.output().lines().filter(l -> l.contains(peer)).count(), "one line per burst:\n"
-                + gateway.output());
     }
 
     @Test

@@ -47,7 +47,9 @@ import io.conduit.concurrent.Promise;
  *       (half-closure, as the JDK documents for TLS 1.3), otherwise the channel is closed.</li>
  *   <li><b>Failures</b>: a failed handshake or bad input (not TLS, a broken record, a missing client certificate
  *       where one is required, a timeout) sends the engine's alert, closes the connection and logs one rate-limited
- *       line per context, without a stack trace; the handshake future fails with the cause.</li>
+ *       line per context, without a stack trace; the handshake future fails with the cause. A client sends its alert
+ *       too (a certificate it does not trust: {@code certificate_unknown}). The alert is flushed before the future
+ *       fails, and closing the channel after that waits until the alert is written (a few seconds at most).</li>
  * </ul>
  *
  * <p>Not sharable; every method runs on the channel's event loop. Delegated engine tasks run there too.
@@ -427,6 +429,10 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
             } catch (SSLException | RuntimeException ignored) {
                 // nothing more to send
             }
+            // Sent before anyone hears of the failure: a handler after this one that closes the channel on the failed
+            // handshake (a relay does) would otherwise close it with the alert still unflushed, and the peer would
+            // read an unexplained end of stream. close() waits for the alert too.
+            flushIfNeeded();
         }
         report(cause);
         failAll(cause);
@@ -435,12 +441,11 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
 
     /** Flushes what was encrypted and closes once it is written, or after a bound when the peer does not read. */
     private void closeAfterWritten(Promise<Void> promise) {
-        if (!needsFlush || lastWrite == null) {
+        if (lastWrite == null || lastWrite.isDone()) {
             ctx.close(promise);
             return;
         }
-        needsFlush = false;
-        ctx.flush();
+        flushIfNeeded();
         boolean[] once = new boolean[1];
         Runnable closeOnce = () -> {
             if (!once[0]) {
@@ -797,6 +802,11 @@ public final class TlsHandler implements ChannelHandler, ConnectionFacts {
                 + " encrypted this write", null);
         failPending(unflushed, e);
         failPending(flushed, e);
+        if (failed && ctx.channel().isActive()) {
+            closing = true;
+            closeAfterWritten(promise);   // the alert of the failure may still be on its way
+            return;
+        }
         if (closing || failed || engine == null || engine.isOutboundDone() || !ctx.channel().isActive()) {
             closing = true;
             ctx.close(promise);

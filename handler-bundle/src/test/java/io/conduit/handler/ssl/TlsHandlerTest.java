@@ -427,6 +427,54 @@ class TlsHandlerTest {
         p.clientChannel.releaseOutbound();
     }
 
+    /**
+     * A client whose handshake fails on the server's certificate (not trusted, or not naming the host) sends the
+     * engine's alert before it closes, so the server reads why (openssl's {@code s_server} showed only an unexpected
+     * EOF from the gateway). Once with a handler after TLS that closes the channel as soon as the handshake fails,
+     * as a relay does: that close must not overtake the alert. Once with {@link TlsHandler#closeOutbound()} asked
+     * before the handshake, as a relay does for a client that sends and ends its input at once ({@code socat}): the
+     * failed handshake then closes the channel.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"untrusted", "untrusted-closed-at-once", "other-host", "other-host-closed-at-once",
+            "untrusted-half-closed-before"})
+    void aClientWhoseHandshakeFailsOnTheCertificateSendsTheAlert(String variant) throws Exception {
+        TlsHandler clientTls = variant.startsWith("untrusted")
+                ? TlsContext.forClient().build().newClientHandler("localhost", 443)   // trusts no test CA
+                : client().build().newClientHandler("other.example", 443);           // the certificate names localhost
+        java.util.function.Function<io.conduit.channel.ChannelHandler[], io.conduit.channel.embedded.EmbeddedChannel>
+                clientChannel = variant.endsWith("half-closed-before") ? ShutdownOutputChannel::new
+                        : io.conduit.channel.embedded.EmbeddedChannel::new;
+        if (variant.endsWith("closed-at-once")) {
+            clientChannel = handlers -> new io.conduit.channel.embedded.EmbeddedChannel(handlers[0],
+                    new io.conduit.channel.ChannelHandler() {
+                        @Override
+                        public void userEventTriggered(io.conduit.channel.ChannelHandlerContext ctx, Object event) {
+                            if (event instanceof TlsHandshakeCompletionEvent e && !e.isSuccess()) {
+                                ctx.channel().close();
+                            }
+                            ctx.fireUserEventTriggered(event);
+                        }
+                    }, handlers[1]);
+        }
+        try (LogCapture log = new LogCapture(TlsHandler.class.getName())) {
+            TlsPair p = new TlsPair(server().build().newServerHandler(), clientTls, io.conduit.channel.embedded.EmbeddedChannel::new,
+                    clientChannel);
+            if (variant.endsWith("half-closed-before")) {
+                p.clientTls.closeOutbound();
+            }
+            p.shuttle();
+            assertFalse(p.clientChannel.isOpen());
+            assertFalse(p.clientTls.handshakeFuture().isSuccess());
+            Throwable seen = p.serverTls.handshakeFuture().cause();
+            assertInstanceOf(javax.net.ssl.SSLHandshakeException.class, seen, "the server got the client's alert");
+            assertTrue(seen.getMessage().contains("certificate_unknown") || seen.getMessage().contains(
+                    "bad_certificate"), seen.getMessage());
+            p.serverChannel.finishAndReleaseAll();
+            p.clientChannel.finishAndReleaseAll();
+        }
+    }
+
     @Test
     void writesNotEncryptedYetFailWhenTheChannelCloses() throws Exception {
         TlsPair p = new TlsPair(server().build().newServerHandler(), client().build().newClientHandler("localhost", 443));

@@ -181,6 +181,10 @@ public record TlsConfig(TlsContextSource server, TlsContextSource upstream, Stri
         if (cert != null) {
             b.certificate(cert, key, password(props, "tls.upstream.key.password"));
         }
+        // The relay writes the line of a failed upstream handshake, naming its file and the key to fix; the TLS
+        // handler's own line (the JDK's words) stays at DEBUG.
+        b.failureLog(new io.conduit.handler.logging.RateLimitedLog(
+                System.getLogger(io.conduit.handler.ssl.TlsHandler.class.getName()), System.Logger.Level.DEBUG));
         return build(b, props, "upstream " + endpoint);
     }
 

@@ -51,6 +51,8 @@ public final class RelayComponent {
     private final RateLimitedLog unreachable = RelayFrontendHandler.unreachableLog();
     /** The counters of the endpoint, in scrapes of the metrics endpoint; {@code null} without a valid configuration. */
     private volatile ComponentMetrics metrics;
+    /** Failed handshakes with the relay's {@code tls://} upstream, counted for all connections of this relay. */
+    private final RateLimitedLog upstreamTlsFailures = RelayFrontendHandler.upstreamTlsFailureLog();
     /** Clients closed by SNI routing before they sent a ClientHello, counted for all connections of this relay. */
     private final RateLimitedLog sniClosed = RelayFrontendHandler.unreachableLog();
 
@@ -108,7 +110,7 @@ public final class RelayComponent {
                             ch.pipeline().addAfter("tls", "tls-failures", tlsFailures);
                         }
                         ch.pipeline().addLast("relay-frontend", new RelayFrontendHandler(config, network, unreachable,
-                                counters));
+                                counters, upstreamTlsFailures));
                     }
                 };
                 return network.listen(endpoint, config.upstreams(), childOptions, init);
@@ -167,6 +169,7 @@ public final class RelayComponent {
         }
         listeners.close(ConfigurationFiles.deactivated(reason));
         unreachable.flush();
+        upstreamTlsFailures.flush();
         sniClosed.flush();
     }
 }

@@ -59,6 +59,8 @@ public final class RelayFrontendHandler implements ChannelHandler {
     private final Network network;
     /** The relay's log of clients closed because the upstream was unreachable; shared by its connections. */
     private final RateLimitedLog unreachable;
+    /** The relay's log of failed handshakes with its {@code tls://} upstream; shared by its connections. */
+    private final RateLimitedLog upstreamTlsFailures;
     /** The listening endpoint's counters, or {@code null} when nothing counts. */
     private final EndpointCounters counters;
     /** The pending upstream connect; loop-confined. */
@@ -99,10 +101,23 @@ public final class RelayFrontendHandler implements ChannelHandler {
      */
     public RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable,
             EndpointCounters counters) {
+        this(config, network, unreachable, counters, upstreamTlsFailureLog());
+    }
+
+    /**
+     * @param config              the relay's configuration
+     * @param network             where the upstream channel comes from
+     * @param unreachable         the relay's {@link #unreachableLog()}, shared by all its connections
+     * @param counters            the listening endpoint's counters, or {@code null} to count nothing
+     * @param upstreamTlsFailures the relay's {@link #upstreamTlsFailureLog()}, shared by all its connections
+     */
+    public RelayFrontendHandler(RelayConfig config, Network network, RateLimitedLog unreachable,
+            EndpointCounters counters, RateLimitedLog upstreamTlsFailures) {
         this.config = config;
         this.network = network;
         this.unreachable = unreachable;
         this.counters = counters;
+        this.upstreamTlsFailures = upstreamTlsFailures;
     }
 
     /**
@@ -112,6 +127,15 @@ public final class RelayFrontendHandler implements ChannelHandler {
      */
     static RateLimitedLog unreachableLog() {
         return new RateLimitedLog(LOG, System.Logger.Level.INFO);
+    }
+
+    /**
+     * @return a new log for the failed handshakes of one relay with its {@code tls://} upstream: WARNING (mostly a
+     *         configuration to fix: {@code tls.upstream.ca}, {@code tls.upstream.serverName}), the first at once,
+     *         then a count at most every {@value RateLimitedLog#DEFAULT_INTERVAL_SECONDS} s
+     */
+    static RateLimitedLog upstreamTlsFailureLog() {
+        return new RateLimitedLog(LOG, System.Logger.Level.WARNING);
     }
 
     /** @return options of both sides of a relayed connection: half-closure, water marks, connect timeout */
@@ -145,7 +169,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
         long startNanos = System.nanoTime();
         try {
             f = network.connect(upstreamUri, client.eventLoop(), options, upstreamHandler(config, client,
-                    counters));
+                    counters, upstreamTlsFailures));
         } catch (RuntimeException e) {
             if (cell != null) {
                 cell.connectFailed();
@@ -208,6 +232,82 @@ public final class RelayFrontendHandler implements ChannelHandler {
         });
     }
 
+    /**
+     * Writes {@link #tlsUpstreamFailure} to the relay's log when the upstream's handshake fails, except when the relay
+     * itself closed the upstream first (its client left during the handshake). Not sharable; runs on the upstream's
+     * event loop.
+     */
+    private static final class UpstreamTlsFailureLog implements ChannelHandler {
+        private final RelayConfig config;
+        private final Channel client;
+        private final RateLimitedLog failures;
+        private boolean closedHere;
+
+        UpstreamTlsFailureLog(RelayConfig config, Channel client, RateLimitedLog failures) {
+            this.config = config;
+            this.client = client;
+            this.failures = failures;
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof TlsHandshakeCompletionEvent e && !e.isSuccess()
+                    && !(closedHere && e.cause() instanceof io.conduit.channel.ChannelClosedException)) {
+                String who = describeClient(client);
+                failures.occurred(() -> tlsUpstreamFailure(config, e.cause()) + "; closed client " + who);
+            }
+            ctx.fireUserEventTriggered(event);
+        }
+
+        @Override
+        public void close(ChannelHandlerContext ctx, io.conduit.concurrent.Promise<Void> promise) {
+            closedHere = true;
+            ctx.close(promise);
+        }
+    }
+
+    /**
+     * The line for a failed handshake with a relay's {@code tls://} upstream: the relay's file, the upstream, what
+     * failed in plain words and the key that fixes it, e.g. {@code relay relay-a.cfg: TLS handshake failed with
+     * upstream tls://10.0.0.5:443: its certificate is not trusted (it does not chain to a trusted CA); set
+     * 'tls.upstream.ca' to the CA certificate that signed it}. The kind of failure is read from the cause's type.
+     *
+     * @param cause why the handshake failed, as the TLS handler's handshake future holds it
+     */
+    static String tlsUpstreamFailure(RelayConfig config, Throwable cause) {
+        String head = "relay " + config.name() + ": TLS handshake failed with upstream " + config.upstream() + ": ";
+        boolean certificateRejected = false;
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.security.cert.CertPathBuilderException
+                    || t instanceof java.security.cert.CertPathValidatorException) {
+                return head + "its certificate is not trusted (it does not chain to a trusted CA); set"
+                        + " 'tls.upstream.ca' to the CA certificate that signed it";
+            }
+            if (t instanceof java.security.cert.CertificateExpiredException) {
+                return head + "its certificate expired; the upstream must renew it";
+            }
+            if (t instanceof java.security.cert.CertificateNotYetValidException) {
+                return head + "its certificate is not valid yet; check the clocks of both hosts";
+            }
+            certificateRejected |= t.getClass() == java.security.cert.CertificateException.class;
+        }
+        if (certificateRejected) {
+            // the chain was trusted: what is left to check is the host name (the JDK throws a plain
+            // CertificateException for it)
+            return head + "its certificate does not name the host name '" + config.tls().upstreamServerName()
+                    + "'; set 'tls.upstream.serverName' to a name in the certificate";
+        }
+        if (cause instanceof io.conduit.channel.ChannelClosedException) {
+            return head + "the upstream closed the connection during the handshake; check that it serves TLS on"
+                    + " that port, and set 'tls.upstream.cert' and 'tls.upstream.key' if it wants a client"
+                    + " certificate";
+        }
+        if (cause instanceof io.conduit.handler.ssl.TlsHandshakeTimeoutException) {
+            return head + cause.getMessage() + "; check that the upstream serves TLS on that port";
+        }
+        return head + cause.getMessage();
+    }
+
     /** Room for a PROXY header without TLVs: 107 bytes for version 1, 16 + 216 for version 2 with Unix paths. */
     private static final int PROXY_HEADER_CAPACITY = 232;
 
@@ -216,15 +316,18 @@ public final class RelayFrontendHandler implements ChannelHandler {
      *         {@link ByteRateLimitHandler} with {@code rate.limit.bytes.per.second}
      */
     static ChannelHandler upstreamHandler(RelayConfig config, Channel client) {
-        return upstreamHandler(config, client, null);
+        return upstreamHandler(config, client, null, upstreamTlsFailureLog());
     }
 
     /**
      * @param counters the listening endpoint's counters, or {@code null}
+     * @param failures the relay's {@link #upstreamTlsFailureLog()}: a failed handshake with a {@code tls://}
+     *                 upstream is one line there, as {@link #tlsUpstreamFailure} words it
      * @return as {@link #upstreamHandler(RelayConfig, Channel)}, behind a {@link TrafficHandler} counting the upstream
      *         bytes into {@code counters}
      */
-    static ChannelHandler upstreamHandler(RelayConfig config, Channel client, EndpointCounters counters) {
+    static ChannelHandler upstreamHandler(RelayConfig config, Channel client, EndpointCounters counters,
+            RateLimitedLog failures) {
         if (config.rateLimitBytesPerSecond() == 0 && counters == null && !config.upstream().tls()) {
             return new RelayHandler(client);
         }
@@ -245,6 +348,7 @@ public final class RelayFrontendHandler implements ChannelHandler {
                         ch.pipeline().addLast("tls-failures", new TlsFailureCounter(counters,
                                 EndpointCounters.Side.UPSTREAM));
                     }
+                    ch.pipeline().addLast("tls-failure-log", new UpstreamTlsFailureLog(config, client, failures));
                 }
                 ch.pipeline().addLast("relay", new RelayHandler(client));
             }

@@ -225,6 +225,32 @@ class RelayFrontendHandlerTest {
     }
 
     /** @return a relay's log of unreachable upstreams as the gateway makes it, with a 10 s interval on {@code clock} */
+    /**
+     * The line of a failed upstream handshake says in plain words what failed and which key fixes it, read from the
+     * cause's type (as the JDK's trust manager and the TLS handler make them), never from its message.
+     */
+    @Test
+    void aFailedUpstreamHandshakeIsWordedByItsCauseWithTheKeyToSet() {
+        RelayConfig tls = RelayConfig.from(Map.of("listen", "tcp://127.0.0.1:0", "upstream", "tls://10.0.0.5:443",
+                "tls.upstream.serverName", "db.example", "felix.fileinstall.filename",
+                "file:/opt/gw/conf/io.conduit.gateway.relay-db.cfg"));
+        String head = "relay io.conduit.gateway.relay-db.cfg: TLS handshake failed with upstream tls://10.0.0.5:443: ";
+        javax.net.ssl.SSLHandshakeException untrusted = new javax.net.ssl.SSLHandshakeException("PKIX path building");
+        untrusted.initCause(new java.security.cert.CertificateException("validator",
+                new java.security.cert.CertPathBuilderException("unable to find valid certification path")));
+        assertEquals(head + "its certificate is not trusted (it does not chain to a trusted CA); set"
+                + " 'tls.upstream.ca' to the CA certificate that signed it",
+                RelayFrontendHandler.tlsUpstreamFailure(tls, untrusted));
+        javax.net.ssl.SSLHandshakeException wrongName = new javax.net.ssl.SSLHandshakeException("No SAN");
+        wrongName.initCause(new java.security.cert.CertificateException("No subject alternative names present"));
+        assertEquals(head + "its certificate does not name the host name 'db.example'; set 'tls.upstream.serverName'"
+                + " to a name in the certificate", RelayFrontendHandler.tlsUpstreamFailure(tls, wrongName));
+        assertTrue(RelayFrontendHandler.tlsUpstreamFailure(tls, new io.conduit.channel.ChannelClosedException(
+                "closed", null)).startsWith(head + "the upstream closed the connection during the handshake"));
+        assertEquals(head + "Received fatal alert: handshake_failure", RelayFrontendHandler.tlsUpstreamFailure(tls,
+                new javax.net.ssl.SSLHandshakeException("Received fatal alert: handshake_failure")));
+    }
+
     private static RateLimitedLog unreachableLog(java.util.concurrent.atomic.AtomicLong clock) {
         return new RateLimitedLog(System.getLogger("io.conduit.gateway"), System.Logger.Level.INFO,
                 TimeUnit.SECONDS.toNanos(10), clock::get);
