@@ -188,6 +188,13 @@ class LauncherTest {
     }
 
     @Test
+    void theLogManagerIsNamedByItsClassNameWithoutLoadingIt() {
+        // a rename of ShutdownLogManager must follow in the string that names it to java.util.logging
+        assertEquals(ShutdownLogManager.class.getName(), LogFormat.SHUTDOWN_LOG_MANAGER);
+        assertEquals("java.util.logging.manager", LogFormat.MANAGER_PROPERTY);
+    }
+
+    @Test
     void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
         for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
                 "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg", "io.conduit.gateway.metrics.cfg")) {
