@@ -211,7 +211,8 @@ public final class Main {
         org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));
         framework.start();
-        boolean noTransport = new Banner(home, conf, shell, bannerTimeoutMillis, out).print(context);
+        boolean noTransport = new Banner(home, conf, shell, scriptOutput != null, bannerTimeoutMillis, out)
+                .print(context);
         try {
             bannerPending.unregister();
         } catch (IllegalStateException stoppedMeanwhile) {

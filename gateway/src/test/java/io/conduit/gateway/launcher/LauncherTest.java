@@ -188,6 +188,15 @@ class LauncherTest {
     }
 
     @Test
+    void theUsageNamesEveryOptionHelpIncluded() {
+        String usage = Options.usageText();
+        assertTrue(usage.startsWith("usage: conduit-gateway [--no-shell | --shell] [--conf DIR] [--help]\n"), usage);
+        for (String option : List.of("--no-shell", "--shell", "--conf DIR", "--help")) {
+            assertTrue(usage.contains("\n  " + option + " "), option + " has a line:\n" + usage);
+        }
+    }
+
+    @Test
     void theLogManagerIsNamedByItsClassNameWithoutLoadingIt() {
         // a rename of ShutdownLogManager must follow in the string that names it to java.util.logging
         assertEquals(ShutdownLogManager.class.getName(), LogFormat.SHUTDOWN_LOG_MANAGER);
