@@ -32,15 +32,42 @@ final class Banner {
     private final Path home;
     private final Path conf;
     private final boolean shell;
+    private final boolean script;
     private final long bannerTimeoutMillis;
     private final PrintStream out;
 
-    Banner(Path home, Path conf, boolean shell, long bannerTimeoutMillis, PrintStream out) {
+    /**
+     * @param shell  whether the shell runs after the banner
+     * @param script whether that shell reads a script ({@link ScriptTerminal}), not a terminal
+     */
+    Banner(Path home, Path conf, boolean shell, boolean script, long bannerTimeoutMillis, PrintStream out) {
         this.home = home;
         this.conf = conf;
         this.shell = shell;
+        this.script = script;
         this.bannerTimeoutMillis = bannerTimeoutMillis;
         this.out = out;
+    }
+
+    /**
+     * @param shell     whether the shell runs after the banner
+     * @param script    whether that shell reads a script: the script's end or its {@code exit N} stops the gateway,
+     *                  so the line says nothing about stopping
+     * @param noNetwork whether no transport could be selected
+     * @return the end of the {@code Ready:} line, from {@code "; "} on, or empty
+     */
+    static String readyEnding(boolean shell, boolean script, boolean noNetwork) {
+        if (noNetwork) {
+            if (!shell) {
+                return "; no transport, so nothing can listen: exiting";
+            }
+            return script ? "; no transport, so nothing will listen"
+                    : "; no transport, so nothing will listen: leave with 'exit 0' or Ctrl-D and start again";
+        }
+        if (!shell) {
+            return "; stop with Ctrl-C";
+        }
+        return script ? "" : "; stop with 'exit 0' or Ctrl-D";
     }
 
     /**
@@ -82,12 +109,7 @@ final class Banner {
         b.append("Ready: ").append(s.listening()).append(" endpoint(s) listening, ").append(s.problems())
                 .append(" problem(s)").append(pending.isEmpty() ? "" : " so far").append("; configuration in ")
                 .append(conf);
-        if (s.noNetwork != null) {
-            b.append(shell ? "; no transport, so nothing will listen: leave with 'exit 0' or Ctrl-D and start again"
-                    : "; no transport, so nothing can listen: exiting");
-        } else {
-            b.append(shell ? "; stop with 'exit 0' or Ctrl-D" : "; stop with Ctrl-C");
-        }
+        b.append(readyEnding(shell, script, s.noNetwork != null));
         out.println(b);
         out.flush();
         if (!pending.isEmpty() && s.noNetwork == null) {

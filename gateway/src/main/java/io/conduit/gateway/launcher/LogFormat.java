@@ -20,7 +20,30 @@ final class LogFormat {
     /** The one-line format of {@link #SIMPLE_FORMAT_PROPERTY}. */
     static final String SIMPLE_FORMAT = "%1$tF %1$tT %4$s %3$s: %5$s%6$s%n";
 
+    /** The system property that names java.util.logging's LogManager class. */
+    static final String MANAGER_PROPERTY = "java.util.logging.manager";
+    /**
+     * {@link ShutdownLogManager}'s name, as a string: any use of that class initialises java.util.logging, which
+     * reads {@link #MANAGER_PROPERTY} only then.
+     */
+    static final String SHUTDOWN_LOG_MANAGER = "io.conduit.gateway.launcher.ShutdownLogManager";
+
     private LogFormat() {
+    }
+
+    /**
+     * Names {@link ShutdownLogManager} as the LogManager, unless the user named another one, and makes
+     * java.util.logging initialise now, with the root logger's handlers: once the JVM shuts down, the JDK no longer
+     * creates them. Call before java.util.logging initialises (after {@link #useOneLineFormat()}).
+     *
+     * @return whether java.util.logging uses {@link ShutdownLogManager}
+     */
+    static boolean useShutdownLogManager() {
+        if (System.getProperty(MANAGER_PROPERTY) == null) {
+            System.setProperty(MANAGER_PROPERTY, SHUTDOWN_LOG_MANAGER);
+        }
+        Logger.getLogger("").getHandlers();
+        return java.util.logging.LogManager.getLogManager().getClass().getName().equals(SHUTDOWN_LOG_MANAGER);
     }
 
     /** Sets the one-line format unless the user chose one; call before java.util.logging initialises. */

@@ -36,6 +36,7 @@ import org.osgi.framework.launch.FrameworkFactory;
  * (framework properties, bundles, start levels), {@link Banner} with {@link Startup} (what the framework's services
  * show), {@link InteractiveShell} (started after the banner, stopped before the framework) with
  * {@link TerminationSignals} and, on a script, {@link ScriptTerminal}, {@link LogFormat} (one line per log record),
+ * {@link ShutdownLogManager} (log handlers open until the framework has stopped),
  * {@link TerminalSize}. The launcher reads
  * the gateway bundle through the service and property names of {@link io.conduit.gateway.services.GatewayServices}
  * only.
@@ -83,6 +84,9 @@ public final class Main {
     public static void main(String[] args) throws Exception {
         // One line per log record (before java.util.logging initialises), for System.Logger output of the bundles.
         LogFormat.useOneLineFormat();
+        // Handlers that stay open until the shutdown hook has stopped the framework (ShutdownLogManager), so a
+        // signal loses none of the lines the bundles log while they stop.
+        LogFormat.useShutdownLogManager();
         boolean stdinIsTerminal = Options.stdinIsTerminal();
         Options options = Options.parse(args, stdinIsTerminal);
         boolean script = options.shell() && !stdinIsTerminal;
@@ -165,10 +169,17 @@ public final class Main {
         framework.init();
         // Ctrl-C, SIGTERM, or System.exit from anywhere: the main thread may never run again, so the hook also gives
         // the terminal its size back (after the shell is gone)
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            FrameworkBoot.stop(framework);
-            restoreTerminal.run();
-        }, "conduit-gateway-shutdown"));
+        // java.util.logging closes its handlers only after this hook (ShutdownLogManager)
+        Thread hook = new Thread(() -> {
+            try {
+                FrameworkBoot.stop(framework);
+                restoreTerminal.run();
+            } finally {
+                ShutdownLogManager.hookDone();
+            }
+        }, "conduit-gateway-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        ShutdownLogManager.hookRegistered(hook);
         BundleContext context = framework.getBundleContext();
         if (shell) {
             // SIGTERM, SIGHUP: the shell first, while its terminal is as it reads it (InteractiveShell)
@@ -200,7 +211,8 @@ public final class Main {
         org.osgi.framework.ServiceRegistration<Runnable> bannerPending = FrameworkBoot.registerBannerPending(context);
         FrameworkBoot.installAndStart(context, home.resolve("bundles"));
         framework.start();
-        boolean noTransport = new Banner(home, conf, shell, bannerTimeoutMillis, out).print(context);
+        boolean noTransport = new Banner(home, conf, shell, scriptOutput != null, bannerTimeoutMillis, out)
+                .print(context);
         try {
             bannerPending.unregister();
         } catch (IllegalStateException stoppedMeanwhile) {

@@ -182,17 +182,24 @@ record Options(boolean shell, Path conf) {
         if (error != null) {
             s.println("conduit-gateway: " + error);
         }
-        s.println("usage: conduit-gateway [--no-shell | --shell] [--conf DIR]");
-        s.println("  --no-shell  run without the interactive Gogo shell (the default when stdin is not a terminal;");
-        s.println("              stdout and stderr do not matter: '2>&1 | tee log' keeps the shell)");
-        s.println("  --shell     run the shell also when stdin is not a terminal: it reads stdin as a script,");
-        s.println("              line by line; 'exit N' stops the gateway at once with status N, the end of");
-        s.println("              stdin stops it with status 0");
-        s.println("  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf");
-        s.println("System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the");
-        s.println("  directory holding bundles/, conf/ and data/; default: the distribution directory),");
-        s.println("  conduit.gateway.bannerTimeoutMillis=N (how long the banner waits for the configurations;");
-        s.println("  default " + DEFAULT_BANNER_TIMEOUT_MILLIS + ")");
+        s.print(usageText());
+        s.flush();
         System.exit(error == null ? 0 : 2);
+    }
+
+    /** @return the usage, one option or property a line, each line ending with a newline */
+    static String usageText() {
+        return "usage: conduit-gateway [--no-shell | --shell] [--conf DIR] [--help]\n"
+                + "  --no-shell  run without the interactive Gogo shell (the default when stdin is not a terminal;\n"
+                + "              stdout and stderr do not matter: '2>&1 | tee log' keeps the shell)\n"
+                + "  --shell     run the shell also when stdin is not a terminal: it reads stdin as a script,\n"
+                + "              line by line; 'exit N' stops the gateway at once with status N, the end of\n"
+                + "              stdin stops it with status 0\n"
+                + "  --conf DIR  read component configurations (*.cfg, *.config) from DIR instead of <home>/conf\n"
+                + "  --help      print this usage and exit\n"
+                + "System properties (JAVA_OPTS): conduit.transport=nio|epoll|..., conduit.gateway.home=DIR (the\n"
+                + "  directory holding bundles/, conf/ and data/; default: the distribution directory),\n"
+                + "  conduit.gateway.bannerTimeoutMillis=N (how long the banner waits for the configurations;\n"
+                + "  default " + DEFAULT_BANNER_TIMEOUT_MILLIS + ")\n";
     }
 }

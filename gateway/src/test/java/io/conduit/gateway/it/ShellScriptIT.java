@@ -112,11 +112,22 @@ class ShellScriptIT {
      */
     @Test
     void aBadExitArgumentIsOneLineAndEndsTheScriptWithStatus2() throws Exception {
-        Run run = run("exit foo\necho after-exit\n", true);
-        assertEquals(2, run.status(), run.output());
-        assertTrue(run.output().contains("exit: 'foo' is not a number from 0 to 255\n"), run.output());
+        Run run = run("exit foo\necho after-exit\n", true, "", true);
+        assertEquals(2, run.status(), run.output() + run.errors());
+        // on standard error, as a POSIX shell's script says why it ends (it went to standard output)
+        assertEquals("exit: 'foo' is not a number from 0 to 255\n", run.errors(), run.output());
+        assertFalse(run.output().contains("is not a number"), run.output());
         assertFalse(run.output().contains("Exception"), run.output());
         assertFalse(run.output().contains("after-exit"), run.output());
+    }
+
+    /** The Ready line of a script says nothing about stopping: the script's end or its exit stops the gateway. */
+    @Test
+    void theReadyLineOfAScriptSaysNothingAboutStopping() throws Exception {
+        Run run = run("exit 0\n", true);
+        assertEquals(0, run.status(), run.output());
+        String ready = run.output().lines().filter(l -> l.startsWith("Ready:")).findFirst().orElseThrow();
+        assertTrue(ready.endsWith("; configuration in " + conf), ready);
     }
 
     /** {@code -Dorg.jline.terminal.dumb=false}: the launcher chooses the script's terminal (the gateway hung). */
@@ -149,8 +160,11 @@ class ShellScriptIT {
         assertEquals(List.of(), bad, run.output());
     }
 
-    /** How a run ended: its exit status and everything it printed (standard output and error). */
-    private record Run(int status, String output) {
+    /**
+     * How a run ended: its exit status, everything it printed (standard output, and error unless kept apart), and
+     * what it printed on standard error when kept apart (empty otherwise).
+     */
+    private record Run(int status, String output, String errors) {
     }
 
     /**
@@ -164,8 +178,13 @@ class ShellScriptIT {
 
     /** Like {@link #run(String, boolean)} with more {@code JAVA_OPTS}. */
     private Run run(String script, boolean keepOpen, String javaOpts) throws Exception {
+        return run(script, keepOpen, javaOpts, false);
+    }
+
+    /** Like {@link #run(String, boolean, String)}; {@code separateErrors}: standard error kept apart. */
+    private Run run(String script, boolean keepOpen, String javaOpts, boolean separateErrors) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(GatewayProcess.distribution().resolve("bin/conduit-gateway").toString(),
-                "--shell", "--conf", conf.toString()).redirectErrorStream(true);
+                "--shell", "--conf", conf.toString()).redirectErrorStream(!separateErrors);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("JAVA_OPTS", "-Dconduit.gateway.home=" + home + " " + javaOpts);
         Process p = pb.start();
@@ -178,6 +197,15 @@ class ShellScriptIT {
             }
         }, "gateway-output");
         reader.start();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Thread errorReader = new Thread(() -> {
+            try {
+                p.getErrorStream().transferTo(err);
+            } catch (IOException gone) {
+                // the process is gone
+            }
+        }, "gateway-errors");
+        errorReader.start();
         OutputStream in = p.getOutputStream();
         try {
             in.write(script.getBytes(StandardCharsets.UTF_8));
@@ -199,7 +227,8 @@ class ShellScriptIT {
             }
         }
         reader.join(10_000);
-        return new Run(p.exitValue(), text(out));
+        errorReader.join(10_000);
+        return new Run(p.exitValue(), text(out), text(err));
     }
 
     private static String text(ByteArrayOutputStream out) {

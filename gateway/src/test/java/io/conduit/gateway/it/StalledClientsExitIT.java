@@ -108,7 +108,7 @@ class StalledClientsExitIT {
      * @return a client of the echo on {@code port} that sends without end (on a thread of its own) and never reads,
      *         with a small receive buffer, so the echo's writes to it stall
      */
-    private static Socket stalledClient(int port) throws IOException {
+    static Socket stalledClient(int port) throws IOException {
         Socket s = new Socket();
         s.setReceiveBufferSize(4096);
         s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);

@@ -21,4 +21,15 @@ class BannerLinesTest {
                 Banner.componentLines("relay", "r.cfg", new String[0],
                         new String[] {"bad configuration: missing 'upstream'"}));
     }
+
+    @Test
+    void theReadyLineOfAScriptSaysNothingAboutStopping() {
+        assertEquals("", Banner.readyEnding(true, true, false));
+        assertEquals("; no transport, so nothing will listen", Banner.readyEnding(true, true, true));
+        assertEquals("; stop with 'exit 0' or Ctrl-D", Banner.readyEnding(true, false, false));
+        assertEquals("; no transport, so nothing will listen: leave with 'exit 0' or Ctrl-D and start again",
+                Banner.readyEnding(true, false, true));
+        assertEquals("; stop with Ctrl-C", Banner.readyEnding(false, false, false));
+        assertEquals("; no transport, so nothing can listen: exiting", Banner.readyEnding(false, false, true));
+    }
 }

@@ -188,6 +188,22 @@ class LauncherTest {
     }
 
     @Test
+    void theUsageNamesEveryOptionHelpIncluded() {
+        String usage = Options.usageText();
+        assertTrue(usage.startsWith("usage: conduit-gateway [--no-shell | --shell] [--conf DIR] [--help]\n"), usage);
+        for (String option : List.of("--no-shell", "--shell", "--conf DIR", "--help")) {
+            assertTrue(usage.contains("\n  " + option + " "), option + " has a line:\n" + usage);
+        }
+    }
+
+    @Test
+    void theLogManagerIsNamedByItsClassNameWithoutLoadingIt() {
+        // a rename of ShutdownLogManager must follow in the string that names it to java.util.logging
+        assertEquals(ShutdownLogManager.class.getName(), LogFormat.SHUTDOWN_LOG_MANAGER);
+        assertEquals("java.util.logging.manager", LogFormat.MANAGER_PROPERTY);
+    }
+
+    @Test
     void theBannerWaitsForTheGatewaysComponentFilesWithOrWithoutAName() {
         for (String f : List.of("io.conduit.gateway.echo-default.cfg", "io.conduit.gateway.relay-r.config",
                 "io.conduit.gateway.echo.cfg", "io.conduit.gateway.relay-.cfg", "io.conduit.gateway.metrics.cfg")) {

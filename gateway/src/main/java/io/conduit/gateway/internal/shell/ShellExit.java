@@ -1,5 +1,8 @@
 package io.conduit.gateway.internal.shell;
 
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
 import java.util.Collection;
 import java.util.List;
 import java.util.function.IntConsumer;
@@ -46,8 +49,9 @@ import org.osgi.framework.ServiceReference;
  * {@code exit} then throws {@link ScriptEnd}, the only way to end the line; the launcher drops what the shell prints
  * after {@code exit}, so it is not seen.
  *
- * <p>A bad argument ({@code exit foo}, {@code exit 256}, {@code exit 1 2}) is one line on the command's error stream,
- * such as {@code exit: 'foo' is not a number from 0 to 255}. On a script it then ends the gateway with status
+ * <p>A bad argument ({@code exit foo}, {@code exit 256}, {@code exit 1 2}) is one line on the command's error stream
+ * (on a script, the process's standard error), such as {@code exit: 'foo' is not a number from 0 to 255}. On a
+ * script it then ends the gateway with status
  * {@value #BAD_ARGUMENT_STATUS}, as a POSIX shell ends a script; at a terminal the shell stays, so a typo at the prompt
  * does not stop the gateway.
  *
@@ -73,6 +77,11 @@ final class ShellExit implements AfterEachCommand, Function {
     private static final String STATUS_FILTER = "(" + EXIT_STATUS_PROPERTY + "=true)";
     /** The status a script ends with after {@code exit} with a bad argument, as a POSIX shell's script does. */
     static final int BAD_ARGUMENT_STATUS = 2;
+    /**
+     * The process's standard error, for the line about a bad argument on a script: the session's error stream is the
+     * script's terminal, which writes to standard output. Never closed.
+     */
+    private static final PrintStream STANDARD_ERROR = new PrintStream(new FileOutputStream(FileDescriptor.err), true);
     /** Longest wait for the shell to be back at its prompt before the framework is stopped, in milliseconds. */
     private static final long PROMPT_WAIT_MILLIS = 2_000;
 
@@ -129,8 +138,9 @@ final class ShellExit implements AfterEachCommand, Function {
         try {
             status = status(arguments);
         } catch (IllegalArgumentException bad) {
-            // one line, no stack trace; a script ends with status 2 as a POSIX shell's script does
-            System.err.println(bad.getMessage());
+            // one line, no stack trace; a script ends with status 2 as a POSIX shell's script does, and says why on
+            // standard error as such a script does
+            (script ? STANDARD_ERROR : System.err).println(bad.getMessage());
             if (script && endScript(BAD_ARGUMENT_STATUS)) {
                 throw new ScriptEnd(BAD_ARGUMENT_STATUS);
             }
