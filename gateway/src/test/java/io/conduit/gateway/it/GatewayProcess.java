@@ -173,7 +173,9 @@ final class GatewayProcess implements AutoCloseable {
      * @return its exit status (143 for SIGTERM) and everything it printed, to the end
      */
     Exit terminate() throws InterruptedException {
-        process.destroy();
+        // SIGTERM through the handle: Process.destroy() also closes this side's pipes, which would lose what the
+        // gateway prints while it stops
+        process.toHandle().destroy();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             close();
             throw new IllegalStateException("gateway did not stop within 30 s of SIGTERM; output:\n" + output());

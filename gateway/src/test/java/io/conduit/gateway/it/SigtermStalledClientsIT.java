@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
@@ -26,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The story: a fresh user's trial with 6 to 10 such clients saw status 143 after about 3.1 s but no WARNING line,
  * and no held-back counts of rate-limited lines either. The JDK's java.util.logging shutdown hook closed the log
  * handlers while the launcher's hook was still stopping the framework; the launcher's LogManager now waits for that
- * hook. The test sends SIGTERM through the process handle: {@link Process#destroy()} closes the test's ends of the
- * pipes, so it would lose what the gateway prints while it stops.
+ * hook. {@link GatewayProcess#terminate()} sends SIGTERM through the process handle: {@link Process#destroy()}
+ * closes the test's ends of the pipes, so it would lose what the gateway prints while it stops.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class SigtermStalledClientsIT {
@@ -46,46 +43,18 @@ class SigtermStalledClientsIT {
         int port = Tools.freeTcpPort();
         Files.writeString(conf.resolve("io.conduit.gateway.echo-sigterm.cfg"), "listen = tcp://127.0.0.1:" + port
                 + "\n");
-        ProcessBuilder pb = new ProcessBuilder(GatewayProcess.distribution().resolve("bin/conduit-gateway").toString(),
-                "--no-shell", "--conf", conf.toString()).redirectErrorStream(true);
-        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().put("JAVA_OPTS", "-Dconduit.gateway.home=" + home);
-        Process p = pb.start(); // the script execs java: p is the JVM
-        StringBuffer output = new StringBuffer();
-        CountDownLatch ready = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(
-                    p.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    output.append(line).append('\n');
-                    if (line.startsWith("Ready:")) {
-                        ready.countDown();
-                    }
-                }
-            } catch (IOException gone) {
-                // the process is gone
-            }
-        }, "gateway-output");
-        reader.setDaemon(true);
-        reader.start();
         List<Socket> clients = new ArrayList<>();
+        GatewayProcess gateway = GatewayProcess.start(conf, "-Dconduit.gateway.home=" + home);
         try {
-            assertTrue(ready.await(60, TimeUnit.SECONDS) && p.isAlive(), "no banner:\n" + output);
             for (int i = 0; i < CLIENTS; i++) {
                 clients.add(StalledClientsExitIT.stalledClient(port));
             }
             Thread.sleep(1_000); // the echoes fill the clients' receive buffers and then their own
             long start = System.nanoTime();
-            // SIGTERM; not Process.destroy(), which also closes this side's pipes and so loses what the gateway prints
-            // while it stops
-            p.toHandle().destroy();
-            boolean exited = p.waitFor(60, TimeUnit.SECONDS);
+            GatewayProcess.Exit exit = gateway.terminate();
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertTrue(exited, "the gateway did not exit within 60 s of SIGTERM:\n" + output);
-            reader.join(10_000);
-            String out = output.toString();
-            assertEquals(143, p.exitValue(), out);
+            String out = exit.output();
+            assertEquals(143, exit.status(), out);
             assertTrue(tookMillis < EXIT_WITHIN_MILLIS, "SIGTERM took " + tookMillis + " ms:\n" + out);
             List<String> warnings = out.lines().filter(l -> l.contains("closing took more than")).toList();
             assertEquals(1, warnings.size(), "the WARNING line, as on exit 0:\n" + out);
@@ -96,7 +65,7 @@ class SigtermStalledClientsIT {
             for (Socket s : clients) {
                 s.close();
             }
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            gateway.close();
         }
     }
 }
